@@ -1,0 +1,424 @@
+//! The CPU back end: emits native Rust from the IR.
+//!
+//! Generated code refers to the runtime through `::weft::__private`, so a crate that
+//! uses kernels only needs the `weft` facade as a dependency.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::*;
+use crate::types::{Scalar, Type};
+
+/// Tokens for `::weft::__private`.
+fn rt() -> TokenStream {
+    quote!(::weft::__private)
+}
+
+/// The Rust type used in generated CPU code for a kernel-language type.
+pub fn rust_type(t: &Type) -> TokenStream {
+    let rt = rt();
+    match t {
+        Type::Unit => quote!(()),
+        Type::Scalar(s) => {
+            let i = format_ident!("{}", s.name());
+            quote!(#i)
+        }
+        Type::Array { elem, ndim, .. } => {
+            let e = rust_type(elem);
+            let n = Literal::usize_unsuffixed(*ndim as usize);
+            quote!(#rt::ArrayView<#e, #n>)
+        }
+        Type::Struct(name) => {
+            let i = Ident::new(name, Span::call_site());
+            quote!(<#i as #rt::KernelStruct>::View)
+        }
+        Type::Tuple(ts) => {
+            let ts = ts.iter().map(rust_type);
+            quote!((#(#ts,)*))
+        }
+        other => {
+            let i = format_ident!("{}", other.rust_name());
+            quote!(#rt::types::#i)
+        }
+    }
+}
+
+/// The Rust type of a kernel-language type as the user writes it in host code
+/// (arrays as `Array<T, N>`, structs by name).
+pub fn host_type(t: &Type) -> TokenStream {
+    let rt = rt();
+    match t {
+        Type::Array { elem, ndim, .. } => {
+            let e = rust_type(elem);
+            let n = Literal::usize_unsuffixed(*ndim as usize);
+            quote!(#rt::Array<#e, #n>)
+        }
+        Type::Struct(name) => {
+            let i = Ident::new(name, Span::call_site());
+            quote!(#i)
+        }
+        _ => rust_type(t),
+    }
+}
+
+struct Emitter<'f> {
+    f: &'f Function,
+    rt: TokenStream,
+}
+
+fn val(v: ValueId) -> Ident {
+    format_ident!("__v{}", v.0)
+}
+
+impl Emitter<'_> {
+    fn var(&self, v: VarId) -> Ident {
+        let name = &self.f.vars[v.0 as usize].name;
+        let clean: String = name.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        let clean = clean.trim_start_matches('_');
+        format_ident!("{}__{}", if clean.is_empty() { "t" } else { clean }, v.0)
+    }
+
+    fn lit(&self, l: &Lit) -> TokenStream {
+        match *l {
+            Lit::Bool(b) => quote!(#b),
+            Lit::Int(v, s) => {
+                let l = match s {
+                    Scalar::I32 => Literal::i32_suffixed(v as i32),
+                    Scalar::U32 => Literal::u32_suffixed(v as u32),
+                    Scalar::I64 => Literal::i64_suffixed(v as i64),
+                    Scalar::U64 => Literal::u64_suffixed(v as u64),
+                    _ => unreachable!("integer literal of type {s:?}"),
+                };
+                quote!(#l)
+            }
+            Lit::Float(x, Scalar::F32) => float_lit_f32(x as f32),
+            Lit::Float(x, _) => float_lit_f64(x),
+        }
+    }
+
+    fn indices(&self, idx: &[ValueId]) -> TokenStream {
+        let idx = idx.iter().map(|i| {
+            let i = val(*i);
+            quote!(#i as i64)
+        });
+        quote!([#(#idx),*])
+    }
+
+    fn expr(&self, e: &Expr) -> TokenStream {
+        let rt = &self.rt;
+        match e {
+            Expr::Lit(l) => self.lit(l),
+            Expr::Param(i) => {
+                let p = format_ident!("{}", self.f.params[*i].name);
+                quote!(#p)
+            }
+            Expr::Var(v) => {
+                let v = self.var(*v);
+                quote!(#v)
+            }
+            Expr::Unary(UnOp::Neg, a) => {
+                let int = matches!(self.f.ty(*a), Type::Scalar(s) if s.is_int());
+                let a = val(*a);
+                if int { quote!(#a.wrapping_neg()) } else { quote!(-#a) }
+            }
+            Expr::Unary(UnOp::Not, a) => {
+                let a = val(*a);
+                quote!(!#a)
+            }
+            Expr::Binary(op, a, b) => self.binary(*op, *a, *b),
+            Expr::Cast(v, s) => {
+                let v = val(*v);
+                let t = format_ident!("{}", s.name());
+                quote!(#v as #t)
+            }
+            Expr::Builtin(name, args) => {
+                let n = format_ident!("{}", name);
+                let args = args.iter().map(|a| val(*a));
+                quote!(#rt::builtins::#n(#(#args),*))
+            }
+            Expr::Rng(name, state, args) => {
+                let n = format_ident!("{}", name);
+                let s = self.var(*state);
+                let args = args.iter().map(|a| val(*a));
+                quote!(#rt::builtins::#n(&mut #s #(, #args)*))
+            }
+            Expr::Call { path, args, .. } => {
+                let args = args.iter().map(|a| val(*a));
+                quote!(#path(#(#args),*))
+            }
+            Expr::Construct(t, args) => self.construct(t, args),
+            Expr::Splat(t, v) => {
+                let t = rust_type(t);
+                let v = val(*v);
+                quote!(#t::splat(#v))
+            }
+            Expr::Extract(v, i) => {
+                let vt = self.f.ty(*v);
+                let a = val(*v);
+                let acc = part_access(vt, *i, self.f);
+                quote!(#a #acc)
+            }
+            Expr::Insert(v, i, x) => {
+                let vt = self.f.ty(*v);
+                let a = val(*v);
+                let x = val(*x);
+                let acc = part_access(vt, *i, self.f);
+                quote!({ let mut __t = #a; __t #acc = #x; __t })
+            }
+            Expr::DynIndex(v, i) => {
+                let (v, i) = (val(*v), val(*i));
+                quote!(#rt::component(#v, #i as i64))
+            }
+            Expr::MatElem(m, r, c) => {
+                let (m, r, c) = (val(*m), val(*r), val(*c));
+                quote!(#rt::mat_elem(#m, #r as i64, #c as i64))
+            }
+            Expr::Load(a, idx) => {
+                let a = val(*a);
+                let idx = self.indices(idx);
+                quote!(#a.read(#a.offset(#idx)))
+            }
+            Expr::Len(a, None) => {
+                let a = val(*a);
+                quote!(#a.len_i32())
+            }
+            Expr::Len(a, Some(d)) => {
+                let a = val(*a);
+                let d = *d as usize;
+                quote!(#a.shape_i32(#d))
+            }
+            Expr::Atomic(op, a, idx, v) => {
+                let a = val(*a);
+                let idx = self.indices(idx);
+                let v = val(*v);
+                let m = format_ident!("{}", op.name());
+                quote!(#a.#m(#a.offset(#idx), #v))
+            }
+            Expr::Tid(None) => quote!(__tid as i32),
+            Expr::Tid(Some(d)) => {
+                let d = *d as usize;
+                quote!(__dims.index(__tid, #d) as i32)
+            }
+        }
+    }
+
+    fn binary(&self, op: BinOp, a: ValueId, b: ValueId) -> TokenStream {
+        let ta = self.f.ty(a).clone();
+        let (x, y) = (val(a), val(b));
+        let int_scalar = matches!(ta, Type::Scalar(s) if s.is_int());
+        let int_vec = matches!(ta, Type::Vector(_, s) if s.is_int());
+        if int_scalar || int_vec {
+            let m = match op {
+                BinOp::Add => Some("wrapping_add"),
+                BinOp::Sub => Some("wrapping_sub"),
+                BinOp::Mul => Some("wrapping_mul"),
+                BinOp::Div if int_scalar => Some("wrapping_div"),
+                BinOp::Rem if int_scalar => Some("wrapping_rem"),
+                _ => None,
+            };
+            if let Some(m) = m {
+                let m = format_ident!("{}", m);
+                if int_vec && self.f.ty(b).is_scalar() {
+                    let t = rust_type(&ta);
+                    return quote!(#x.#m(#t::splat(#y)));
+                }
+                return quote!(#x.#m(#y));
+            }
+            if matches!(op, BinOp::Shl | BinOp::Shr) {
+                let m = format_ident!("{}", if op == BinOp::Shl { "wrapping_shl" } else { "wrapping_shr" });
+                return quote!(#x.#m(#y as u32));
+            }
+        }
+        let o: TokenStream = op.symbol().parse().expect("operator");
+        quote!(#x #o #y)
+    }
+
+    fn construct(&self, t: &Type, args: &[ValueId]) -> TokenStream {
+        let args: Vec<Ident> = args.iter().map(|a| val(*a)).collect();
+        let ty = rust_type(t);
+        match t {
+            Type::Vector(..) => quote!(#ty::new(#(#args),*)),
+            Type::Matrix(..) => quote!(#ty::from_cols(#(#args),*)),
+            Type::Quat(_) => quote!(#ty::from_xyzw(#(#args),*)),
+            Type::Transform(_) | Type::SpatialVector(_) => quote!(#ty::new(#(#args),*)),
+            Type::SpatialMatrix(_) => {
+                let rows = args.chunks(6).map(|r| quote!([#(#r),*]));
+                quote!(#ty { m: [#(#rows),*] })
+            }
+            Type::Tuple(_) => quote!((#(#args,)*)),
+            Type::Unit => quote!(()),
+            Type::Struct(name) => {
+                let i = Ident::new(name, Span::call_site());
+                let fields = self.struct_fields(name);
+                quote!(#i { #(#fields: #args),* })
+            }
+            _ => unreachable!("construct of {t}"),
+        }
+    }
+
+    fn struct_fields(&self, name: &str) -> Vec<Ident> {
+        self.f.structs[name].fields.iter().map(|(n, _)| format_ident!("{}", n)).collect()
+    }
+
+    fn block(&self, b: &Block) -> TokenStream {
+        let stmts = b.0.iter().map(|s| self.stmt(s));
+        quote!(#(#stmts)*)
+    }
+
+    fn stmt(&self, s: &Stmt) -> TokenStream {
+        match s {
+            Stmt::Def(v, e) => {
+                let ty = self.f.ty(*v);
+                let name = val(*v);
+                let e = self.expr(e);
+                if *ty == Type::Unit {
+                    quote!(#e;)
+                } else {
+                    let t = rust_type(ty);
+                    quote!(let #name: #t = #e;)
+                }
+            }
+            Stmt::Let(var, v) => {
+                let t = rust_type(&self.f.vars[var.0 as usize].ty);
+                let (n, v) = (self.var(*var), val(*v));
+                quote!(let mut #n: #t = #v;)
+            }
+            Stmt::Declare(var) => {
+                let t = rust_type(&self.f.vars[var.0 as usize].ty);
+                let n = self.var(*var);
+                quote!(let mut #n: #t;)
+            }
+            Stmt::Assign(var, v) => {
+                let (n, v) = (self.var(*var), val(*v));
+                quote!(#n = #v;)
+            }
+            Stmt::Store(a, idx, v) => {
+                let a = val(*a);
+                let idx = self.indices(idx);
+                let v = val(*v);
+                quote!(#a.write(#a.offset(#idx), #v);)
+            }
+            Stmt::If(c, t, e) => {
+                let c = val(*c);
+                let (t, e) = (self.block(t), self.block(e));
+                quote!(if #c { #t } else { #e })
+            }
+            Stmt::For(var, s, e, body) => {
+                let n = self.var(*var);
+                let (s, e) = (val(*s), val(*e));
+                let body = self.block(body);
+                quote!(for #n in #s..#e { #body })
+            }
+            Stmt::While(cb, c, body) => {
+                let cb = self.block(cb);
+                let c = val(*c);
+                let body = self.block(body);
+                quote!(loop { #cb if !#c { break; } #body })
+            }
+            Stmt::Break => quote!(break;),
+            Stmt::Continue => quote!(continue;),
+            Stmt::Return(None) => quote!(return;),
+            Stmt::Return(Some(v)) => {
+                let v = val(*v);
+                quote!(return #v;)
+            }
+        }
+    }
+}
+
+/// The field access (`.x`, `.p`, `.m[1][2]`, `.0`, `.name`) for part `i` of type `t`.
+fn part_access(t: &Type, i: u32, f: &Function) -> TokenStream {
+    match t {
+        Type::Vector(..) | Type::Quat(_) => {
+            let n = format_ident!("{}", ["x", "y", "z", "w"][i as usize]);
+            quote!(.#n)
+        }
+        Type::Matrix(..) => {
+            let n = format_ident!("{}", ["x_axis", "y_axis", "z_axis", "w_axis"][i as usize]);
+            quote!(.#n)
+        }
+        Type::Transform(_) => {
+            let n = format_ident!("{}", ["p", "q"][i as usize]);
+            quote!(.#n)
+        }
+        Type::SpatialVector(_) => {
+            let n = format_ident!("{}", ["top", "bottom"][i as usize]);
+            quote!(.#n)
+        }
+        Type::SpatialMatrix(_) => {
+            let (r, c) = (Literal::usize_unsuffixed(i as usize / 6), Literal::usize_unsuffixed(i as usize % 6));
+            quote!(.m[#r][#c])
+        }
+        Type::Tuple(_) => {
+            let l = Literal::usize_unsuffixed(i as usize);
+            quote!(.#l)
+        }
+        Type::Struct(name) => {
+            let l = format_ident!("{}", f.structs[name].fields[i as usize].0);
+            quote!(.#l)
+        }
+        _ => unreachable!("part access on {t}"),
+    }
+}
+
+fn float_lit_f32(x: f32) -> TokenStream {
+    if x.is_finite() {
+        let l = Literal::f32_suffixed(x);
+        quote!(#l)
+    } else if x.is_nan() {
+        quote!(f32::NAN)
+    } else if x > 0.0 {
+        quote!(f32::INFINITY)
+    } else {
+        quote!(f32::NEG_INFINITY)
+    }
+}
+
+fn float_lit_f64(x: f64) -> TokenStream {
+    if x.is_finite() {
+        let l = Literal::f64_suffixed(x);
+        quote!(#l)
+    } else if x.is_nan() {
+        quote!(f64::NAN)
+    } else if x > 0.0 {
+        quote!(f64::INFINITY)
+    } else {
+        quote!(f64::NEG_INFINITY)
+    }
+}
+
+/// Emits a func as a plain Rust function `#vis fn #name(params) -> ret`.
+pub fn emit_func(f: &Function, vis: &TokenStream) -> TokenStream {
+    let e = Emitter { f, rt: rt() };
+    let name = format_ident!("{}", f.name);
+    let params = f.params.iter().map(|p| {
+        let n = format_ident!("{}", p.name);
+        let t = rust_type(&p.ty);
+        quote!(#n: #t)
+    });
+    let ret = rust_type(&f.ret);
+    let body = e.block(&f.body);
+    quote! {
+        #[allow(unused, unused_mut, unused_variables, unreachable_code, clippy::all)]
+        #[inline]
+        #vis fn #name(#(#params),*) -> #ret { #body }
+    }
+}
+
+/// Emits a kernel body as `fn #ident(__tid: usize, __dims: &Dims, params..)`, called once
+/// per launch index by the CPU launcher.
+pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
+    let e = Emitter { f, rt: rt() };
+    let rt = rt();
+    let params = f.params.iter().map(|p| {
+        let n = format_ident!("{}", p.name);
+        let t = rust_type(&p.ty);
+        quote!(#n: #t)
+    });
+    let body = e.block(&f.body);
+    quote! {
+        #[allow(unused, unused_mut, unused_variables, unreachable_code, non_snake_case, clippy::all)]
+        #[inline(always)]
+        fn #ident(__tid: usize, __dims: &#rt::Dims, #(#params),*) { #body }
+    }
+}

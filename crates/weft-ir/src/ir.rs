@@ -1,0 +1,298 @@
+//! The typed IR: SSA values plus mutable local variables, with structured control
+//! flow (blocks, `if`, `for`, `while`), produced by the front end through
+//! [`crate::Builder`] and consumed by the emitters and (later) autodiff.
+
+use crate::types::{Scalar, Type};
+use proc_macro2::{Span, TokenStream};
+
+/// An SSA value: defined once by [`Stmt::Def`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+/// A mutable (or immutable) local variable, read with [`Expr::Var`] and written with
+/// [`Stmt::Assign`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// Whether a function is a kernel (launched over a grid) or a func (called from kernels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnKind {
+    /// `#[kernel]`
+    Kernel,
+    /// `#[func]`
+    Func,
+}
+
+/// A function parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Name as written.
+    pub name: String,
+    /// Type.
+    pub ty: Type,
+    /// Span of the parameter, for messages.
+    pub span: Span,
+}
+
+/// Static information about an SSA value.
+#[derive(Clone, Debug)]
+pub struct ValueInfo {
+    /// Its type.
+    pub ty: Type,
+    /// The source span it came from.
+    pub span: Span,
+}
+
+/// Static information about a local variable.
+#[derive(Clone, Debug)]
+pub struct VarInfo {
+    /// Source name (for readable generated code).
+    pub name: String,
+    /// Its type.
+    pub ty: Type,
+    /// Whether it was declared `let mut` (or is compiler-generated and assigned).
+    pub mutable: bool,
+}
+
+/// A literal constant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lit {
+    /// `true` / `false`
+    Bool(bool),
+    /// An integer of the given scalar type.
+    Int(i128, Scalar),
+    /// A float of the given scalar type (stored as f64; f32 literals are exact in f64).
+    Float(f64, Scalar),
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `!x` (bool not, or integer bitwise not)
+    Not,
+}
+
+/// Binary operators (short-circuit `&&`/`||` are lowered to `if`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl BinOp {
+    /// Whether the result is `bool`.
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+    /// The operator's Rust symbol.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+        }
+    }
+}
+
+/// Array atomics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// `atomic_add`
+    Add,
+    /// `atomic_sub`
+    Sub,
+    /// `atomic_min`
+    Min,
+    /// `atomic_max`
+    Max,
+}
+
+impl AtomicOp {
+    /// The builtin's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomic_add",
+            AtomicOp::Sub => "atomic_sub",
+            AtomicOp::Min => "atomic_min",
+            AtomicOp::Max => "atomic_max",
+        }
+    }
+}
+
+/// A pure (or, for loads/atomics/rng, effectful) computation producing one value.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// A literal.
+    Lit(Lit),
+    /// The i-th parameter.
+    Param(usize),
+    /// The current value of a local variable.
+    Var(VarId),
+    /// A unary operation.
+    Unary(UnOp, ValueId),
+    /// A binary operation (operand types checked by the builder).
+    Binary(BinOp, ValueId, ValueId),
+    /// `x as T` between scalar types.
+    Cast(ValueId, Scalar),
+    /// A builtin function (see [`crate::builtins`]).
+    Builtin(&'static str, Vec<ValueId>),
+    /// A random-number builtin that advances the `u32` state held in a variable.
+    Rng(&'static str, VarId, Vec<ValueId>),
+    /// A call of a `#[func]`: its name, the path as written (for the Rust emitter), args.
+    Call {
+        /// The func's name.
+        name: String,
+        /// The path as written at the call site.
+        path: TokenStream,
+        /// Arguments.
+        args: Vec<ValueId>,
+    },
+    /// Builds a value of a composite type from its parts (vector components, matrix
+    /// columns, quaternion x y z w, transform p q, spatial top bottom, struct fields,
+    /// tuple elements).
+    Construct(Type, Vec<ValueId>),
+    /// A vector with all components equal.
+    Splat(Type, ValueId),
+    /// The i-th part of a composite value (same numbering as [`Expr::Construct`]).
+    Extract(ValueId, u32),
+    /// A composite value with its i-th part replaced.
+    Insert(ValueId, u32, ValueId),
+    /// A vector component picked by a run-time index.
+    DynIndex(ValueId, ValueId),
+    /// A matrix element `m[row][col]` with run-time indices.
+    MatElem(ValueId, ValueId, ValueId),
+    /// An array element load (array value, one index per dimension).
+    Load(ValueId, Vec<ValueId>),
+    /// An array's length along a dimension (`None`: total element count), as `i32`.
+    Len(ValueId, Option<u8>),
+    /// An atomic read-modify-write of an array element; yields the old value.
+    Atomic(AtomicOp, ValueId, Vec<ValueId>, ValueId),
+    /// The thread index along launch dimension `d` (`None`: the flat 1-D index).
+    Tid(Option<u8>),
+}
+
+/// A statement.
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// Defines an SSA value.
+    Def(ValueId, Expr),
+    /// Declares a local variable with its initial value.
+    Let(VarId, ValueId),
+    /// Declares a local variable without a value (assigned on every path before use).
+    Declare(VarId),
+    /// Assigns a local variable.
+    Assign(VarId, ValueId),
+    /// Stores into an array element.
+    Store(ValueId, Vec<ValueId>, ValueId),
+    /// `if cond { then } else { otherwise }`
+    If(ValueId, Block, Block),
+    /// `for var in start..end { body }` (integer range, step 1).
+    For(VarId, ValueId, ValueId, Block),
+    /// `while { cond_block; cond } { body }`: the condition is recomputed by `cond_block`.
+    While(Block, ValueId, Block),
+    /// `break`
+    Break,
+    /// `continue`
+    Continue,
+    /// `return` (with a value in funcs that have one).
+    Return(Option<ValueId>),
+}
+
+/// A sequence of statements.
+#[derive(Clone, Debug, Default)]
+pub struct Block(pub Vec<Stmt>);
+
+/// A user struct usable in kernels.
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Name.
+    pub name: String,
+    /// Fields in order.
+    pub fields: Vec<(String, Type)>,
+}
+
+/// The signature of a `#[func]`, as seen by callers.
+#[derive(Clone, Debug)]
+pub struct FuncSig {
+    /// Name.
+    pub name: String,
+    /// Parameter types.
+    pub params: Vec<(String, Type)>,
+    /// Result type.
+    pub ret: Type,
+}
+
+/// A lowered kernel or func.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Name.
+    pub name: String,
+    /// Kernel or func.
+    pub kind: FnKind,
+    /// Parameters.
+    pub params: Vec<Param>,
+    /// Result type (`Unit` for kernels).
+    pub ret: Type,
+    /// Every SSA value's type and span, indexed by [`ValueId`].
+    pub values: Vec<ValueInfo>,
+    /// Every local variable, indexed by [`VarId`].
+    pub vars: Vec<VarInfo>,
+    /// The body.
+    pub body: Block,
+    /// Launch dimensionality the kernel expects (1 unless `tid()` is destructured).
+    pub launch_dims: u8,
+    /// The user structs this function can see, by name.
+    pub structs: std::collections::HashMap<String, StructDef>,
+}
+
+impl Function {
+    /// The type of a value.
+    pub fn ty(&self, v: ValueId) -> &Type {
+        &self.values[v.0 as usize].ty
+    }
+}

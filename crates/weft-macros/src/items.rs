@@ -1,0 +1,391 @@
+//! Expansion of kernels, funcs and structs once their dependencies are known.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+use weft_ir::emit_rust::{emit_func, emit_kernel_body, host_type, rust_type};
+use weft_ir::{Access, Builder, Env, Error, FnKind, FuncSig, Param, StructDef, Type};
+
+use crate::chain::{ChainInput, Def, Kind, export_macro, invoke_next};
+use crate::lower::Lower;
+use crate::types::lower_type;
+use crate::deps;
+
+fn to_compile_error(e: Error) -> TokenStream {
+    syn::Error::new(e.span, e.message).to_compile_error()
+}
+
+/// Entry point of the three attributes.
+pub fn entry(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let target = Def { kind, item };
+    let deps = match kind {
+        Kind::Struct => match syn::parse2::<syn::ItemStruct>(target.item.clone()) {
+            Ok(s) => deps::of_struct(&s),
+            Err(e) => return e.to_compile_error(),
+        },
+        _ => match syn::parse2::<syn::ItemFn>(target.item.clone()) {
+            Ok(f) => deps::of_fn(&f),
+            Err(e) => return e.to_compile_error(),
+        },
+    };
+    if deps.is_empty() {
+        expand(&[], &target, &attr)
+    } else {
+        invoke_next(&[], deps, &target, &attr)
+    }
+}
+
+/// One step of the dependency chain.
+pub fn chain_step(input: ChainInput) -> TokenStream {
+    if input.pending.is_empty() {
+        expand(&input.defs, &input.target, &input.attr)
+    } else {
+        invoke_next(&input.defs, input.pending, &input.target, &input.attr)
+    }
+}
+
+/// Deduplicates definitions by name; two different items with one name are an error.
+fn dedup(defs: &[Def]) -> Result<Vec<(Def, syn::Item)>, Error> {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut out = Vec::new();
+    for d in defs {
+        let item: syn::Item = syn::parse2(d.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
+        let (name, span) = match &item {
+            syn::Item::Fn(f) => (f.sig.ident.to_string(), f.sig.ident.span()),
+            syn::Item::Struct(s) => (s.ident.to_string(), s.ident.span()),
+            other => return Err(Error::new(other.span(), "internal: unexpected item in weft definitions")),
+        };
+        let text = d.item.to_string();
+        match seen.get(&name) {
+            Some(t) if *t == text => continue,
+            Some(_) => {
+                return Err(Error::new(
+                    span,
+                    format!("two different weft items named `{name}` are used together; rename one"),
+                ));
+            }
+            None => {
+                seen.insert(name, text);
+                out.push((d.clone(), item));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the environment (structs and func signatures) from definitions.
+fn build_env(defs: &[(Def, syn::Item)], also: Option<&syn::ItemStruct>) -> Result<Env, Error> {
+    let mut env = Env::default();
+    let structs: Vec<&syn::ItemStruct> = defs
+        .iter()
+        .filter_map(|(_, i)| if let syn::Item::Struct(s) = i { Some(s) } else { None })
+        .chain(also)
+        .collect();
+    // Register names first so fields may refer to other structs.
+    for s in &structs {
+        env.structs.insert(s.ident.to_string(), StructDef { name: s.ident.to_string(), fields: vec![] });
+    }
+    for s in &structs {
+        let fields = struct_fields(&env, s)?;
+        env.structs.get_mut(&s.ident.to_string()).expect("registered").fields = fields;
+    }
+    for (_, i) in defs {
+        if let syn::Item::Fn(f) = i {
+            let (params, ret) = signature(&env, &f.sig)?;
+            env.funcs.insert(
+                f.sig.ident.to_string(),
+                FuncSig { name: f.sig.ident.to_string(), params: params.into_iter().map(|p| (p.name, p.ty)).collect(), ret },
+            );
+        }
+    }
+    Ok(env)
+}
+
+fn struct_fields(env: &Env, s: &syn::ItemStruct) -> Result<Vec<(String, Type)>, Error> {
+    let syn::Fields::Named(named) = &s.fields else {
+        return Err(Error::new(s.span(), "kernel structs need named fields: `struct S { a: f32 }`"));
+    };
+    if !s.generics.params.is_empty() {
+        return Err(Error::new(s.generics.span(), "kernel structs cannot be generic"));
+    }
+    named
+        .named
+        .iter()
+        .map(|f| {
+            let t = lower_type(env, &f.ty, false)?;
+            if matches!(t, Type::Array { .. }) {
+                return Err(Error::new(f.ty.span(), "arrays inside kernel structs are not supported yet; pass the array as its own kernel parameter"));
+            }
+            if matches!(t, Type::Tuple(_) | Type::Unit) {
+                return Err(Error::new(f.ty.span(), format!("struct fields cannot have type `{t}`")));
+            }
+            Ok((f.ident.as_ref().expect("named").to_string(), t))
+        })
+        .collect()
+}
+
+fn signature(env: &Env, sig: &syn::Signature) -> Result<(Vec<Param>, Type), Error> {
+    if let Some(a) = &sig.asyncness {
+        return Err(Error::new(a.span(), "kernels and funcs cannot be `async`"));
+    }
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        return Err(Error::new(u.span(), "kernels and funcs cannot be `unsafe`"));
+    }
+    if !sig.generics.params.is_empty() {
+        return Err(Error::new(sig.generics.span(), "kernels and funcs cannot be generic"));
+    }
+    let mut params = Vec::new();
+    for a in &sig.inputs {
+        let syn::FnArg::Typed(pt) = a else {
+            return Err(Error::new(a.span(), "`self` parameters are not supported"));
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            return Err(Error::new(pt.pat.span(), "parameters must be plain names"));
+        };
+        let ty = lower_type(env, &pt.ty, true)?;
+        params.push(Param { name: pi.ident.to_string(), ty, span: pi.ident.span() });
+    }
+    let ret = match &sig.output {
+        syn::ReturnType::Default => Type::Unit,
+        syn::ReturnType::Type(_, t) => lower_type(env, t, false)?,
+    };
+    Ok((params, ret))
+}
+
+/// Lowers a fn item to IR.
+fn lower_fn(env: &Env, f: &syn::ItemFn, kind: FnKind) -> Result<weft_ir::Function, Error> {
+    let (params, ret) = signature(env, &f.sig)?;
+    if kind == FnKind::Kernel && ret != Type::Unit {
+        return Err(Error::new(f.sig.output.span(), "kernels return nothing; write results into `&mut Array` parameters"));
+    }
+    let mutable: Vec<(usize, Span)> = f
+        .sig
+        .inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a {
+            syn::FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.mutability.is_some() => Some((i, pi.span())),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let b = Builder::new(env, &f.sig.ident.to_string(), kind, params, ret.clone());
+    let mut l = Lower::new(b);
+    for (i, span) in mutable {
+        l.make_param_mutable(i, span)?;
+    }
+    let tail = l.body(&f.block)?;
+    if let Some(v) = tail {
+        let span = l.b.span(v);
+        l.b.push_return(Some(v), span)?;
+    }
+    l.b.finish(f.sig.ident.span())
+}
+
+fn expand(defs: &[Def], target: &Def, attr: &TokenStream) -> TokenStream {
+    match try_expand(defs, target, attr) {
+        Ok(t) => t,
+        Err(e) => to_compile_error(e),
+    }
+}
+
+fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStream, Error> {
+    if !attr.is_empty() {
+        return Err(Error::new(attr.span(), "this attribute takes no arguments"));
+    }
+    let defs_parsed = dedup(defs)?;
+    match target.kind {
+        Kind::Struct => {
+            let s: syn::ItemStruct = syn::parse2(target.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
+            let env = build_env(&defs_parsed, Some(&s))?;
+            Ok(expand_struct(&env, &s, defs, target))
+        }
+        Kind::Func | Kind::Kernel => {
+            let f: syn::ItemFn = syn::parse2(target.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
+            let mut env = build_env(&defs_parsed, None)?;
+            if target.kind == Kind::Func {
+                // A func may call itself only if recursion were supported; it is not.
+                let (params, ret) = signature(&env, &f.sig)?;
+                env.funcs.remove(&f.sig.ident.to_string());
+                let _ = (params, ret);
+                let ir = lower_fn(&env, &f, FnKind::Func)?;
+                Ok(expand_func(&f, &ir, defs, target))
+            } else {
+                let ir = lower_fn(&env, &f, FnKind::Kernel)?;
+                Ok(expand_kernel(&f, &ir))
+            }
+        }
+    }
+}
+
+fn expand_func(f: &syn::ItemFn, ir: &weft_ir::Function, defs: &[Def], target: &Def) -> TokenStream {
+    let attrs = &f.attrs;
+    let vis_tokens = {
+        let v = &f.vis;
+        quote!(#v)
+    };
+    let native = emit_func(ir, &vis_tokens);
+    let mut all = vec![target.clone()];
+    all.extend(defs.iter().cloned());
+    let export = export_macro(&f.sig.ident, &f.vis, &all);
+    quote! {
+        #(#attrs)*
+        #native
+        #export
+    }
+}
+
+fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
+    let name = &f.sig.ident;
+    let name_str = name.to_string();
+    let vis = &f.vis;
+    let attrs = &f.attrs;
+    let body_ident = format_ident!("__weft_body_{}", name);
+    let body = emit_kernel_body(ir, &body_ident);
+    let rt = quote!(::weft::__private);
+
+    let mut sig_params = Vec::new();
+    let mut devices = Vec::new();
+    let mut views = Vec::new();
+    let mut call_args = Vec::new();
+    for p in &ir.params {
+        let n = format_ident!("{}", p.name);
+        let pname = &p.name;
+        match &p.ty {
+            Type::Array { access, .. } => {
+                let t = host_type(&p.ty);
+                if *access == Access::Write {
+                    sig_params.push(quote!(#n: &mut #t));
+                    views.push(quote!(let #n = #n.view_mut(NAME, #pname);));
+                } else {
+                    sig_params.push(quote!(#n: &#t));
+                    views.push(quote!(let #n = #n.view(NAME, #pname);));
+                }
+                devices.push(quote!((#pname, #n.device())));
+            }
+            Type::Struct(_) => {
+                let t = host_type(&p.ty);
+                sig_params.push(quote!(#n: &#t));
+                views.push(quote!(let #n = #rt::KernelStruct::view(#n, NAME, #pname);));
+            }
+            other => {
+                let t = rust_type(other);
+                sig_params.push(quote!(#n: #t));
+            }
+        }
+        call_args.push(quote!(#n));
+    }
+    let dims_check = if ir.launch_dims > 1 {
+        let d = ir.launch_dims as usize;
+        quote! {
+            if dims.ndim() != #d {
+                return Err(#rt::Error::LaunchDims { kernel: NAME, expected: #d, got: dims.ndim() });
+            }
+        }
+    } else {
+        quote!()
+    };
+    let doc = format!(
+        "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
+         Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape)."
+    );
+    quote! {
+        #(#attrs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #name;
+
+        impl #name {
+            /// The kernel's name.
+            pub const NAME: &'static str = #name_str;
+
+            #[doc = #doc]
+            #[allow(clippy::too_many_arguments)]
+            #vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #(#sig_params),*) -> ::core::result::Result<(), #rt::Error> {
+                const NAME: &str = #name_str;
+                #body
+                let dims: #rt::Dims = dims.into();
+                #dims_check
+                let device = #rt::Device::common(NAME, &[#(#devices),*])?;
+                match device {
+                    #rt::Device::Cpu => {
+                        #(#views)*
+                        #rt::cpu::launch(&dims, |__tid| #body_ident(__tid, &dims, #(#call_args),*));
+                        Ok(())
+                    }
+                    other => Err(#rt::Error::NoBackend { kernel: NAME, device: other }),
+                }
+            }
+        }
+    }
+}
+
+fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> TokenStream {
+    let rt = quote!(::weft::__private);
+    let name = &s.ident;
+    let vis = &s.vis;
+    let attrs = &s.attrs;
+    let def = &env.structs[&name.to_string()];
+    let fields: Vec<_> = def
+        .fields
+        .iter()
+        .zip(match &s.fields {
+            syn::Fields::Named(n) => n.named.iter().collect::<Vec<_>>(),
+            _ => vec![],
+        })
+        .map(|((fname, ty), f)| {
+            let fid = format_ident!("{}", fname);
+            let fvis = &f.vis;
+            let fattrs = &f.attrs;
+            let t = rust_type(ty);
+            let decl = quote!(#(#fattrs)* #fvis #fid: #t);
+            (fid, decl, t)
+        })
+        .collect();
+    let decls = fields.iter().map(|(_, d, _)| d);
+    let fids: Vec<_> = fields.iter().map(|(f, _, _)| f.clone()).collect();
+    let ftys: Vec<_> = fields.iter().map(|(_, _, t)| t.clone()).collect();
+    let mut all = vec![target.clone()];
+    all.extend(defs.iter().cloned());
+    let export = export_macro(name, vis, &all);
+    quote! {
+        #(#attrs)*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #vis struct #name { #(#decls),* }
+
+        const _: () = {
+            fn __assert_zeroable<T: #rt::bytemuck::Zeroable>() {}
+            fn __assert_fields() { #(__assert_zeroable::<#ftys>();)* }
+        };
+
+        // SAFETY: every field is `Zeroable` (checked above), and `repr(C)`.
+        unsafe impl #rt::bytemuck::Zeroable for #name {}
+
+        // SAFETY: reads and writes go field by field through the fields' own `Elem`.
+        unsafe impl #rt::Elem for #name {
+            #[inline(always)]
+            unsafe fn read(p: *const Self) -> Self {
+                unsafe { #name { #(#fids: <#ftys as #rt::Elem>::read(::core::ptr::addr_of!((*p).#fids))),* } }
+            }
+            #[inline(always)]
+            unsafe fn write(p: *mut Self, v: Self) {
+                unsafe { #(<#ftys as #rt::Elem>::write(::core::ptr::addr_of_mut!((*p).#fids), v.#fids);)* }
+            }
+        }
+
+        impl #rt::KernelStruct for #name {
+            type View = #name;
+            #[inline]
+            fn view(&self, _kernel: &'static str, _param: &'static str) -> Self {
+                *self
+            }
+        }
+
+        #export
+    }
+}

@@ -1,0 +1,46 @@
+//! Runtime errors.
+
+use crate::Device;
+
+/// What went wrong at run time (bad shapes, mismatched devices, missing back end).
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The arrays of one launch live on different devices.
+    #[error("kernel `{kernel}`: array `{first}` is on {first_device} but `{other}` is on {other_device}; all arrays of a launch must be on one device")]
+    DeviceMismatch {
+        /// Kernel name.
+        kernel: &'static str,
+        /// First array parameter.
+        first: &'static str,
+        /// Its device.
+        first_device: Device,
+        /// The disagreeing parameter.
+        other: &'static str,
+        /// Its device.
+        other_device: Device,
+    },
+    /// The launch grid has the wrong number of dimensions for the kernel's `tid()`.
+    #[error("kernel `{kernel}` destructures `tid()` into {expected} indices but was launched with a {got}-D grid")]
+    LaunchDims {
+        /// Kernel name.
+        kernel: &'static str,
+        /// Dimensions the kernel expects.
+        expected: usize,
+        /// Dimensions given.
+        got: usize,
+    },
+    /// A shape does not match the data or the other operand.
+    #[error("shape mismatch: {0}")]
+    Shape(String),
+    /// The device has no back end in this build.
+    #[error("kernel `{kernel}`: no back end for device {device} yet (only the CPU is supported)")]
+    NoBackend {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The requested device.
+        device: Device,
+    },
+    /// The operation needs a device that is not present.
+    #[error("device {0} is not available")]
+    Unavailable(Device),
+}

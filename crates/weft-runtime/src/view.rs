@@ -1,0 +1,168 @@
+//! What a kernel sees of an array: a bounds-checked view.
+
+use std::marker::PhantomData;
+
+use crate::{AtomicElem, Elem};
+
+/// An element offset that passed the bounds check of [`ArrayView::offset`].
+#[derive(Clone, Copy, Debug)]
+pub struct Offset(usize);
+
+/// A kernel's handle on an array: pointer, shape, and names for error messages.
+/// Created by the generated launch code for each array argument.
+#[derive(Debug)]
+pub struct ArrayView<T, const N: usize> {
+    ptr: *mut T,
+    shape: [usize; N],
+    kernel: &'static str,
+    param: &'static str,
+    _t: PhantomData<T>,
+}
+
+impl<T, const N: usize> Clone for ArrayView<T, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, const N: usize> Copy for ArrayView<T, N> {}
+
+// SAFETY: all element accesses are relaxed atomics (see `Elem`), so sharing a view
+// between the launch's threads cannot cause a data race.
+unsafe impl<T: Send, const N: usize> Send for ArrayView<T, N> {}
+// SAFETY: as above.
+unsafe impl<T: Sync, const N: usize> Sync for ArrayView<T, N> {}
+
+impl<T: Elem, const N: usize> ArrayView<T, N> {
+    pub(crate) fn new(ptr: *mut T, shape: [usize; N], kernel: &'static str, param: &'static str) -> Self {
+        ArrayView { ptr, shape, kernel, param, _t: PhantomData }
+    }
+
+    /// The row-major offset of an element, after checking every index against the shape.
+    ///
+    /// # Panics
+    /// With the kernel name, the array parameter, the index and the shape, if any index
+    /// is out of range.
+    #[inline(always)]
+    pub fn offset(&self, idx: [i64; N]) -> Offset {
+        let mut off = 0usize;
+        for d in 0..N {
+            let i = idx[d];
+            if i < 0 || i as u64 >= self.shape[d] as u64 {
+                self.out_of_bounds(idx);
+            }
+            off = off * self.shape[d] + i as usize;
+        }
+        Offset(off)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn out_of_bounds(&self, idx: [i64; N]) -> ! {
+        panic!(
+            "kernel `{}`: index {:?} out of bounds for array `{}` of shape {:?}",
+            self.kernel, idx, self.param, self.shape
+        )
+    }
+
+    /// Reads an element.
+    #[inline(always)]
+    pub fn read(&self, o: Offset) -> T {
+        // SAFETY: `o` passed the bounds check; the array outlives the launch.
+        unsafe { T::read(self.ptr.add(o.0)) }
+    }
+
+    /// Writes an element.
+    #[inline(always)]
+    pub fn write(&self, o: Offset, v: T) {
+        // SAFETY: as in `read`; only writable views are written (checked at compile time).
+        unsafe { T::write(self.ptr.add(o.0), v) }
+    }
+
+    /// Total number of elements, as `i32`.
+    #[inline(always)]
+    pub fn len_i32(&self) -> i32 {
+        self.shape.iter().product::<usize>() as i32
+    }
+
+    /// Size along dimension `d`, as `i32`.
+    #[inline(always)]
+    pub fn shape_i32(&self, d: usize) -> i32 {
+        self.shape[d] as i32
+    }
+}
+
+impl<T: AtomicElem, const N: usize> ArrayView<T, N> {
+    /// `atomic_add`; returns the old value.
+    #[inline(always)]
+    pub fn atomic_add(&self, o: Offset, v: T) -> T {
+        // SAFETY: bounds-checked offset into a live array.
+        unsafe { T::atomic_add(self.ptr.add(o.0), v) }
+    }
+    /// `atomic_sub`; returns the old value.
+    #[inline(always)]
+    pub fn atomic_sub(&self, o: Offset, v: T) -> T {
+        // SAFETY: as above.
+        unsafe { T::atomic_sub(self.ptr.add(o.0), v) }
+    }
+    /// `atomic_min`; returns the old value.
+    #[inline(always)]
+    pub fn atomic_min(&self, o: Offset, v: T) -> T {
+        // SAFETY: as above.
+        unsafe { T::atomic_min(self.ptr.add(o.0), v) }
+    }
+    /// `atomic_max`; returns the old value.
+    #[inline(always)]
+    pub fn atomic_max(&self, o: Offset, v: T) -> T {
+        // SAFETY: as above.
+        unsafe { T::atomic_max(self.ptr.add(o.0), v) }
+    }
+}
+
+/// `v[i]` on a vector, with a clear panic when `i` is out of range.
+#[inline(always)]
+pub fn component<V, S>(v: V, i: i64) -> S
+where
+    V: std::ops::Index<usize, Output = S> + Copy,
+    S: Copy,
+{
+    let n = std::mem::size_of::<V>() / std::mem::size_of::<S>();
+    if i < 0 || i as usize >= n {
+        panic!("vector index {i} out of range for a vector of {n} components");
+    }
+    v[i as usize]
+}
+
+/// `m[row][col]` on a (column-major) glam matrix.
+#[inline(always)]
+pub fn mat_elem<M: MatrixElem>(m: M, row: i64, col: i64) -> M::Scalar {
+    let n = M::N as i64;
+    if row < 0 || row >= n || col < 0 || col >= n {
+        panic!("matrix index [{row}][{col}] out of range for a {n}x{n} matrix");
+    }
+    m.elem(row as usize, col as usize)
+}
+
+/// Matrices addressable by `[row][col]`.
+pub trait MatrixElem: Copy {
+    /// Component type.
+    type Scalar;
+    /// Rows (= columns).
+    const N: usize;
+    /// Element at `row`, `col`.
+    fn elem(self, row: usize, col: usize) -> Self::Scalar;
+}
+
+macro_rules! matrix_elem {
+    ($($m:ty: $s:ty, $n:literal);*) => {$(
+        impl MatrixElem for $m {
+            type Scalar = $s;
+            const N: usize = $n;
+            #[inline(always)]
+            fn elem(self, row: usize, col: usize) -> $s {
+                self.col(col)[row]
+            }
+        }
+    )*};
+}
+matrix_elem!(weft_types::Mat2: f32, 2; weft_types::Mat3: f32, 3; weft_types::Mat4: f32, 4;
+    weft_types::DMat2: f64, 2; weft_types::DMat3: f64, 3; weft_types::DMat4: f64, 4);
