@@ -388,15 +388,29 @@ fn float_lit_f64(x: f64) -> TokenStream {
 }
 
 /// Emits a func as a plain Rust function `#vis fn #name(params) -> ret`.
-pub fn emit_func(f: &Function, vis: &TokenStream) -> TokenStream {
+///
+/// `written` optionally gives the parameter and result types as the user wrote them
+/// (so their imports are used and type errors point at their tokens); array
+/// parameters always use the kernel-side view type.
+pub fn emit_func(f: &Function, vis: &TokenStream, written: Option<(Vec<TokenStream>, TokenStream)>) -> TokenStream {
     let e = Emitter { f, rt: rt() };
     let name = format_ident!("{}", f.name);
-    let params = f.params.iter().map(|p| {
+    let (wp, wr) = match written {
+        Some((p, r)) => (p.into_iter().map(Some).collect(), Some(r)),
+        None => (vec![None; f.params.len()], None),
+    };
+    let params = f.params.iter().zip(wp).map(|(p, w)| {
         let n = format_ident!("{}", p.name);
-        let t = rust_type(&p.ty);
+        let t = match (w, &p.ty) {
+            (Some(w), t) if !matches!(t, Type::Array { .. } | Type::Struct(_)) => w,
+            _ => rust_type(&p.ty),
+        };
         quote!(#n: #t)
     });
-    let ret = rust_type(&f.ret);
+    let ret = match wr {
+        Some(r) if !matches!(f.ret, Type::Struct(_)) => r,
+        _ => rust_type(&f.ret),
+    };
     let body = e.block(&f.body);
     quote! {
         #[allow(unused, unused_mut, unused_variables, unreachable_code, clippy::all)]

@@ -17,6 +17,13 @@ fn is_language_fn(name: &str) -> bool {
         )
 }
 
+/// Common Rust types that are not part of the kernel language: reported directly
+/// instead of being looked up as user structs.
+pub const FOREIGN_TYPES: &[&str] = &[
+    "usize", "isize", "u8", "i8", "u16", "i16", "u128", "i128", "f16", "f128", "char", "str", "String", "Vec",
+    "Option", "Result", "Box", "HashMap", "Rc", "Arc",
+];
+
 fn is_language_type(name: &str) -> bool {
     name == "Array" || Type::from_builtin_name(name).is_some() || name == "Self"
 }
@@ -58,7 +65,8 @@ impl<'ast> Visit<'ast> for Collector {
 
     fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
         if let Some(seg) = t.path.segments.last() {
-            if !is_language_type(&seg.ident.to_string()) {
+            let n = seg.ident.to_string();
+            if !is_language_type(&n) && !FOREIGN_TYPES.contains(&n.as_str()) {
                 self.add(&t.path);
             }
             if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {

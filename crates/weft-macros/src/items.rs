@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
-use weft_ir::emit_rust::{emit_func, emit_kernel_body, host_type, rust_type};
+use weft_ir::emit_rust::{emit_func, emit_kernel_body, host_type};
 use weft_ir::{Access, Builder, Env, Error, FnKind, FuncSig, Param, StructDef, Type};
 
 use crate::chain::{ChainInput, Def, Kind, export_macro, invoke_next};
@@ -189,7 +189,52 @@ fn lower_fn(env: &Env, f: &syn::ItemFn, kind: FnKind) -> Result<weft_ir::Functio
 fn expand(defs: &[Def], target: &Def, attr: &TokenStream) -> TokenStream {
     match try_expand(defs, target, attr) {
         Ok(t) => t,
-        Err(e) => to_compile_error(e),
+        Err(e) => {
+            let err = to_compile_error(e);
+            let stub = stub(defs, target);
+            quote!(#err #stub)
+        }
+    }
+}
+
+/// After an error, a stand-in with the item's signature (when the signature itself is
+/// fine), so the user sees the one real error rather than a cascade of "cannot find
+/// `launch`" and "unused import" messages.
+fn stub(defs: &[Def], target: &Def) -> TokenStream {
+    let Ok(f) = syn::parse2::<syn::ItemFn>(target.item.clone()) else {
+        return TokenStream::new();
+    };
+    let Ok(parsed) = dedup(defs) else {
+        return TokenStream::new();
+    };
+    let Ok(env) = build_env(&parsed, None) else {
+        return TokenStream::new();
+    };
+    if signature(&env, &f.sig).is_err() {
+        return TokenStream::new();
+    }
+    let vis = &f.vis;
+    let name = &f.sig.ident;
+    let inputs = &f.sig.inputs;
+    let output = &f.sig.output;
+    let rt = quote!(::weft::__private);
+    match target.kind {
+        Kind::Kernel => quote! {
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #name;
+            #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
+            impl #name {
+                #vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #inputs) -> ::core::result::Result<(), #rt::Error> {
+                    ::core::unreachable!("kernel failed to compile")
+                }
+            }
+        },
+        _ => quote! {
+            #[allow(dead_code, unused_variables)]
+            #vis fn #name(#inputs) #output {
+                ::core::unreachable!("func failed to compile")
+            }
+        },
     }
 }
 
@@ -228,7 +273,23 @@ fn expand_func(f: &syn::ItemFn, ir: &weft_ir::Function, defs: &[Def], target: &D
         let v = &f.vis;
         quote!(#v)
     };
-    let native = emit_func(ir, &vis_tokens);
+    let written_params = f
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Typed(pt) => {
+                let t = &pt.ty;
+                quote!(#t)
+            }
+            syn::FnArg::Receiver(r) => quote!(#r),
+        })
+        .collect();
+    let written_ret = match &f.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, t) => quote!(#t),
+    };
+    let native = emit_func(ir, &vis_tokens, Some((written_params, written_ret)));
     let mut all = vec![target.clone()];
     all.extend(defs.iter().cloned());
     let export = export_macro(&f.sig.ident, &f.vis, &all);
@@ -252,29 +313,46 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
     let mut devices = Vec::new();
     let mut views = Vec::new();
     let mut call_args = Vec::new();
-    for p in &ir.params {
+    let written: Vec<TokenStream> = f
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Typed(pt) => {
+                let t = &pt.ty;
+                quote!(#t)
+            }
+            syn::FnArg::Receiver(r) => quote!(#r),
+        })
+        .collect();
+    for (p, w) in ir.params.iter().zip(&written) {
         let n = format_ident!("{}", p.name);
         let pname = &p.name;
         match &p.ty {
             Type::Array { access, .. } => {
-                let t = host_type(&p.ty);
+                let _ = host_type(&p.ty);
                 if *access == Access::Write {
-                    sig_params.push(quote!(#n: &mut #t));
+                    sig_params.push(quote!(#n: #w));
                     views.push(quote!(let #n = #n.view_mut(NAME, #pname);));
                 } else {
-                    sig_params.push(quote!(#n: &#t));
+                    sig_params.push(quote!(#n: #w));
                     views.push(quote!(let #n = #n.view(NAME, #pname);));
                 }
                 devices.push(quote!((#pname, #n.device())));
             }
             Type::Struct(_) => {
                 let t = host_type(&p.ty);
-                sig_params.push(quote!(#n: &#t));
+                let by_ref = matches!(&written_ty(f, &p.name), Some(syn::Type::Reference(_)));
+                if by_ref {
+                    sig_params.push(quote!(#n: #w));
+                } else {
+                    sig_params.push(quote!(#n: #t));
+                    views.push(quote!(let #n = &#n;));
+                }
                 views.push(quote!(let #n = #rt::KernelStruct::view(#n, NAME, #pname);));
             }
-            other => {
-                let t = rust_type(other);
-                sig_params.push(quote!(#n: #t));
+            _ => {
+                sig_params.push(quote!(#n: #w));
             }
         }
         call_args.push(quote!(#n));
@@ -324,6 +402,16 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
     }
 }
 
+fn written_ty(f: &syn::ItemFn, name: &str) -> Option<syn::Type> {
+    f.sig.inputs.iter().find_map(|a| match a {
+        syn::FnArg::Typed(pt) => match &*pt.pat {
+            syn::Pat::Ident(pi) if pi.ident == name => Some((*pt.ty).clone()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> TokenStream {
     let rt = quote!(::weft::__private);
     let name = &s.ident;
@@ -341,9 +429,10 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
             let fid = format_ident!("{}", fname);
             let fvis = &f.vis;
             let fattrs = &f.attrs;
-            let t = rust_type(ty);
+            let _ = ty;
+            let t = &f.ty;
             let decl = quote!(#(#fattrs)* #fvis #fid: #t);
-            (fid, decl, t)
+            (fid, decl, quote!(#t))
         })
         .collect();
     let decls = fields.iter().map(|(_, d, _)| d);

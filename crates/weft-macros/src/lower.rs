@@ -197,6 +197,10 @@ impl<'e> Lower<'e> {
                 if *self.b.ty(v) == Type::Unit {
                     return err(pi.span(), "this expression has no value to bind");
                 }
+                let v = match ty {
+                    Some(t) => self.b.coerce(v, t)?,
+                    None => v,
+                };
                 let v = self.b.settle(v);
                 let var = self.b.let_var(&pi.ident.to_string(), ty, v, pi.mutability.is_some())?;
                 self.bind(pi.ident.to_string(), Local::Var(var));

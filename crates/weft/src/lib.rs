@@ -30,6 +30,8 @@ pub use weft_macros::{func, kernel, structure};
 pub use weft_runtime::{Array, Device, Dims, Error};
 pub use weft_types::*;
 
+pub mod funcs;
+
 /// The accurate elementary functions shared by all back ends.
 pub use weft_math as math;
 

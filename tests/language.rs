@@ -1,0 +1,297 @@
+//! The kernel language on the CPU back end: control flow, funcs across modules,
+//! structs, multi-dimensional launches, locals and literals.
+
+use weft::prelude::*;
+
+mod physics {
+    use weft::prelude::*;
+
+    /// A func in another module, calling a func of its own module.
+    #[weft::func]
+    pub fn spring_force(a: Vec3, b: Vec3, k: f32, rest: f32) -> Vec3 {
+        let d = b - a;
+        let len = d.length();
+        if len == 0.0 {
+            return Vec3::ZERO;
+        }
+        d * (k * stretch(len, rest) / len)
+    }
+
+    #[weft::func]
+    fn stretch(len: f32, rest: f32) -> f32 {
+        len - rest
+    }
+
+    #[weft::structure]
+    pub struct Particle {
+        pub pos: Vec3,
+        pub vel: Vec3,
+        pub mass: f32,
+    }
+
+    #[weft::func]
+    pub fn min_max(a: f32, b: f32) -> (f32, f32) {
+        if a < b { (a, b) } else { (b, a) }
+    }
+}
+
+use physics::{Particle, min_max, spring_force};
+
+#[weft::kernel]
+fn springs(x: &Array<Vec3>, f: &mut Array<Vec3>, k: f32) {
+    let i = tid();
+    let n = x.len();
+    let mut total = Vec3::ZERO;
+    if i > 0 {
+        total += spring_force(x[i], x[i - 1], k, 1.0);
+    }
+    if i + 1 < n {
+        total += spring_force(x[i], x[i + 1], k, 1.0);
+    }
+    f[i] = total;
+}
+
+#[test]
+fn funcs_from_another_module() {
+    let x = Array::from_vec(Device::Cpu, (0..5).map(|i| Vec3::new(i as f32 * 2.0, 0.0, 0.0)).collect());
+    let mut f = Array::zeros(Device::Cpu, [5]);
+    springs::launch(5, &x, &mut f, 10.0).unwrap();
+    let f = f.to_vec();
+    // Each spring is stretched by 1: end particles feel 10, inner ones cancel.
+    assert_eq!(f[0], Vec3::new(10.0, 0.0, 0.0));
+    assert_eq!(f[2], Vec3::ZERO);
+    assert_eq!(f[4], Vec3::new(-10.0, 0.0, 0.0));
+}
+
+#[weft::kernel]
+fn step_particles(p: &mut Array<Particle>, g: Vec3, dt: f32) {
+    let i = tid();
+    let mut q = p[i];
+    q.vel += g * dt;
+    q.pos += q.vel * dt;
+    if q.pos.z < 0.0 {
+        q.pos.z = 0.0;
+        q.vel.z = -q.vel.z * 0.5;
+    }
+    p[i] = q;
+}
+
+#[test]
+fn struct_arrays_and_field_assignment() {
+    let mut p = Array::from_vec(
+        Device::Cpu,
+        vec![
+            Particle { pos: Vec3::new(0.0, 0.0, 1.0), vel: Vec3::ZERO, mass: 1.0 },
+            Particle { pos: Vec3::new(0.0, 0.0, 0.001), vel: Vec3::new(0.0, 0.0, -1.0), mass: 2.0 },
+        ],
+    );
+    step_particles::launch(2, &mut p, Vec3::new(0.0, 0.0, -10.0), 0.1).unwrap();
+    let p = p.to_vec();
+    assert!((p[0].vel.z + 1.0).abs() < 1e-6);
+    assert!((p[0].pos.z - 0.9).abs() < 1e-6);
+    assert_eq!(p[1].pos.z, 0.0);
+    assert!((p[1].vel.z - 1.0).abs() < 1e-6);
+    assert_eq!(p[1].mass, 2.0);
+}
+
+#[weft::structure]
+struct Params {
+    scale: f32,
+    offset: Vec2,
+}
+
+#[weft::kernel]
+fn with_params(out: &mut Array<Vec2>, p: &Params) {
+    let i = tid();
+    out[i] = Vec2::new(i as f32, -(i as f32)) * p.scale + p.offset;
+}
+
+#[test]
+fn struct_parameters() {
+    let mut out = Array::zeros(Device::Cpu, [3]);
+    with_params::launch(3, &mut out, &Params { scale: 2.0, offset: Vec2::new(1.0, 1.0) }).unwrap();
+    assert_eq!(out.to_vec()[2], Vec2::new(5.0, -3.0));
+}
+
+#[weft::kernel]
+fn control_flow(out: &mut Array<i32>, limit: i32) {
+    let i = tid();
+    // Nested loops with break/continue and a while loop.
+    let mut acc = 0;
+    for a in 0..i {
+        if a % 2 == 1 {
+            continue;
+        }
+        for b in 0..limit {
+            if b > a {
+                break;
+            }
+            acc += b;
+        }
+    }
+    let mut w = 0;
+    while w * w < i {
+        w += 1;
+    }
+    // Early return.
+    if i == 7 {
+        out[i] = -1;
+        return;
+    }
+    // `if` as an expression, `&&` short-circuit protecting an index.
+    let bonus = if i > 3 && out.len() > i + 100 { out[i + 100] } else if i > 5 { 1000 } else { 0 };
+    out[i] = acc * 100 + w + bonus;
+}
+
+fn control_flow_reference(i: i32, limit: i32) -> i32 {
+    let mut acc = 0;
+    for a in 0..i {
+        if a % 2 == 1 {
+            continue;
+        }
+        for b in 0..limit {
+            if b > a {
+                break;
+            }
+            acc += b;
+        }
+    }
+    let mut w = 0;
+    while w * w < i {
+        w += 1;
+    }
+    if i == 7 {
+        return -1;
+    }
+    let bonus = if i > 5 { 1000 } else { 0 };
+    acc * 100 + w + bonus
+}
+
+#[test]
+fn loops_branches_early_return() {
+    let n = 20;
+    let mut out = Array::zeros(Device::Cpu, [n]);
+    control_flow::launch(n, &mut out, 4).unwrap();
+    let expect: Vec<i32> = (0..n as i32).map(|i| control_flow_reference(i, 4)).collect();
+    assert_eq!(out.to_vec(), expect);
+}
+
+#[weft::kernel]
+fn grid2(out: &mut Array<f32, 2>) {
+    let (i, j) = tid();
+    out[i][j] = (i * 10 + j) as f32;
+}
+
+#[weft::kernel]
+fn grid3(out: &mut Array<i32, 3>) {
+    let (i, j, k) = tid();
+    out[i][j][k] = i * 100 + j * 10 + k;
+}
+
+#[test]
+fn multi_dimensional_launches() {
+    let mut a: Array<f32, 2> = Array::zeros(Device::Cpu, [3, 4]);
+    grid2::launch((3, 4), &mut a).unwrap();
+    assert_eq!(a.to_vec()[4 + 2], 12.0);
+    let mut b: Array<i32, 3> = Array::zeros(Device::Cpu, [2, 3, 4]);
+    grid3::launch([2, 3, 4], &mut b).unwrap();
+    assert_eq!(b.to_vec()[12 + 2 * 4 + 3], 123);
+    // Launching a 2-D kernel with a 1-D grid is an error, not garbage.
+    let err = grid2::launch(12, &mut a).unwrap_err();
+    assert!(err.to_string().contains("grid2"), "{err}");
+}
+
+#[weft::kernel]
+fn vectors_and_tuples(out: &mut Array<f32>, m: Mat3, q: Quat) {
+    let i = tid();
+    let v = Vec3::new(1.0, 2.0, 3.0) * (i as f32);
+    let (lo, hi) = min_max(v.y, v.x);
+    let mut w = m * v;
+    w.y = w[0] + q.w;
+    let s = unroll_sum(v);
+    out[i] = lo + hi + w.y + m[1][0] + s + v.dot(Vec3::ONE) - dot(v, v).sqrt();
+}
+
+#[weft::func]
+fn unroll_sum(v: Vec3) -> f32 {
+    let mut s = 0.0;
+    for k in unroll(0..3) {
+        s += v[k];
+    }
+    s
+}
+
+#[test]
+fn vectors_matrices_tuples_unroll() {
+    let m = Mat3::from_cols(Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0), Vec3::new(7.0, 8.0, 9.0));
+    let q = Quat::from_xyzw(0.0, 0.0, 0.0, 1.0);
+    let mut out = Array::zeros(Device::Cpu, [4]);
+    vectors_and_tuples::launch(4, &mut out, m, q).unwrap();
+    for (i, got) in out.to_vec().into_iter().enumerate() {
+        let v = Vec3::new(1.0, 2.0, 3.0) * i as f32;
+        let w = m * v;
+        let expect = v.y.min(v.x) + v.y.max(v.x) + (w.x + 1.0) + m.col(0)[1] + (v.x + v.y + v.z) + v.dot(Vec3::ONE)
+            - v.dot(v).sqrt();
+        assert!((got - expect).abs() < 1e-4, "{i}: {got} vs {expect}");
+    }
+}
+
+#[weft::kernel]
+fn literals_and_casts(out: &mut Array<f64>, k: u32) {
+    let i = tid();
+    let a: f64 = 1.5;
+    let b = 2.0f64 * a;
+    let c = (k as i64 + i as i64) as f64;
+    let big = u64::MAX;
+    let e = std::f64::consts::PI;
+    let neg = -3;
+    out[i] = a + b + c + (big >> 63) as f64 + e + neg as f64 + f32::EPSILON as f64;
+}
+
+#[test]
+fn literals_constants_and_casts() {
+    let mut out = Array::zeros(Device::Cpu, [2]);
+    literals_and_casts::launch(2, &mut out, 10).unwrap();
+    let expect = 1.5 + 3.0 + 11.0 + 1.0 + std::f64::consts::PI - 3.0 + f32::EPSILON as f64;
+    assert!((out.to_vec()[1] - expect).abs() < 1e-12);
+}
+
+#[weft::kernel]
+fn shadowing_and_scopes(out: &mut Array<i32>) {
+    let i = tid();
+    let x = i;
+    let x = x * 2;
+    let mut y = 0;
+    {
+        let x = 100;
+        y += x;
+    }
+    out[i] = x + y;
+}
+
+#[test]
+fn shadowing() {
+    let mut out = Array::zeros(Device::Cpu, [3]);
+    shadowing_and_scopes::launch(3, &mut out).unwrap();
+    assert_eq!(out.to_vec(), vec![100, 102, 104]);
+}
+
+use weft::funcs::{lerp, smoothstep, split_normal};
+
+#[weft::kernel]
+fn library_funcs(out: &mut Array<f32>) {
+    let i = tid();
+    let t = i as f32 / 4.0;
+    let (n, tan) = split_normal(Vec3::new(1.0, 2.0, 3.0), Vec3::Z);
+    out[i] = lerp(0.0, 8.0, t) + smoothstep(0.0, 1.0, t) + n.z + tan.x;
+}
+
+#[test]
+fn funcs_from_another_crate() {
+    let mut out = Array::zeros(Device::Cpu, [5]);
+    library_funcs::launch(5, &mut out).unwrap();
+    let o = out.to_vec();
+    assert_eq!(o[0], 0.0 + 0.0 + 3.0 + 1.0);
+    assert_eq!(o[2], 4.0 + 0.5 + 3.0 + 1.0);
+    assert_eq!(o[4], 8.0 + 1.0 + 3.0 + 1.0);
+}

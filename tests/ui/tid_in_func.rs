@@ -1,0 +1,6 @@
+#[weft::func]
+fn f() -> i32 {
+    tid()
+}
+
+fn main() {}
