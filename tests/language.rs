@@ -295,3 +295,28 @@ fn funcs_from_another_crate() {
     assert_eq!(o[2], 4.0 + 0.5 + 3.0 + 1.0);
     assert_eq!(o[4], 8.0 + 1.0 + 3.0 + 1.0);
 }
+
+// A kernel's name does not collide with parameters of the same name (in this or
+// other kernels): kernels are modules, which live in the type namespace.
+#[weft::kernel]
+fn energy(v: &Array<f32>, energy: &mut Array<f32>) {
+    let i = tid();
+    energy[i] = 0.5 * v[i] * v[i];
+}
+
+#[weft::kernel]
+fn uses_energy(energy: &Array<f32>, out: &mut Array<f32>) {
+    let i = tid();
+    out[i] = energy[i] * 2.0;
+}
+
+#[test]
+fn kernel_names_do_not_shadow_parameters() {
+    let v = Array::from_slice(Device::Cpu, &[2.0f32, 4.0]);
+    let mut e = Array::zeros(Device::Cpu, [2]);
+    energy::launch(2, &v, &mut e).unwrap();
+    let mut out = Array::zeros(Device::Cpu, [2]);
+    uses_energy::launch(2, &e, &mut out).unwrap();
+    assert_eq!(out.to_vec(), vec![4.0, 16.0]);
+    assert_eq!(energy::NAME, "energy");
+}

@@ -188,7 +188,22 @@ fn lower_fn(env: &Env, f: &syn::ItemFn, kind: FnKind) -> Result<weft_ir::Functio
 
 fn expand(defs: &[Def], target: &Def, attr: &TokenStream) -> TokenStream {
     match try_expand(defs, target, attr) {
-        Ok(t) => t,
+        Ok(t) => {
+            // `WEFT_DUMP=name cargo build` prints the code generated for item `name`.
+            if let Ok(want) = std::env::var("WEFT_DUMP")
+                && let Ok(item) = syn::parse2::<syn::Item>(target.item.clone())
+            {
+                let name = match &item {
+                    syn::Item::Fn(f) => f.sig.ident.to_string(),
+                    syn::Item::Struct(s) => s.ident.to_string(),
+                    _ => String::new(),
+                };
+                if want == name {
+                    eprintln!("// weft: generated code for `{name}`\n{t}");
+                }
+            }
+            t
+        }
         Err(e) => {
             let err = to_compile_error(e);
             let stub = stub(defs, target);
@@ -219,16 +234,20 @@ fn stub(defs: &[Def], target: &Def) -> TokenStream {
     let output = &f.sig.output;
     let rt = quote!(::weft::__private);
     match target.kind {
-        Kind::Kernel => quote! {
-            #[allow(non_camel_case_types, dead_code)]
-            #vis struct #name;
-            #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
-            impl #name {
-                #vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #inputs) -> ::core::result::Result<(), #rt::Error> {
-                    ::core::unreachable!("kernel failed to compile")
+        Kind::Kernel => {
+            let inner_vis = inner_visibility(vis);
+            quote! {
+                #[allow(non_snake_case, dead_code)]
+                #vis mod #name {
+                    #![allow(unused_imports)]
+                    use super::*;
+                    #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
+                    #inner_vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #inputs) -> ::core::result::Result<(), #rt::Error> {
+                        ::core::unreachable!("kernel failed to compile")
+                    }
                 }
             }
-        },
+        }
         _ => quote! {
             #[allow(dead_code, unused_variables)]
             #vis fn #name(#inputs) #output {
@@ -371,34 +390,59 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
         "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
          Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape)."
     );
+    let inner_vis = inner_visibility(vis);
     quote! {
         #(#attrs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #name;
+        #[allow(non_snake_case)]
+        #vis mod #name {
+            #![allow(unused_imports)]
+            use super::*;
 
-        impl #name {
             /// The kernel's name.
-            pub const NAME: &'static str = #name_str;
+            pub const NAME: &str = #name_str;
 
             #[doc = #doc]
             #[allow(clippy::too_many_arguments)]
-            #vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #(#sig_params),*) -> ::core::result::Result<(), #rt::Error> {
-                const NAME: &str = #name_str;
+            #inner_vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #(#sig_params),*) -> ::core::result::Result<(), #rt::Error> {
                 #body
                 let dims: #rt::Dims = dims.into();
+                if dims.total() > i32::MAX as usize {
+                    return Err(#rt::Error::Shape(format!("kernel `{NAME}`: {} threads exceed the i32 range of `tid()`", dims.total())));
+                }
                 #dims_check
                 let device = #rt::Device::common(NAME, &[#(#devices),*])?;
                 match device {
                     #rt::Device::Cpu => {
                         #(#views)*
-                        #rt::cpu::launch(&dims, |__tid| #body_ident(__tid, &dims, #(#call_args),*));
+                        #rt::cpu::launch(&dims, |__range| {
+                            // Copies of the arguments in locals: the loop below then
+                            // keeps them in registers instead of reloading them after
+                            // every store.
+                            #(let #call_args = #call_args;)*
+                            let __dims = dims;
+                            for __tid in __range {
+                                #body_ident(__tid, &__dims, #(#call_args),*);
+                            }
+                        });
                         Ok(())
                     }
                     other => Err(#rt::Error::NoBackend { kernel: NAME, device: other }),
                 }
             }
         }
+    }
+}
+
+/// The visibility of items inside a kernel's module that makes them exactly as
+/// visible as the kernel itself.
+fn inner_visibility(vis: &syn::Visibility) -> TokenStream {
+    match vis {
+        syn::Visibility::Inherited => quote!(pub(super)),
+        syn::Visibility::Public(_) => quote!(pub),
+        syn::Visibility::Restricted(r) if r.path.is_ident("crate") => quote!(pub(crate)),
+        syn::Visibility::Restricted(r) if r.path.is_ident("self") => quote!(pub(super)),
+        // `pub(super)`, `pub(in path)`: at most crate-visible.
+        syn::Visibility::Restricted(_) => quote!(pub(crate)),
     }
 }
 

@@ -1,5 +1,7 @@
 //! The CPU launcher: runs a kernel body over the launch grid.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::Dims;
@@ -8,19 +10,27 @@ use crate::Dims;
 /// round trip (several µs) would cost more than the work.
 pub const SERIAL_BELOW: usize = 4096;
 
-/// Runs `body(tid)` for every flat thread index of `dims`, in parallel when the grid is
-/// large. Panics inside the body (e.g. an out-of-bounds index) propagate to the caller.
+/// Runs `chunk(range)` over contiguous ranges of flat thread indices covering `dims`,
+/// in parallel when the grid is large. The generated code loops over the range
+/// inside `chunk`, with the kernel's arguments in locals, so the per-thread body is
+/// inlined into a tight loop. Panics inside (e.g. an out-of-bounds index) propagate
+/// to the caller.
 #[inline]
-pub fn launch<F: Fn(usize) + Sync + Send>(dims: &Dims, body: F) {
+pub fn launch<F: Fn(Range<usize>) + Sync + Send>(dims: &Dims, chunk: F) {
     let n = dims.total();
     if n < SERIAL_BELOW {
-        for i in 0..n {
-            body(i);
-        }
-    } else {
-        let threads = rayon::current_num_threads().max(1);
-        // A few chunks per thread for balance, but never tiny ones.
-        let grain = (n / (threads * 4)).max(1024);
-        (0..n).into_par_iter().with_min_len(grain).for_each(body);
+        chunk(0..n);
+        return;
     }
+    let threads = rayon::current_num_threads().max(1);
+    // A few chunks per thread for load balance, but never tiny ones.
+    let pieces = (threads * 4).min(n.div_ceil(1024));
+    let size = n.div_ceil(pieces);
+    (0..pieces).into_par_iter().for_each(|p| {
+        let start = p * size;
+        let end = (start + size).min(n);
+        if start < end {
+            chunk(start..end);
+        }
+    });
 }

@@ -48,21 +48,15 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
         for d in 0..N {
             let i = idx[d];
             if i < 0 || i as u64 >= self.shape[d] as u64 {
-                self.out_of_bounds(idx);
+                // Pass plain values: taking `&self` here would force the view out of
+                // registers into memory on every access of the hot loop.
+                out_of_bounds(self.kernel, self.param, idx, self.shape);
             }
             off = off * self.shape[d] + i as usize;
         }
         Offset(off)
     }
 
-    #[cold]
-    #[inline(never)]
-    fn out_of_bounds(&self, idx: [i64; N]) -> ! {
-        panic!(
-            "kernel `{}`: index {:?} out of bounds for array `{}` of shape {:?}",
-            self.kernel, idx, self.param, self.shape
-        )
-    }
 
     /// Reads an element.
     #[inline(always)]
@@ -76,6 +70,12 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
     pub fn write(&self, o: Offset, v: T) {
         // SAFETY: as in `read`; only writable views are written (checked at compile time).
         unsafe { T::write(self.ptr.add(o.0), v) }
+    }
+
+    /// Total number of elements.
+    #[inline(always)]
+    pub fn len_usize(&self) -> usize {
+        self.shape.iter().product()
     }
 
     /// Total number of elements, as `i32`.
@@ -116,6 +116,12 @@ impl<T: AtomicElem, const N: usize> ArrayView<T, N> {
         // SAFETY: as above.
         unsafe { T::atomic_max(self.ptr.add(o.0), v) }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_bounds<const N: usize>(kernel: &'static str, param: &'static str, idx: [i64; N], shape: [usize; N]) -> ! {
+    panic!("kernel `{kernel}`: index {idx:?} out of bounds for array `{param}` of shape {shape:?}")
 }
 
 /// `v[i]` on a vector, with a clear panic when `i` is out of range.
