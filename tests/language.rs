@@ -297,7 +297,7 @@ fn funcs_from_another_crate() {
 }
 
 // A kernel's name does not collide with parameters of the same name (in this or
-// other kernels): kernels are modules, which live in the type namespace.
+// other kernels): a kernel is a braced struct, which lives in the type namespace.
 #[weft::kernel]
 fn energy(v: &Array<f32>, energy: &mut Array<f32>) {
     let i = tid();

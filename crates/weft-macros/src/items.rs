@@ -234,20 +234,16 @@ fn stub(defs: &[Def], target: &Def) -> TokenStream {
     let output = &f.sig.output;
     let rt = quote!(::weft::__private);
     match target.kind {
-        Kind::Kernel => {
-            let inner_vis = inner_visibility(vis);
-            quote! {
-                #[allow(non_snake_case, dead_code)]
-                #vis mod #name {
-                    #![allow(unused_imports)]
-                    use super::*;
-                    #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
-                    #inner_vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #inputs) -> ::core::result::Result<(), #rt::Error> {
-                        ::core::unreachable!("kernel failed to compile")
-                    }
+        Kind::Kernel => quote! {
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #name {}
+            #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
+            impl #name {
+                #vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #inputs) -> ::core::result::Result<(), #rt::Error> {
+                    ::core::unreachable!("kernel failed to compile")
                 }
             }
-        }
+        },
         _ => quote! {
             #[allow(dead_code, unused_variables)]
             #vis fn #name(#inputs) #output {
@@ -390,20 +386,23 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
         "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
          Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape)."
     );
-    let inner_vis = inner_visibility(vis);
+    // A braced struct lives only in the type namespace, so parameters and locals
+    // named like the kernel do not clash with it (a unit struct would), and unlike a
+    // module it sees the items of an enclosing function body.
     quote! {
         #(#attrs)*
-        #[allow(non_snake_case)]
-        #vis mod #name {
-            #![allow(unused_imports)]
-            use super::*;
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #name {}
 
+        impl #name {
             /// The kernel's name.
-            pub const NAME: &str = #name_str;
+            pub const NAME: &'static str = #name_str;
 
             #[doc = #doc]
             #[allow(clippy::too_many_arguments)]
-            #inner_vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #(#sig_params),*) -> ::core::result::Result<(), #rt::Error> {
+            #vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #(#sig_params),*) -> ::core::result::Result<(), #rt::Error> {
+                const NAME: &str = #name_str;
                 #body
                 let dims: #rt::Dims = dims.into();
                 if dims.total() > i32::MAX as usize {
@@ -430,19 +429,6 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
                 }
             }
         }
-    }
-}
-
-/// The visibility of items inside a kernel's module that makes them exactly as
-/// visible as the kernel itself.
-fn inner_visibility(vis: &syn::Visibility) -> TokenStream {
-    match vis {
-        syn::Visibility::Inherited => quote!(pub(super)),
-        syn::Visibility::Public(_) => quote!(pub),
-        syn::Visibility::Restricted(r) if r.path.is_ident("crate") => quote!(pub(crate)),
-        syn::Visibility::Restricted(r) if r.path.is_ident("self") => quote!(pub(super)),
-        // `pub(super)`, `pub(in path)`: at most crate-visible.
-        syn::Visibility::Restricted(_) => quote!(pub(crate)),
     }
 }
 

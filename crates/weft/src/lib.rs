@@ -55,3 +55,8 @@ pub mod __private {
     pub use weft_types as types;
     pub use weft_types::builtins;
 }
+
+/// The README's examples, compiled and run as doc tests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
