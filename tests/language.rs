@@ -320,3 +320,54 @@ fn kernel_names_do_not_shadow_parameters() {
     assert_eq!(out.to_vec(), vec![4.0, 16.0]);
     assert_eq!(energy::NAME, "energy");
 }
+
+/// A structure holding arrays, like Warp's `@wp.struct` models.
+#[weft::structure]
+pub struct Model {
+    pub gravity: Vec3,
+    pub inv_mass: Array<f32>,
+    pub state: State,
+}
+
+#[weft::structure]
+pub struct State {
+    pub x: Array<Vec3>,
+    pub v: Array<Vec3>,
+}
+
+#[weft::kernel]
+fn step_model(m: &mut Model, dt: f32) {
+    let i = tid();
+    let w = m.inv_mass[i];
+    if w > 0.0 {
+        m.state.v[i] += m.gravity * dt;
+    }
+    m.state.x[i] += m.state.v[i] * dt;
+}
+
+#[weft::kernel]
+fn read_model(m: &Model, out: &mut Array<f32>) {
+    let i = tid();
+    out[i] = m.state.x[i].z + m.inv_mass[i];
+}
+
+#[test]
+fn structures_holding_arrays() {
+    let n = 3;
+    let mut m = Model {
+        gravity: Vec3::new(0.0, 0.0, -10.0),
+        inv_mass: Array::from_slice(Device::Cpu, &[1.0, 0.0, 1.0]),
+        state: State { x: Array::zeros(Device::Cpu, [n]), v: Array::zeros(Device::Cpu, [n]) },
+    };
+    step_model::launch(n, &mut m, 0.5).unwrap();
+    let x = m.state.x.to_vec();
+    assert_eq!(x[0], Vec3::new(0.0, 0.0, -2.5));
+    assert_eq!(x[1], Vec3::ZERO, "infinite mass does not move");
+    let mut out = Array::zeros(Device::Cpu, [n]);
+    read_model::launch(n, &m, &mut out).unwrap();
+    assert_eq!(out.to_vec(), vec![-1.5, 0.0, -1.5]);
+    // Arrays inside structures take part in the device check too.
+    m.inv_mass = Array::from_slice(Device::Cuda(0), &[1.0, 0.0, 1.0]);
+    let e = step_model::launch(n, &mut m, 0.5).unwrap_err();
+    assert!(e.to_string().contains("Model.inv_mass"), "{e}");
+}

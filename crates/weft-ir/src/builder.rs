@@ -52,6 +52,8 @@ pub struct Builder<'e> {
     stack: Vec<Block>,
     flex: HashMap<ValueId, Flex>,
     loop_depth: u32,
+    /// Struct values reached from a `&mut S` parameter: their arrays are writable.
+    writable: std::collections::HashSet<ValueId>,
 }
 
 fn mismatch(span: Span, expected: &Type, found: &Type) -> Error {
@@ -77,6 +79,7 @@ impl<'e> Builder<'e> {
             stack: vec![Block::default()],
             flex: HashMap::new(),
             loop_depth: 0,
+            writable: Default::default(),
         }
     }
 
@@ -131,7 +134,12 @@ impl<'e> Builder<'e> {
     /// The i-th parameter's value.
     pub fn param(&mut self, i: usize, span: Span) -> ValueId {
         let ty = self.f.params[i].ty.clone();
-        self.def(ty, span, Expr::Param(i))
+        let writable = self.f.params[i].writable;
+        let v = self.def(ty, span, Expr::Param(i));
+        if writable {
+            self.writable.insert(v);
+        }
+        v
     }
 
     /// A `bool` literal.
@@ -362,6 +370,11 @@ impl<'e> Builder<'e> {
 
     /// Builds a composite value from its parts (see [`Expr::Construct`]).
     pub fn construct(&mut self, ty: Type, args: Vec<ValueId>, span: Span) -> Result<ValueId> {
+        if let Type::Struct(n) = &ty
+            && self.struct_has_arrays(n)
+        {
+            return Err(Error::new(span, format!("`{n}` holds arrays, so it cannot be built in a kernel; pass it as a parameter")));
+        }
         let parts = self
             .parts(&ty)
             .ok_or_else(|| Error::new(span, format!("cannot construct a value of type `{ty}`")))?;
@@ -439,7 +452,21 @@ impl<'e> Builder<'e> {
             .get(i as usize)
             .cloned()
             .ok_or_else(|| Error::new(span, format!("index {i} out of range for `{t}`")))?;
-        Ok(self.def(pt, span, Expr::Extract(v, i)))
+        let from_writable = self.writable.contains(&v);
+        let pt = match pt {
+            Type::Array { elem, ndim, .. } if from_writable => Type::Array { elem, ndim, access: Access::Write },
+            other => other,
+        };
+        let out = self.def(pt, span, Expr::Extract(v, i));
+        if from_writable && matches!(self.ty(out), Type::Struct(_)) {
+            self.writable.insert(out);
+        }
+        Ok(out)
+    }
+
+    /// Whether a struct type holds arrays (directly or in nested structs).
+    pub fn struct_has_arrays(&self, name: &str) -> bool {
+        struct_has_arrays(&self.env.structs, name)
     }
 
     /// `v` with part `i` replaced by `x`.
@@ -514,7 +541,7 @@ impl<'e> Builder<'e> {
         if access == Access::Read {
             return Err(Error::new(
                 span,
-                "cannot write to a read-only array; declare the parameter as `&mut Array<..>`",
+                "cannot write to a read-only array; take it as `&mut Array<..>` (or the structure holding it as `&mut S`)",
             ));
         }
         let idx = self.check_indices(ndim, idx, span)?;
@@ -782,6 +809,17 @@ impl<'e> Builder<'e> {
         self.f.body = body;
         Ok(self.f)
     }
+}
+
+/// Whether struct `name` holds arrays, directly or through nested structs.
+pub fn struct_has_arrays(structs: &HashMap<String, StructDef>, name: &str) -> bool {
+    structs.get(name).is_some_and(|d| {
+        d.fields.iter().any(|(_, t)| match t {
+            Type::Array { .. } => true,
+            Type::Struct(n) => struct_has_arrays(structs, n),
+            _ => false,
+        })
+    })
 }
 
 /// Whether every path through `b` ends in `return`.

@@ -32,6 +32,8 @@ pub struct Param {
     pub ty: Type,
     /// Span of the parameter, for messages.
     pub span: Span,
+    /// For struct parameters: passed as `&mut S`, so the struct's arrays are writable.
+    pub writable: bool,
 }
 
 /// Static information about an SSA value.

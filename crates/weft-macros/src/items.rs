@@ -115,9 +115,6 @@ fn struct_fields(env: &Env, s: &syn::ItemStruct) -> Result<Vec<(String, Type)>, 
         .iter()
         .map(|f| {
             let t = lower_type(env, &f.ty, false)?;
-            if matches!(t, Type::Array { .. }) {
-                return Err(Error::new(f.ty.span(), "arrays inside kernel structs are not supported yet; pass the array as its own kernel parameter"));
-            }
             if matches!(t, Type::Tuple(_) | Type::Unit) {
                 return Err(Error::new(f.ty.span(), format!("struct fields cannot have type `{t}`")));
             }
@@ -145,7 +142,8 @@ fn signature(env: &Env, sig: &syn::Signature) -> Result<(Vec<Param>, Type), Erro
             return Err(Error::new(pt.pat.span(), "parameters must be plain names"));
         };
         let ty = lower_type(env, &pt.ty, true)?;
-        params.push(Param { name: pi.ident.to_string(), ty, span: pi.ident.span() });
+        let writable = matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some());
+        params.push(Param { name: pi.ident.to_string(), ty, span: pi.ident.span(), writable });
     }
     let ret = match &sig.output {
         syn::ReturnType::Default => Type::Unit,
@@ -326,6 +324,7 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
 
     let mut sig_params = Vec::new();
     let mut devices = Vec::new();
+    let mut struct_devices = Vec::new();
     let mut views = Vec::new();
     let mut call_args = Vec::new();
     let written: Vec<TokenStream> = f
@@ -362,9 +361,14 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
                     sig_params.push(quote!(#n: #w));
                 } else {
                     sig_params.push(quote!(#n: #t));
-                    views.push(quote!(let #n = &#n;));
+                    struct_devices.push(quote!(let #n = &#n;));
                 }
-                views.push(quote!(let #n = #rt::KernelStruct::view(#n, NAME, #pname);));
+                struct_devices.push(quote!(#rt::KernelStruct::devices(&*#n, &mut __devices);));
+                if p.writable {
+                    views.push(quote!(let #n = #rt::KernelStruct::view_mut(#n, NAME, #pname);));
+                } else {
+                    views.push(quote!(let #n = #rt::KernelStruct::view(&*#n, NAME, #pname);));
+                }
             }
             _ => {
                 sig_params.push(quote!(#n: #w));
@@ -409,7 +413,10 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
                     return Err(#rt::Error::Shape(format!("kernel `{NAME}`: {} threads exceed the i32 range of `tid()`", dims.total())));
                 }
                 #dims_check
-                let device = #rt::Device::common(NAME, &[#(#devices),*])?;
+                #[allow(unused_mut)]
+                let mut __devices: ::std::vec::Vec<(&'static str, #rt::Device)> = ::std::vec![#(#devices),*];
+                #(#struct_devices)*
+                let device = #rt::Device::common(NAME, &__devices)?;
                 match device {
                     #rt::Device::Cpu => {
                         #(#views)*
@@ -471,6 +478,9 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
     let mut all = vec![target.clone()];
     all.extend(defs.iter().cloned());
     let export = export_macro(name, vis, &all);
+    if weft_ir::builder::struct_has_arrays(&env.structs, &name.to_string()) {
+        return expand_struct_with_arrays(env, s, &fids, export);
+    }
     quote! {
         #(#attrs)*
         #[repr(C)]
@@ -502,6 +512,73 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
             #[inline]
             fn view(&self, _kernel: &'static str, _param: &'static str) -> Self {
                 *self
+            }
+        }
+
+        #export
+    }
+}
+
+/// A struct holding arrays: the host struct as written, plus a `Copy` view struct
+/// (arrays as `ArrayView`s) that kernels receive.
+fn expand_struct_with_arrays(env: &Env, s: &syn::ItemStruct, fids: &[syn::Ident], export: TokenStream) -> TokenStream {
+    let rt = quote!(::weft::__private);
+    let name = &s.ident;
+    let vis = &s.vis;
+    let attrs = &s.attrs;
+    let view_name = format_ident!("__WeftView_{}", name);
+    let def = &env.structs[&name.to_string()];
+    let host_fields = match &s.fields {
+        syn::Fields::Named(n) => n.named.iter().map(|f| quote!(#f)).collect::<Vec<_>>(),
+        _ => vec![],
+    };
+    let mut view_fields = Vec::new();
+    let mut make_view = Vec::new();
+    let mut make_view_mut = Vec::new();
+    let mut devices = Vec::new();
+    for ((fname, ty), fid) in def.fields.iter().zip(fids) {
+        let vt = weft_ir::emit_rust::rust_type(ty);
+        view_fields.push(quote!(pub #fid: #vt));
+        let label = format!("{name}.{fname}");
+        match ty {
+            Type::Array { .. } => {
+                make_view.push(quote!(#fid: self.#fid.view(kernel, #label)));
+                make_view_mut.push(quote!(#fid: self.#fid.view_mut(kernel, #label)));
+                devices.push(quote!(out.push((#label, self.#fid.device()));));
+            }
+            Type::Struct(_) => {
+                make_view.push(quote!(#fid: #rt::KernelStruct::view(&self.#fid, kernel, #label)));
+                make_view_mut.push(quote!(#fid: #rt::KernelStruct::view_mut(&mut self.#fid, kernel, #label)));
+                devices.push(quote!(#rt::KernelStruct::devices(&self.#fid, out);));
+            }
+            _ => {
+                make_view.push(quote!(#fid: self.#fid));
+                make_view_mut.push(quote!(#fid: self.#fid));
+            }
+        }
+    }
+    let doc = format!("The kernel-side view of [`{name}`]: its arrays as array views.");
+    quote! {
+        #(#attrs)*
+        #[derive(Clone, Debug)]
+        #vis struct #name { #(#host_fields),* }
+
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy)]
+        #vis struct #view_name { #(#view_fields),* }
+
+        impl #rt::KernelStruct for #name {
+            type View = #view_name;
+            fn view(&self, kernel: &'static str, _param: &'static str) -> #view_name {
+                #view_name { #(#make_view),* }
+            }
+            fn view_mut(&mut self, kernel: &'static str, _param: &'static str) -> #view_name {
+                #view_name { #(#make_view_mut),* }
+            }
+            fn devices(&self, out: &mut ::std::vec::Vec<(&'static str, #rt::Device)>) {
+                #(#devices)*
             }
         }
 

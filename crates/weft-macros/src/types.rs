@@ -70,6 +70,11 @@ fn lower_array(env: &Env, seg: &syn::PathSegment, t: &syn::Type) -> Result<Type>
         return Err(Error::new(args.span(), "the first argument of `Array` is the element type"));
     };
     let elem = lower_type(env, elem, false)?;
+    if let Type::Struct(n) = &elem
+        && weft_ir::builder::struct_has_arrays(&env.structs, n)
+    {
+        return Err(Error::new(args.span(), format!("arrays cannot hold `{n}`, which itself holds arrays")));
+    }
     if !elem.is_value() || matches!(elem, Type::Tuple(_)) {
         return Err(Error::new(args.span(), format!("arrays cannot hold `{elem}`")));
     }

@@ -28,10 +28,14 @@ pub use view::{ArrayView, Offset, component, mat_elem};
 pub trait KernelStruct {
     /// The kernel-side representation.
     type View: Copy + Send + Sync;
-    /// Builds the kernel-side representation for a launch of `kernel` on `device`.
+    /// The kernel-side representation with read-only arrays, for a launch of `kernel`.
     fn view(&self, kernel: &'static str, param: &'static str) -> Self::View;
-    /// Devices of the arrays this struct holds (none for plain data).
-    fn devices(&self, out: &mut Vec<Device>) {
+    /// The kernel-side representation with writable arrays (a `&mut S` parameter).
+    fn view_mut(&mut self, kernel: &'static str, param: &'static str) -> Self::View {
+        self.view(kernel, param)
+    }
+    /// The devices of the arrays this struct holds, with their names (none for plain data).
+    fn devices(&self, out: &mut Vec<(&'static str, Device)>) {
         let _ = out;
     }
 }
