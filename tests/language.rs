@@ -371,3 +371,24 @@ fn structures_holding_arrays() {
     let e = step_model::launch(n, &mut m, 0.5).unwrap_err();
     assert!(e.to_string().contains("Model.inv_mass"), "{e}");
 }
+
+#[weft::kernel]
+fn dynamic_components(out: &mut Array<Vec4>, a: &mut Array<Vec3>) {
+    let i = tid();
+    let mut v = Vec4::ZERO;
+    for k in 0..4 {
+        v[k] = (k * 10 + i) as f32;
+    }
+    v[i % 4] += 100.0;
+    out[i] = v;
+    a[i][i % 3] = -1.0;
+}
+
+#[test]
+fn vector_components_by_runtime_index() {
+    let mut out = Array::zeros(Device::Cpu, [2]);
+    let mut a = Array::zeros(Device::Cpu, [2]);
+    dynamic_components::launch(2, &mut out, &mut a).unwrap();
+    assert_eq!(out.to_vec(), vec![Vec4::new(100.0, 10.0, 20.0, 30.0), Vec4::new(1.0, 111.0, 21.0, 31.0)]);
+    assert_eq!(a.to_vec(), vec![Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.0, -1.0, 0.0)]);
+}

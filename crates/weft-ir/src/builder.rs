@@ -489,6 +489,18 @@ impl<'e> Builder<'e> {
         }
     }
 
+    /// `v` with component `i` (a run-time index) replaced by `x`.
+    pub fn dyn_insert(&mut self, v: ValueId, i: ValueId, x: ValueId, span: Span) -> Result<ValueId> {
+        let i = self.index_int(i)?;
+        match self.ty(v).clone() {
+            t @ Type::Vector(_, s) => {
+                let x = self.coerce(x, &Type::Scalar(s))?;
+                Ok(self.def(t, span, Expr::DynInsert(v, i, x)))
+            }
+            t => Err(Error::new(span, format!("cannot assign through `[]` into a value of type `{t}`; only arrays and vectors"))),
+        }
+    }
+
     /// `m[row][col]`.
     pub fn mat_elem(&mut self, m: ValueId, row: ValueId, col: ValueId, span: Span) -> Result<ValueId> {
         let row = self.index_int(row)?;

@@ -169,6 +169,10 @@ impl Emitter<'_> {
                 let (v, i) = (val(*v), val(*i));
                 quote!(#rt::component(#v, #i as i64))
             }
+            Expr::DynInsert(v, i, x) => {
+                let (v, i, x) = (val(*v), val(*i), val(*x));
+                quote!(#rt::with_component(#v, #i as i64, #x))
+            }
             Expr::MatElem(m, r, c) => {
                 let (m, r, c) = (val(*m), val(*r), val(*c));
                 quote!(#rt::mat_elem(#m, #r as i64, #c as i64))

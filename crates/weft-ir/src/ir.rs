@@ -206,6 +206,8 @@ pub enum Expr {
     Insert(ValueId, u32, ValueId),
     /// A vector component picked by a run-time index.
     DynIndex(ValueId, ValueId),
+    /// A vector with the component at a run-time index replaced.
+    DynInsert(ValueId, ValueId, ValueId),
     /// A matrix element `m[row][col]` with run-time indices.
     MatElem(ValueId, ValueId, ValueId),
     /// An array element load (array value, one index per dimension).

@@ -23,6 +23,7 @@ enum Local {
 enum Place {
     Var(VarId),
     Field(Box<Place>, u32),
+    Component(Box<Place>, ValueId),
     Array(ValueId, Vec<ValueId>),
 }
 
@@ -255,11 +256,18 @@ impl<'e> Lower<'e> {
                 let i = self.b.field_index(&ty, &name, f.member.span())?;
                 Ok(Place::Field(Box::new(inner), i))
             }
-            syn::Expr::Index(_) => {
+            syn::Expr::Index(ix) => {
                 if let Some((arr, idx)) = self.array_index(e)? {
                     return Ok(Place::Array(arr, idx));
                 }
-                err(e.span(), "only array elements can be assigned through `[]`; set vector components by name (`v.x = …`)")
+                let inner = self.place(&ix.expr)?;
+                match self.place_type(&inner) {
+                    Type::Vector(..) => {
+                        let i = self.expr(&ix.index)?;
+                        Ok(Place::Component(Box::new(inner), i))
+                    }
+                    t => err(e.span(), format!("cannot assign through `[]` into a value of type `{t}`; only arrays and vectors")),
+                }
             }
             syn::Expr::Paren(p) => self.place(&p.expr),
             _ => err(e.span(), "this expression cannot be assigned to"),
@@ -277,6 +285,10 @@ impl<'e> Lower<'e> {
                 Type::Array { elem, .. } => (**elem).clone(),
                 _ => unreachable!(),
             },
+            Place::Component(inner, _) => match self.place_type(inner) {
+                Type::Vector(_, s) => Type::Scalar(s),
+                _ => unreachable!(),
+            },
         }
     }
 
@@ -288,6 +300,10 @@ impl<'e> Lower<'e> {
                 self.b.extract(base, *i, span)
             }
             Place::Array(a, idx) => self.b.load(*a, idx.clone(), span),
+            Place::Component(inner, i) => {
+                let base = self.read_place(inner, span)?;
+                self.b.index_value(base, *i, span)
+            }
         }
     }
 
@@ -300,6 +316,11 @@ impl<'e> Lower<'e> {
                 self.write_place(inner, updated, span)
             }
             Place::Array(a, idx) => self.b.store(*a, idx.clone(), v, span),
+            Place::Component(inner, i) => {
+                let base = self.read_place(inner, span)?;
+                let updated = self.b.dyn_insert(base, *i, v, span)?;
+                self.write_place(inner, updated, span)
+            }
         }
     }
 
@@ -338,6 +359,9 @@ impl<'e> Lower<'e> {
                 // A struct field may be an array: lower it and look.
                 let v = self.expr(cur)?;
                 if let Type::Array { ndim, .. } = self.b.ty(v).clone() {
+                    if chain.len() > ndim as usize {
+                        return Ok(None);
+                    }
                     return self.finish_array_index(v, ndim, chain, e).map(Some);
                 }
                 return Ok(None);
@@ -347,21 +371,45 @@ impl<'e> Lower<'e> {
         if !root_is_array {
             return Ok(None);
         }
+        let ndim = match cur {
+            syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                Some(Local::Param(i)) => match &self.b.params()[i].ty {
+                    Type::Array { ndim, .. } => *ndim,
+                    _ => unreachable!(),
+                },
+                _ => unreachable!(),
+            },
+            _ => unreachable!(),
+        };
+        if chain.len() > ndim as usize {
+            return Ok(None);
+        }
         let arr = self.expr(cur)?;
-        let Type::Array { ndim, .. } = self.b.ty(arr).clone() else { unreachable!() };
         self.finish_array_index(arr, ndim, chain, e).map(Some)
     }
 
     fn finish_array_index(&mut self, arr: ValueId, ndim: u8, mut chain: Vec<&syn::Expr>, e: &syn::Expr) -> Result<(ValueId, Vec<ValueId>)> {
         chain.reverse();
-        if chain.len() > ndim as usize {
-            return err(e.span(), format!("too many indices: this array has {ndim} dimension(s)"));
-        }
         if chain.len() < ndim as usize {
             return err(e.span(), format!("this array has {ndim} dimensions; index every one: `a[i][j]…`"));
         }
+        // Indices past the array's dimensions address components of its elements
+        // (`a[i][k]` on an array of vectors); `array_index_place` handles those.
+        chain.truncate(ndim as usize);
         let idx = chain.into_iter().map(|i| self.expr(i)).collect::<Result<Vec<_>>>()?;
         Ok((arr, idx))
+    }
+
+    /// Number of `[..]` levels of `e` and the number the array root consumes, if the
+    /// root is an array.
+    fn index_depth(e: &syn::Expr) -> usize {
+        let mut n = 0;
+        let mut cur = e;
+        while let syn::Expr::Index(ix) = cur {
+            n += 1;
+            cur = &ix.expr;
+        }
+        n
     }
 
     // ----- expressions ---------------------------------------------------------
@@ -395,6 +443,14 @@ impl<'e> Lower<'e> {
             syn::Expr::Index(ix) => {
                 if let Some((arr, idx)) = self.array_index(e)? {
                     return self.b.load(arr, idx, e.span());
+                }
+                // `a[i][k]`: component k of an array element.
+                if Self::index_depth(&ix.expr) > 0
+                    && let Some((arr, idx)) = self.array_index(&ix.expr)?
+                {
+                    let elem = self.b.load(arr, idx, ix.expr.span())?;
+                    let k = self.expr(&ix.index)?;
+                    return self.b.index_value(elem, k, ix.span());
                 }
                 // `m[r][c]` on a matrix, `v[i]` on a vector.
                 if let syn::Expr::Index(inner) = &*ix.expr {

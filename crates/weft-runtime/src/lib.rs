@@ -19,7 +19,7 @@ pub use device::Device;
 pub use dims::Dims;
 pub use elem::{AtomicElem, Elem};
 pub use error::Error;
-pub use view::{ArrayView, Offset, component, mat_elem};
+pub use view::{ArrayView, Offset, component, mat_elem, with_component};
 
 /// A user struct usable as a kernel parameter (implemented by `#[weft::structure]`).
 ///

@@ -138,6 +138,21 @@ where
     v[i as usize]
 }
 
+/// `v` with component `i` replaced by `x`, with a clear panic when `i` is out of range.
+#[inline(always)]
+pub fn with_component<V, S>(mut v: V, i: i64, x: S) -> V
+where
+    V: std::ops::IndexMut<usize, Output = S> + Copy,
+    S: Copy,
+{
+    let n = std::mem::size_of::<V>() / std::mem::size_of::<S>();
+    if i < 0 || i as usize >= n {
+        panic!("vector index {i} out of range for a vector of {n} components");
+    }
+    v[i as usize] = x;
+    v
+}
+
 /// `m[row][col]` on a (column-major) glam matrix.
 #[inline(always)]
 pub fn mat_elem<M: MatrixElem>(m: M, row: i64, col: i64) -> M::Scalar {

@@ -50,7 +50,7 @@ pub mod __private {
     pub use bytemuck;
     pub use weft_macros::__chain;
     pub use weft_runtime::{
-        Array, ArrayView, AtomicElem, Device, Dims, Elem, Error, KernelStruct, component, cpu, mat_elem,
+        Array, ArrayView, AtomicElem, Device, Dims, Elem, Error, KernelStruct, component, cpu, mat_elem, with_component,
     };
     pub use weft_types as types;
     pub use weft_types::builtins;

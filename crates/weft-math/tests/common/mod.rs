@@ -112,7 +112,7 @@ pub fn bits_between32(lo: f32, hi: f32, step: u32) -> impl Iterator<Item = f32> 
 
 /// Sample count scale: smaller sweeps in debug builds.
 pub fn scale() -> u64 {
-    if cfg!(debug_assertions) { 16 } else { 1 }
+    if cfg!(debug_assertions) { 4 } else { 1 }
 }
 
 /// Accumulates the worst error seen for one function.
