@@ -420,7 +420,7 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
                 match device {
                     #rt::Device::Cpu => {
                         #(#views)*
-                        #rt::cpu::launch(&dims, |__range| {
+                        #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
                             // Copies of the arguments in locals: the loop below then
                             // keeps them in registers instead of reloading them after
                             // every store.

@@ -1,6 +1,6 @@
 //! Classification predicates (NaN / infinity / finiteness) on bit patterns.
 
-use crate::bits::{f32_to_bits, f64_to_bits};
+use crate::bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
 
 /// `true` if `x` is a NaN.
 ///
@@ -60,4 +60,25 @@ pub fn is_finite_f64(x: f64) -> bool {
 #[inline]
 pub fn is_inf_f64(x: f64) -> bool {
     (f64_to_bits(x) & 0x7fff_ffff_ffff_ffff_u64) == 0x7ff0_0000_0000_0000_u64
+}
+
+/// Result of an invalid operation on `x`: `x` itself if it is a NaN
+/// (propagating its payload), otherwise the canonical quiet NaN.
+#[inline]
+pub fn invalid_f32(x: f32) -> f32 {
+    if is_nan(x) {
+        x
+    } else {
+        f32_from_bits(0x7fc0_0000_u32)
+    }
+}
+
+/// `f64` version of [`invalid_f32`].
+#[inline]
+pub fn invalid_f64(x: f64) -> f64 {
+    if is_nan_f64(x) {
+        x
+    } else {
+        f64_from_bits(0x7ff8_0000_0000_0000_u64)
+    }
 }

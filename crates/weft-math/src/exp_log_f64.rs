@@ -154,7 +154,8 @@ pub fn log_core_f64(x: f64) -> (f64, f64, f64) {
     let r = w
         * (LOG64_C0
             + w * (LOG64_C1
-                + w * (LOG64_C2 + w * (LOG64_C3 + w * (LOG64_C4 + w * (LOG64_C5 + w * LOG64_C6))))));
+                + w * (LOG64_C2
+                    + w * (LOG64_C3 + w * (LOG64_C4 + w * (LOG64_C5 + w * LOG64_C6))))));
     let hfsq = 0.5_f64 * f * f;
     (f, s * (hfsq + r) - hfsq, k as f64)
 }

@@ -115,8 +115,7 @@ pub fn tanh(x: f32) -> f32 {
             return x;
         }
         let u = x * x;
-        return x
-            + x * u * (TANH_C0 + u * (TANH_C1 + u * (TANH_C2 + u * (TANH_C3 + u * TANH_C4))));
+        return x + x * u * (TANH_C0 + u * (TANH_C1 + u * (TANH_C2 + u * (TANH_C3 + u * TANH_C4))));
     }
     if ax > 9.1_f32 {
         return copysign(1.0_f32, x);

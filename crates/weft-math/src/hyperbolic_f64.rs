@@ -56,7 +56,8 @@ pub fn sinh_f64(x: f64) -> f64 {
         let u = x * x;
         let p = SINH64_C0
             + u * (SINH64_C1
-                + u * (SINH64_C2 + u * (SINH64_C3 + u * (SINH64_C4 + u * (SINH64_C5 + u * SINH64_C6)))));
+                + u * (SINH64_C2
+                    + u * (SINH64_C3 + u * (SINH64_C4 + u * (SINH64_C5 + u * SINH64_C6)))));
         return x + x * u * p;
     }
     if ax > 711.0_f64 {

@@ -57,7 +57,8 @@ pub fn atan_tail_f32(t: f32) -> f32 {
         + u * (ATAN_C1
             + u * (ATAN_C2
                 + u * (ATAN_C3
-                    + u * (ATAN_C4 + u * (ATAN_C5 + u * (ATAN_C6 + u * (ATAN_C7 + u * ATAN_C8)))))));
+                    + u * (ATAN_C4
+                        + u * (ATAN_C5 + u * (ATAN_C6 + u * (ATAN_C7 + u * ATAN_C8)))))));
     t * u * p
 }
 
@@ -81,7 +82,7 @@ pub fn atan_ratio_f32(n: f32, d: f32) -> (f32, f32) {
         // atan' = 1/(1 + v^2). Rescale tiny operands so nothing underflows.
         let mut nn = n;
         let mut dd = d;
-        if nn < 7.888_609_1e-31_f32 {
+        if nn < 7.888_609e-31_f32 {
             nn *= 1_125_899_906_842_624.0_f32; // 2^50
             dd *= 1_125_899_906_842_624.0_f32;
         }

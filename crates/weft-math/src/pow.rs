@@ -11,7 +11,7 @@ use crate::bits::{f32_from_bits, f64_from_bits, f64_to_bits};
 use crate::classify::{is_inf, is_nan};
 use crate::exp_log::INF_F32_BITS;
 use crate::roots::NAN_F32_BITS;
-use crate::rounding::{abs, copysign, rint_small_f64, trunc};
+use crate::rounding::{abs, clamp_f64, copysign, rint_small_f64, trunc};
 use crate::scale::ldexp_f64;
 
 /// `log2(e)` as `f64`.
@@ -140,13 +140,7 @@ pub fn pow(x: f32, y: f32) -> f32 {
             sign = -1.0_f32;
         }
     }
-    let mut t = (y as f64) * log2_for_pow_f64(ax as f64);
     // Beyond +-400 the result is 0 or inf in f32 either way.
-    if t > 400.0_f64 {
-        t = 400.0_f64;
-    }
-    if t < -400.0_f64 {
-        t = -400.0_f64;
-    }
+    let t = clamp_f64((y as f64) * log2_for_pow_f64(ax as f64), -400.0_f64, 400.0_f64);
     sign * (exp2_for_pow_f64(t) as f32)
 }

@@ -6,7 +6,7 @@
 //! computed residual (≤ 1 ulp).
 
 use crate::bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
-use crate::classify::{is_finite, is_finite_f64};
+use crate::classify::{is_finite, is_finite_f64, is_nan, is_nan_f64};
 use crate::double_word::{two_prod_f32, two_prod_f64};
 use crate::rounding::{copysign, copysign_f64};
 use crate::wide_int::{wrapping_mul_u64, wrapping_sub_u64};
@@ -36,14 +36,11 @@ pub fn sqrt_estimate_f32(a: f32) -> f32 {
 /// ```
 #[inline]
 pub fn sqrt(x: f32) -> f32 {
-    if !(x > 0.0_f32) {
-        if x == 0.0_f32 {
-            return x;
-        }
-        if x < 0.0_f32 {
-            return f32_from_bits(NAN_F32_BITS);
-        }
-        return x; // NaN
+    if x == 0.0_f32 || is_nan(x) {
+        return x; // keeps the sign of zero and the NaN payload
+    }
+    if x < 0.0_f32 {
+        return f32_from_bits(NAN_F32_BITS);
     }
     if !is_finite(x) {
         return x;
@@ -100,14 +97,11 @@ pub fn sqrt_estimate_f64(a: f64) -> f64 {
 /// ```
 #[inline]
 pub fn sqrt_f64(x: f64) -> f64 {
-    if !(x > 0.0_f64) {
-        if x == 0.0_f64 {
-            return x;
-        }
-        if x < 0.0_f64 {
-            return f64_from_bits(NAN_F64_BITS);
-        }
+    if x == 0.0_f64 || is_nan_f64(x) {
         return x;
+    }
+    if x < 0.0_f64 {
+        return f64_from_bits(NAN_F64_BITS);
     }
     if !is_finite_f64(x) {
         return x;

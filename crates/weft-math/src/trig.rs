@@ -7,7 +7,7 @@
 //! (degree 2), `tan r = r + r^3 T(r^2)` (degree 6); `-1/tan` for odd quadrants
 //! is formed with an exact residual. Correct over the whole `f32` range.
 
-use crate::classify::is_finite;
+use crate::classify::{invalid_f32, is_finite};
 use crate::double_word::{fast_two_sum_f32, two_prod_f32};
 use crate::rounding::abs;
 use crate::trig_reduce::rem_pio2_f32;
@@ -92,7 +92,7 @@ pub fn sin(x: f32) -> f32 {
         return sin_kernel_f32(x, 0.0_f32);
     }
     if !is_finite(x) {
-        return x - x;
+        return invalid_f32(x);
     }
     let (hi, lo, q) = rem_pio2_f32(x);
     if q == 0_i32 {
@@ -122,7 +122,7 @@ pub fn cos(x: f32) -> f32 {
         return cos_kernel_f32(x, 0.0_f32);
     }
     if !is_finite(x) {
-        return x - x;
+        return invalid_f32(x);
     }
     let (hi, lo, q) = rem_pio2_f32(x);
     if q == 0_i32 {
@@ -153,7 +153,7 @@ pub fn sincos(x: f32) -> (f32, f32) {
         return (sin_kernel_f32(x, 0.0_f32), cos_kernel_f32(x, 0.0_f32));
     }
     if !is_finite(x) {
-        return (x - x, x - x);
+        return (invalid_f32(x), invalid_f32(x));
     }
     let (hi, lo, q) = rem_pio2_f32(x);
     let s = sin_kernel_f32(hi, lo);
@@ -185,7 +185,7 @@ pub fn tan(x: f32) -> f32 {
         return tan_kernel_f32(x, 0.0_f32, false);
     }
     if !is_finite(x) {
-        return x - x;
+        return invalid_f32(x);
     }
     let (hi, lo, q) = rem_pio2_f32(x);
     tan_kernel_f32(hi, lo, (q & 1_i32) == 1_i32)

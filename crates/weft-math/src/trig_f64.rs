@@ -5,7 +5,7 @@
 //! returning double-word results; `tan = sin/cos` (or `-cos/sin`) with the
 //! division residual computed exactly.
 
-use crate::classify::is_finite_f64;
+use crate::classify::{invalid_f64, is_finite_f64};
 use crate::double_word::{fast_two_sum_f64, two_prod_f64};
 use crate::rounding::abs_f64;
 use crate::trig_reduce_f64::rem_pio2_f64;
@@ -80,7 +80,7 @@ pub fn sin_f64(x: f64) -> f64 {
         return s + t;
     }
     if !is_finite_f64(x) {
-        return x - x;
+        return invalid_f64(x);
     }
     let (hi, lo, q) = rem_pio2_f64(x);
     let v = if (q & 1_i32) == 0_i32 {
@@ -109,7 +109,7 @@ pub fn cos_f64(x: f64) -> f64 {
         return c + t;
     }
     if !is_finite_f64(x) {
-        return x - x;
+        return invalid_f64(x);
     }
     let (hi, lo, q) = rem_pio2_f64(x);
     let v = if (q & 1_i32) == 0_i32 {
@@ -140,7 +140,7 @@ pub fn sincos_f64(x: f64) -> (f64, f64) {
         }
     } else {
         if !is_finite_f64(x) {
-            return (x - x, x - x);
+            return (invalid_f64(x), invalid_f64(x));
         }
         let (h, l, qq) = rem_pio2_f64(x);
         hi = h;
@@ -181,7 +181,7 @@ pub fn tan_f64(x: f64) -> f64 {
         }
     } else {
         if !is_finite_f64(x) {
-            return x - x;
+            return invalid_f64(x);
         }
         let (h, l, qq) = rem_pio2_f64(x);
         hi = h;

@@ -57,7 +57,7 @@ fn trig_special() {
     check1("sincos.1", |x| m::sincos(x).1, &[(0.0, 1.0), (INF, NAN)]);
     // Huge arguments are reduced exactly (values from a 200-digit reference).
     assert_eq!(m::sin(f32::MAX), -0.521_876_5);
-    assert_eq!(m::cos(f32::MAX), 0.853_021_03);
+    assert_eq!(m::cos(f32::MAX), 0.853_021);
     let odd64 = [(0.0, 0.0), (-0.0, -0.0), (NAN64, NAN64), (INF64, NAN64), (-INF64, NAN64)];
     check1_64("sin_f64", m::sin_f64, &odd64);
     check1_64("tan_f64", m::tan_f64, &odd64);

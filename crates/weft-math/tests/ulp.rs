@@ -33,7 +33,7 @@ fn run_parallel(jobs: Vec<Job>) -> Vec<Stat> {
 }
 
 fn check_bounds(stats: &[Stat]) {
-    let bad: Vec<_> = stats.iter().filter(|s| !(s.max_dist <= s.bound)).collect();
+    let bad: Vec<_> = stats.iter().filter(|s| s.max_dist.is_nan() || s.max_dist > s.bound).collect();
     assert!(bad.is_empty(), "functions over their ulp bound: {bad:#?}");
 }
 

@@ -15,8 +15,11 @@ pub const SERIAL_BELOW: usize = 4096;
 /// inside `chunk`, with the kernel's arguments in locals, so the per-thread body is
 /// inlined into a tight loop. Panics inside (e.g. an out-of-bounds index) propagate
 /// to the caller.
-#[inline]
-pub fn launch<F: Fn(Range<usize>) + Sync + Send>(dims: &Dims, chunk: F) {
+///
+/// `chunk` is called dynamically once per range (not per thread index), so the
+/// thread-pool machinery is compiled once here rather than once per kernel, which
+/// keeps kernels cheap to build.
+pub fn launch(dims: &Dims, chunk: &(dyn Fn(Range<usize>) + Sync)) {
     let n = dims.total();
     if n < SERIAL_BELOW {
         chunk(0..n);

@@ -47,7 +47,9 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
         let mut off = 0usize;
         for d in 0..N {
             let i = idx[d];
-            if i < 0 || i as u64 >= self.shape[d] as u64 {
+            // One unsigned compare covers both ends: a negative index wraps to a
+            // huge u64.
+            if i as u64 >= self.shape[d] as u64 {
                 // Pass plain values: taking `&self` here would force the view out of
                 // registers into memory on every access of the hot loop.
                 out_of_bounds(self.kernel, self.param, idx, self.shape);

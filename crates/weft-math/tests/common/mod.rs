@@ -148,8 +148,8 @@ pub fn print_table(title: &str, stats: &[Stat], frac_label: &str) {
     println!();
     println!("{title}");
     println!(
-        "{:<10} {:>10} {:>12} {:>10} {:>6}  {}",
-        "function", "inputs", frac_label, "max ulp", "bound", "worst input"
+        "{:<10} {:>10} {frac_label:>12} {:>10} {:>6}  worst input",
+        "function", "inputs", "max ulp", "bound"
     );
     for s in stats {
         println!(
