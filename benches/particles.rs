@@ -31,7 +31,7 @@ fn hand_written(x: &mut [Vec3], v: &mut [Vec3], g: Vec3, dt: f32) {
         let mut pos = *p + vel * dt;
         if pos.z < 0.0 {
             pos.z = 0.0;
-            vel.z = -0.5 * vel.z;
+            vel.z *= -0.5;
         }
         *p = pos;
         *u = vel;

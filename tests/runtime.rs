@@ -91,13 +91,13 @@ fn float_atomics_sum_within_tolerance() {
     let mut f = Array::zeros(Device::Cpu, [4]);
     accumulate_vec::launch(n, &mut f, &x).unwrap();
     let f = f.to_vec();
-    for k in 0..4 {
+    for (k, fk) in f.iter().enumerate() {
         let exact: f64 = xs.iter().skip(k).step_by(4).map(|&v| v as f64).sum();
         // Summation order varies between threads; each add rounds at most 2^-24
         // relative, so the total error is bounded by n/4 * 2^-24 * sum.
         let tol = exact * (n as f64 / 4.0) * f32::EPSILON as f64 * 0.5;
-        assert!((f[k].x as f64 - exact).abs() <= tol, "{} vs {exact}", f[k].x);
-        assert_eq!(f[k].y, (n / 4) as f32);
+        assert!((fk.x as f64 - exact).abs() <= tol, "{} vs {exact}", fk.x);
+        assert_eq!(fk.y, (n / 4) as f32);
     }
 }
 

@@ -209,11 +209,12 @@ impl<'e> Builder<'e> {
                 let a = self.coerce(a, &Type::Scalar(s))?;
                 return Ok((a, b));
             }
-        } else if fb && !fa {
-            if let Some(s) = self.ty(a).scalar() {
-                let b = self.coerce(b, &Type::Scalar(s))?;
-                return Ok((a, b));
-            }
+        } else if fb
+            && !fa
+            && let Some(s) = self.ty(a).scalar()
+        {
+            let b = self.coerce(b, &Type::Scalar(s))?;
+            return Ok((a, b));
         }
         Ok((a, b))
     }

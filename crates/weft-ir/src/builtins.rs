@@ -355,7 +355,8 @@ mod tests {
         let v3 = Type::Vector(3, Scalar::F32);
         assert_eq!(resolve("dot", &[v3.clone(), v3.clone()]), Ok(Type::F32));
         assert_eq!(resolve("cross", &[v3.clone(), v3.clone()]), Ok(v3.clone()));
-        assert!(resolve("cross", &[Type::Vector(2, Scalar::F32); 2]).is_err());
+        let v2 = Type::Vector(2, Scalar::F32);
+        assert!(resolve("cross", &[v2.clone(), v2]).is_err());
         assert_eq!(resolve("sin", &[Type::F64]), Ok(Type::F64));
         assert!(resolve("sin", &[Type::I32]).unwrap_err().contains("no overload of `sin`"));
         assert!(resolve("atan2", &[Type::F32]).unwrap_err().contains("takes 2 arguments"));

@@ -50,7 +50,7 @@ impl<'ast> Visit<'ast> for Collector {
             let last = segs.last().cloned().unwrap_or_default();
             let is_ctor = segs.len() >= 2 && is_language_type(&segs[segs.len() - 2]);
             let is_local = segs.len() == 1 && self.locals.contains(&last);
-            if !is_ctor && !is_local && !(segs.len() == 1 && is_language_fn(&last)) {
+            if !(is_ctor || is_local || segs.len() == 1 && is_language_fn(&last)) {
                 self.add(&p.path);
             }
         } else {

@@ -928,7 +928,7 @@ impl<'e> Lower<'e> {
             if RNG_BUILTINS.contains(&name.as_str()) {
                 return self.rng(&name, c);
             }
-            if builtins::doc(&name).is_some() && self.b.env().funcs.get(&name).is_none() {
+            if builtins::doc(&name).is_some() && !self.b.env().funcs.contains_key(&name) {
                 let args = self.args(&c.args)?;
                 return self.b.builtin(&name, args, span);
             }

@@ -88,7 +88,8 @@ pub fn asin_tail_f64(x: f64, u: f64) -> f64 {
                             + u * (ASIN64_C6
                                 + u * (ASIN64_C7
                                     + u * (ASIN64_C8
-                                        + u * (ASIN64_C9 + u * (ASIN64_C10 + u * ASIN64_C11))))))))));
+                                        + u * (ASIN64_C9
+                                            + u * (ASIN64_C10 + u * ASIN64_C11))))))))));
     x * u * p
 }
 

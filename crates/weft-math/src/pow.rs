@@ -59,7 +59,8 @@ pub fn exp2_for_pow_f64(t: f64) -> f64 {
             + r * (POW_EXP2_C2
                 + r * (POW_EXP2_C3
                     + r * (POW_EXP2_C4
-                        + r * (POW_EXP2_C5 + r * (POW_EXP2_C6 + r * (POW_EXP2_C7 + r * POW_EXP2_C8)))))));
+                        + r * (POW_EXP2_C5
+                            + r * (POW_EXP2_C6 + r * (POW_EXP2_C7 + r * POW_EXP2_C8)))))));
     ldexp_f64(1.0_f64 + r * p, n as i32)
 }
 
@@ -141,6 +142,10 @@ pub fn pow(x: f32, y: f32) -> f32 {
         }
     }
     // Beyond +-400 the result is 0 or inf in f32 either way.
-    let t = clamp_f64((y as f64) * log2_for_pow_f64(ax as f64), -400.0_f64, 400.0_f64);
+    let t = clamp_f64(
+        (y as f64) * log2_for_pow_f64(ax as f64),
+        -400.0_f64,
+        400.0_f64,
+    );
     sign * (exp2_for_pow_f64(t) as f32)
 }

@@ -56,7 +56,8 @@ pub fn log_dd_f64(x: f64) -> (f64, f64) {
             + w * (POWLOG64_C1
                 + w * (POWLOG64_C2
                     + w * (POWLOG64_C3
-                        + w * (POWLOG64_C4 + w * (POWLOG64_C5 + w * (POWLOG64_C6 + w * POWLOG64_C7)))))));
+                        + w * (POWLOG64_C4
+                            + w * (POWLOG64_C5 + w * (POWLOG64_C6 + w * POWLOG64_C7)))))));
     let (rh, rl0) = fast_two_sum_f64(TWO_THIRDS_HI, r2);
     let rl = rl0 + TWO_THIRDS_LO;
     // s^3 as a double-word.

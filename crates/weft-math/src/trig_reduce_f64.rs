@@ -81,7 +81,11 @@ pub fn two_over_pi_word64(i: u32) -> u64 {
 /// 64 bits starting `o` bits into the concatenation of `a` and `b`.
 #[inline]
 pub fn window64(a: u64, b: u64, o: u32) -> u64 {
-    if o == 0_u32 { a } else { (a << (o as u64)) | (b >> ((64_u32 - o) as u64)) }
+    if o == 0_u32 {
+        a
+    } else {
+        (a << (o as u64)) | (b >> ((64_u32 - o) as u64))
+    }
 }
 
 /// Reduces finite `x` to `hi + lo` in about `[-pi/4, pi/4]` and the quadrant.

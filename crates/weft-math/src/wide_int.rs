@@ -20,7 +20,11 @@ pub fn wrapping_add_u64(a: u64, b: u64) -> u64 {
 /// `a - b` modulo `2^64`.
 #[inline]
 pub fn wrapping_sub_u64(a: u64, b: u64) -> u64 {
-    if a >= b { a - b } else { a + (MAX64 - b) + 1_u64 }
+    if a >= b {
+        a - b
+    } else {
+        a + (MAX64 - b) + 1_u64
+    }
 }
 
 /// `a * b` modulo `2^64`.

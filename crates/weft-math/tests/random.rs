@@ -3,7 +3,11 @@
 use weft_math::{rand_init, randf, randf_range, randi, randn};
 
 fn n(full: usize) -> usize {
-    if cfg!(debug_assertions) { full / 4 } else { full }
+    if cfg!(debug_assertions) {
+        full / 4
+    } else {
+        full
+    }
 }
 
 fn mean_var(xs: &[f64]) -> (f64, f64) {
@@ -15,7 +19,12 @@ fn mean_var(xs: &[f64]) -> (f64, f64) {
 fn correlation(a: &[f64], b: &[f64]) -> f64 {
     let (ma, va) = mean_var(a);
     let (mb, vb) = mean_var(b);
-    let cov = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum::<f64>() / (a.len() - 1) as f64;
+    let cov = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x - ma) * (y - mb))
+        .sum::<f64>()
+        / (a.len() - 1) as f64;
     cov / (va * vb).sqrt()
 }
 
@@ -70,7 +79,11 @@ fn uniform_moments_and_range() {
         bins[(u * 16.0) as usize] += 1;
     }
     let expect = xs.len() as f64 / 16.0;
-    assert!(bins.iter().all(|&b| (b as f64 - expect).abs() < 0.05 * expect), "{bins:?}");
+    assert!(
+        bins.iter()
+            .all(|&b| (b as f64 - expect).abs() < 0.05 * expect),
+        "{bins:?}"
+    );
 }
 
 #[test]
@@ -95,7 +108,9 @@ fn integer_bits_are_balanced() {
 fn neighbouring_offsets_are_uncorrelated() {
     // First draws of streams k and k+1 (typical "one stream per thread" use).
     let count = n(200_000);
-    let first: Vec<f64> = (0..=count as u32).map(|k| randf(rand_init(2024, k)).1 as f64).collect();
+    let first: Vec<f64> = (0..=count as u32)
+        .map(|k| randf(rand_init(2024, k)).1 as f64)
+        .collect();
     let r = correlation(&first[..count], &first[1..]);
     assert!(r.abs() < 0.01, "offset correlation {r}");
     // Whole streams of adjacent offsets.

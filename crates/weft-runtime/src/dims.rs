@@ -88,7 +88,7 @@ mod tests {
     fn row_major_indices() {
         let d = Dims::from((2, 3, 4));
         assert_eq!(d.total(), 24);
-        let t = 1 * 12 + 2 * 4 + 3;
+        let t = 12 + 2 * 4 + 3; // index (1, 2, 3)
         assert_eq!((d.index(t, 0), d.index(t, 1), d.index(t, 2)), (1, 2, 3));
     }
 }

@@ -79,7 +79,11 @@ pub fn err32(got: f32, reference: f64) -> (f64, f64) {
     let r32 = reference as f32;
     let dist = (key32(got) - key32(r32)).abs() as f64;
     if got.is_infinite() || reference.is_infinite() {
-        let frac = if got as f64 == reference { 0.0 } else { dist.max(0.5) };
+        let frac = if got as f64 == reference {
+            0.0
+        } else {
+            dist.max(0.5)
+        };
         return (frac, dist);
     }
     let frac = (got as f64 - reference).abs() / ulp32_at(reference);
@@ -89,7 +93,11 @@ pub fn err32(got: f32, reference: f64) -> (f64, f64) {
 /// Integer ulp distance between two f64 values (NaN == NaN).
 pub fn dist64(got: f64, reference: f64) -> f64 {
     if reference.is_nan() || got.is_nan() {
-        return if reference.is_nan() && got.is_nan() { 0.0 } else { f64::INFINITY };
+        return if reference.is_nan() && got.is_nan() {
+            0.0
+        } else {
+            f64::INFINITY
+        };
     }
     (key64(got) - key64(reference)).abs() as f64
 }
@@ -97,7 +105,9 @@ pub fn dist64(got: f64, reference: f64) -> f64 {
 /// Iterates every `step`-th f32 bit pattern (both signs, all exponents),
 /// starting at `start`.
 pub fn bit_sweep32(step: u64, start: u64) -> impl Iterator<Item = f32> {
-    (start..=u32::MAX as u64).step_by(step as usize).map(|b| f32::from_bits(b as u32))
+    (start..=u32::MAX as u64)
+        .step_by(step as usize)
+        .map(|b| f32::from_bits(b as u32))
 }
 
 /// `n` values evenly spaced in value between `lo` and `hi`, rounded to f32.
@@ -107,7 +117,9 @@ pub fn linear32(lo: f64, hi: f64, n: usize) -> impl Iterator<Item = f32> {
 
 /// All f32 bit patterns between `lo` and `hi` (same sign, `0 <= lo < hi`) with step.
 pub fn bits_between32(lo: f32, hi: f32, step: u32) -> impl Iterator<Item = f32> {
-    (lo.to_bits()..=hi.to_bits()).step_by(step as usize).map(f32::from_bits)
+    (lo.to_bits()..=hi.to_bits())
+        .step_by(step as usize)
+        .map(f32::from_bits)
 }
 
 /// Sample count scale: smaller sweeps in debug builds.
@@ -128,7 +140,14 @@ pub struct Stat {
 
 impl Stat {
     pub fn new(name: &str, bound: f64) -> Self {
-        Stat { name: name.to_string(), n: 0, max_frac: 0.0, max_dist: 0.0, worst: String::new(), bound }
+        Stat {
+            name: name.to_string(),
+            n: 0,
+            max_frac: 0.0,
+            max_dist: 0.0,
+            worst: String::new(),
+            bound,
+        }
     }
     pub fn add(&mut self, frac: f64, dist: f64, input: impl FnOnce() -> String) {
         self.n += 1;
