@@ -64,6 +64,211 @@ pub fn host_type(t: &Type) -> TokenStream {
 struct Emitter<'f> {
     f: &'f Function,
     rt: TokenStream,
+    /// Values known to equal the flat thread index `tid()` (see [`tid_values`]).
+    tid: std::collections::HashSet<ValueId>,
+    /// Array values (from parameters in [`unsync_arrays`]) accessed with plain loads
+    /// and stores.
+    unsync: std::collections::HashSet<ValueId>,
+}
+
+fn unsync_values(f: &Function) -> std::collections::HashSet<ValueId> {
+    let params = unsync_arrays(f);
+    let mut out = std::collections::HashSet::new();
+    fn walk(b: &Block, params: &std::collections::HashSet<usize>, out: &mut std::collections::HashSet<ValueId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Def(v, Expr::Param(i)) if params.contains(i) => {
+                    out.insert(*v);
+                }
+                Stmt::If(_, x, y) => {
+                    walk(x, params, out);
+                    walk(y, params, out);
+                }
+                Stmt::For(_, _, _, body) => walk(body, params, out),
+                Stmt::While(c, _, body) => {
+                    walk(c, params, out);
+                    walk(body, params, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    if f.kind == FnKind::Kernel {
+        walk(&f.body, &params, &mut out);
+    }
+    out
+}
+
+/// Values equal to the flat thread index: `tid()` itself and reads of immutable
+/// locals initialised with it. Array accesses indexed by these are emitted with a
+/// `usize` bounds check against the thread index, which the optimizer removes in the
+/// launcher's main loop (whose bound is the smallest such array length).
+pub fn tid_values(f: &Function) -> std::collections::HashSet<ValueId> {
+    use std::collections::HashSet;
+    fn walk(b: &Block, f: &Function, tid: &mut HashSet<ValueId>, vars: &mut HashSet<VarId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Def(v, Expr::Tid(None)) => {
+                    tid.insert(*v);
+                }
+                Stmt::Def(v, Expr::Var(var)) if vars.contains(var) => {
+                    tid.insert(*v);
+                }
+                Stmt::Let(var, v) if tid.contains(v) && !f.vars[var.0 as usize].mutable => {
+                    vars.insert(*var);
+                }
+                Stmt::If(_, a, b) => {
+                    walk(a, f, tid, vars);
+                    walk(b, f, tid, vars);
+                }
+                Stmt::For(_, _, _, body) => walk(body, f, tid, vars),
+                Stmt::While(c, _, body) => {
+                    walk(c, f, tid, vars);
+                    walk(body, f, tid, vars);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut tid = HashSet::new();
+    walk(&f.body, f, &mut tid, &mut HashSet::new());
+    tid
+}
+
+/// Array parameters whose elements no two threads of a launch can touch
+/// concurrently with a write, so plain loads and stores are race-free:
+/// read-only arrays (nothing writes them during the launch: a writable parameter
+/// is an exclusive borrow, so it cannot be the same array), and writable 1-D arrays
+/// whose every access in the kernel is at index `tid()` (each thread owns its
+/// element). Other writable arrays use relaxed atomic element accesses.
+///
+/// This relies on arrays never sharing memory; revisit when array views exist.
+pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
+    use std::collections::{HashMap, HashSet};
+    let tid = tid_values(f);
+    let mut param_of: HashMap<ValueId, usize> = HashMap::new();
+    let mut disqualified: HashSet<usize> = HashSet::new();
+    fn uses(e: &Expr) -> Vec<ValueId> {
+        match e {
+            Expr::Unary(_, a) | Expr::Cast(a, _) | Expr::Splat(_, a) | Expr::Extract(a, _) => vec![*a],
+            Expr::Binary(_, a, b) | Expr::DynIndex(a, b) | Expr::Insert(a, _, b) => vec![*a, *b],
+            Expr::DynInsert(a, b, c) | Expr::MatElem(a, b, c) => vec![*a, *b, *c],
+            Expr::Builtin(_, args) | Expr::Rng(_, _, args) | Expr::Construct(_, args) => args.clone(),
+            Expr::Call { args, .. } => args.clone(),
+            Expr::Load(a, idx) | Expr::Atomic(_, a, idx, _) => std::iter::once(*a).chain(idx.iter().copied()).collect(),
+            Expr::Len(a, _) => vec![*a],
+            Expr::Lit(_) | Expr::Param(_) | Expr::Var(_) | Expr::Tid(_) => vec![],
+        }
+    }
+    fn walk(
+        b: &Block,
+        tid: &HashSet<ValueId>,
+        param_of: &mut HashMap<ValueId, usize>,
+        bad: &mut HashSet<usize>,
+    ) {
+        let mut check = |a: &ValueId, idx: &[ValueId], bad: &mut HashSet<usize>, param_of: &HashMap<ValueId, usize>| {
+            if let Some(p) = param_of.get(a)
+                && !(idx.len() == 1 && tid.contains(&idx[0]))
+            {
+                bad.insert(*p);
+            }
+        };
+        for s in &b.0 {
+            match s {
+                Stmt::Def(v, Expr::Param(i)) => {
+                    param_of.insert(*v, *i);
+                }
+                Stmt::Def(_, Expr::Load(a, idx)) | Stmt::Def(_, Expr::Atomic(_, a, idx, _)) => {
+                    check(a, idx, bad, param_of);
+                }
+                Stmt::Def(_, Expr::Len(..)) => {}
+                Stmt::Def(_, e) => {
+                    // Any other use of an array value (passed to a func, stored in a
+                    // struct): its accesses are unknown here.
+                    for u in uses(e) {
+                        if let Some(p) = param_of.get(&u) {
+                            bad.insert(*p);
+                        }
+                    }
+                }
+                Stmt::Store(a, idx, v) => {
+                    check(a, idx, bad, param_of);
+                    if let Some(p) = param_of.get(v) {
+                        bad.insert(*p);
+                    }
+                }
+                Stmt::If(_, x, y) => {
+                    walk(x, tid, param_of, bad);
+                    walk(y, tid, param_of, bad);
+                }
+                Stmt::For(_, _, _, body) => walk(body, tid, param_of, bad),
+                Stmt::While(c, _, body) => {
+                    walk(c, tid, param_of, bad);
+                    walk(body, tid, param_of, bad);
+                }
+                _ => {}
+            }
+        }
+    }
+    walk(&f.body, &tid, &mut param_of, &mut disqualified);
+    f.params
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| match &p.ty {
+            Type::Array { access: crate::types::Access::Read, .. } => true,
+            Type::Array { ndim: 1, .. } => !disqualified.contains(i),
+            _ => false,
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The parameters (indices) that are 1-D arrays accessed with the thread index.
+pub fn tid_indexed_arrays(f: &Function) -> Vec<usize> {
+    let tid = tid_values(f);
+    let mut params_of = std::collections::HashMap::new();
+    let mut out = std::collections::BTreeSet::new();
+    fn walk(
+        b: &Block,
+        tid: &std::collections::HashSet<ValueId>,
+        params_of: &mut std::collections::HashMap<ValueId, usize>,
+        out: &mut std::collections::BTreeSet<usize>,
+    ) {
+        for s in &b.0 {
+            let access = match s {
+                Stmt::Def(v, Expr::Param(i)) => {
+                    params_of.insert(*v, *i);
+                    None
+                }
+                Stmt::Def(_, Expr::Load(a, idx)) | Stmt::Def(_, Expr::Atomic(_, a, idx, _)) => Some((a, idx)),
+                Stmt::Store(a, idx, _) => Some((a, idx)),
+                Stmt::If(_, x, y) => {
+                    walk(x, tid, params_of, out);
+                    walk(y, tid, params_of, out);
+                    None
+                }
+                Stmt::For(_, _, _, body) => {
+                    walk(body, tid, params_of, out);
+                    None
+                }
+                Stmt::While(c, _, body) => {
+                    walk(c, tid, params_of, out);
+                    walk(body, tid, params_of, out);
+                    None
+                }
+                _ => None,
+            };
+            if let Some((a, idx)) = access
+                && idx.len() == 1
+                && tid.contains(&idx[0])
+                && let Some(p) = params_of.get(a)
+            {
+                out.insert(*p);
+            }
+        }
+    }
+    walk(&f.body, &tid, &mut params_of, &mut out);
+    out.into_iter().collect()
 }
 
 fn val(v: ValueId) -> Ident {
@@ -94,6 +299,15 @@ impl Emitter<'_> {
             Lit::Float(x, Scalar::F32) => float_lit_f32(x as f32),
             Lit::Float(x, _) => float_lit_f64(x),
         }
+    }
+
+    /// The checked offset of an element: by thread index when the index is `tid()`.
+    fn offset(&self, a: &Ident, idx: &[ValueId]) -> TokenStream {
+        if idx.len() == 1 && self.tid.contains(&idx[0]) {
+            return quote!(#a.offset_tid(__tid));
+        }
+        let idx = self.indices(idx);
+        quote!(#a.offset(#idx))
     }
 
     fn indices(&self, idx: &[ValueId]) -> TokenStream {
@@ -178,9 +392,16 @@ impl Emitter<'_> {
                 quote!(#rt::mat_elem(#m, #r as i64, #c as i64))
             }
             Expr::Load(a, idx) => {
+                let unsync = self.unsync.contains(a);
                 let a = val(*a);
-                let idx = self.indices(idx);
-                quote!(#a.read(#a.offset(#idx)))
+                let o = self.offset(&a, idx);
+                if unsync {
+                    // SAFETY: no thread of this launch writes this element while
+                    // another accesses it (see `unsync_arrays`).
+                    quote!(unsafe { #a.read_unsync(#o) })
+                } else {
+                    quote!(#a.read(#o))
+                }
             }
             Expr::Len(a, None) => {
                 let a = val(*a);
@@ -193,10 +414,10 @@ impl Emitter<'_> {
             }
             Expr::Atomic(op, a, idx, v) => {
                 let a = val(*a);
-                let idx = self.indices(idx);
+                let o = self.offset(&a, idx);
                 let v = val(*v);
                 let m = format_ident!("{}", op.name());
-                quote!(#a.#m(#a.offset(#idx), #v))
+                quote!(#a.#m(#o, #v))
             }
             Expr::Tid(None) => quote!(__tid as i32),
             Expr::Tid(Some(d)) => {
@@ -297,10 +518,16 @@ impl Emitter<'_> {
                 quote!(#n = #v;)
             }
             Stmt::Store(a, idx, v) => {
+                let unsync = self.unsync.contains(a);
                 let a = val(*a);
-                let idx = self.indices(idx);
+                let o = self.offset(&a, idx);
                 let v = val(*v);
-                quote!(#a.write(#a.offset(#idx), #v);)
+                if unsync {
+                    // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
+                    quote!(unsafe { #a.write_unsync(#o, #v) };)
+                } else {
+                    quote!(#a.write(#o, #v);)
+                }
             }
             Stmt::If(c, t, e) => {
                 let c = val(*c);
@@ -397,7 +624,7 @@ fn float_lit_f64(x: f64) -> TokenStream {
 /// (so their imports are used and type errors point at their tokens); array
 /// parameters always use the kernel-side view type.
 pub fn emit_func(f: &Function, vis: &TokenStream, written: Option<(Vec<TokenStream>, TokenStream)>) -> TokenStream {
-    let e = Emitter { f, rt: rt() };
+    let e = Emitter { f, rt: rt(), tid: tid_values(f), unsync: unsync_values(f) };
     let name = format_ident!("{}", f.name);
     let (wp, wr) = match written {
         Some((p, r)) => (p.into_iter().map(Some).collect(), Some(r)),
@@ -426,7 +653,7 @@ pub fn emit_func(f: &Function, vis: &TokenStream, written: Option<(Vec<TokenStre
 /// Emits a kernel body as `fn #ident(__tid: usize, __dims: &Dims, params..)`, called once
 /// per launch index by the CPU launcher.
 pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
-    let e = Emitter { f, rt: rt() };
+    let e = Emitter { f, rt: rt(), tid: tid_values(f), unsync: unsync_values(f) };
     let rt = rt();
     let params = f.params.iter().map(|p| {
         let n = format_ident!("{}", p.name);

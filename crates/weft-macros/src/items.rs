@@ -376,6 +376,10 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
         }
         call_args.push(quote!(#n));
     }
+    let fast_arrays: Vec<_> = weft_ir::emit_rust::tid_indexed_arrays(ir)
+        .into_iter()
+        .map(|i| format_ident!("{}", ir.params[i].name))
+        .collect();
     let dims_check = if ir.launch_dims > 1 {
         let d = ir.launch_dims as usize;
         quote! {
@@ -426,7 +430,15 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
                             // every store.
                             #(let #call_args = #call_args;)*
                             let __dims = dims;
-                            for __tid in __range {
+                            // Threads below `__fast` index every array they access by
+                            // `tid()` in bounds; the optimizer can see that in this loop
+                            // and drop those checks. The rest keep them.
+                            let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
+                            let __split = __fast.max(__range.start);
+                            for __tid in __range.start..__split {
+                                #body_ident(__tid, &__dims, #(#call_args),*);
+                            }
+                            for __tid in __split..__range.end {
                                 #body_ident(__tid, &__dims, #(#call_args),*);
                             }
                         });

@@ -90,7 +90,7 @@ pub fn exp_core_f64(x: f64) -> (f64, f64, i32) {
     (s, t, kf as i32)
 }
 
-/// Natural exponential of an `f64` (≤ 1 ulp).
+/// Natural exponential of an `f64` (≤ 2 ulp).
 ///
 /// ```
 /// assert_eq!(weft_math::exp_f64(0.0), 1.0);
@@ -111,7 +111,7 @@ pub fn exp_f64(x: f64) -> f64 {
     ldexp_f64(s + t, k)
 }
 
-/// `2^x` for `f64` (≤ 1 ulp); exact for integer `x`.
+/// `2^x` for `f64` (≤ 2 ulp); exact for integer `x`.
 ///
 /// ```
 /// assert_eq!(weft_math::exp2_f64(-3.0), 0.125);
@@ -179,7 +179,7 @@ pub fn log_special_f64(x: f64) -> (bool, f64) {
     (false, 0.0_f64)
 }
 
-/// Natural logarithm of an `f64` (≤ 1 ulp).
+/// Natural logarithm of an `f64` (≤ 2 ulp).
 ///
 /// ```
 /// assert_eq!(weft_math::log_f64(1.0), 0.0);
@@ -195,7 +195,7 @@ pub fn log_f64(x: f64) -> f64 {
     s + (e + (tail + kf * LN2_LO42))
 }
 
-/// Base-2 logarithm of an `f64` (≤ 1 ulp); exact for powers of two.
+/// Base-2 logarithm of an `f64` (≤ 2 ulp); exact for powers of two.
 ///
 /// ```
 /// assert_eq!(weft_math::log2_f64(1024.0), 10.0);
@@ -214,7 +214,7 @@ pub fn log2_f64(x: f64) -> f64 {
     s + (e + small)
 }
 
-/// Base-10 logarithm of an `f64` (≤ 1 ulp).
+/// Base-10 logarithm of an `f64` (≤ 2 ulp).
 ///
 /// ```
 /// assert_eq!(weft_math::log10_f64(100.0), 2.0);

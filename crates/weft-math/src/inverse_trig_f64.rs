@@ -128,7 +128,7 @@ pub fn atan_core_f64(t: f64) -> (f64, f64) {
     fast_two_sum_f64(s, e + (base_lo + atan_tail_f64(v)))
 }
 
-/// Arctangent of an `f64` (≤ 1 ulp).
+/// Arctangent of an `f64` (≤ 2 ulp).
 ///
 /// ```
 /// assert_eq!(weft_math::atan_f64(0.0), 0.0);
@@ -171,7 +171,7 @@ pub fn atan_ratio_f64(n: f64, d: f64) -> (f64, f64) {
     (h, l + corr)
 }
 
-/// Four-quadrant arctangent for `f64` (≤ 1 ulp), C99 special cases.
+/// Four-quadrant arctangent for `f64` (≤ 2 ulp), C99 special cases.
 ///
 /// ```
 /// use std::f64::consts::PI;
@@ -242,7 +242,7 @@ pub fn asin_far_f64(ax: f64) -> (f64, f64) {
     (s_hi, c + asin_tail_f64(s, z))
 }
 
-/// Arcsine of an `f64` (≤ 1 ulp).
+/// Arcsine of an `f64` (≤ 2 ulp).
 ///
 /// ```
 /// assert_eq!(weft_math::asin_f64(0.0), 0.0);
@@ -271,7 +271,7 @@ pub fn asin_f64(x: f64) -> f64 {
     copysign_f64(h + (PIO2_LO_F64 - 2.0_f64 * tail), x)
 }
 
-/// Arccosine of an `f64` in `[0, pi]` (≤ 1 ulp).
+/// Arccosine of an `f64` in `[0, pi]` (≤ 2 ulp).
 ///
 /// ```
 /// assert_eq!(weft_math::acos_f64(1.0), 0.0);

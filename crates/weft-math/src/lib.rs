@@ -21,17 +21,26 @@
 //!
 //! # Accuracy
 //!
-//! Bounds are in ulp of the exact result, measured against correctly
-//! rounded references (see `tests/ulp.rs`, which prints the measured table):
+//! Bounds are in ulp, as the distance from the correctly rounded result.
+//! Every unary `f32` function was checked **exhaustively** (all 2^32 inputs)
+//! against the `f64` `std` result rounded to `f32`; `atan2` and `pow` on
+//! millions of random and structured pairs; `tests/ulp.rs` repeats a
+//! ~5-million-input sweep per function and prints the table. The `f64`
+//! functions are tested against `std` (within one extra ulp, since `std` is
+//! itself ~1 ulp) and were spot-checked with a 60-digit reference (all
+//! below 0.8 ulp).
 //!
-//! | function | `f32` bound | `f64` bound |
+//! | functions | `f32` | `f64` |
 //! |---|---|---|
-//! | `sqrt`, `abs`, `copysign`, `floor`, `ceil`, `round`, `trunc`, `min`, `max`, `clamp`, `sign` | exact (0.5 for `sqrt`) | exact |
-//! | `sin cos sincos tan` | 1 (2 for `tan`) | 2 |
-//! | `asin acos atan atan2` | 1 | 2 |
-//! | `exp exp2 log log2 log10` | 1 | 2 |
-//! | `pow` | 1 | 2 |
-//! | `sinh cosh tanh`, `cbrt` | 1 | 2 |
+//! | `abs copysign floor ceil round trunc min max clamp sign` | exact | exact |
+//! | `sqrt` | correctly rounded | correctly rounded |
+//! | `sin cos sincos tan`, `asin acos atan atan2` | 1 | 2 |
+//! | `exp exp2 log log2 log10 pow`, `sinh cosh tanh` | 1 | 2 |
+//! | `cbrt` | 1 | 1 |
+//!
+//! All `f32` functions evaluate in plain `f32` except `pow` (`f64` inside,
+//! see its docs) and the rare huge-argument path of the trigonometric
+//! reduction (one `f64` multiplication, `|x| >= 400`).
 //!
 //! Special values follow IEEE-754 / C99 Annex F (NaN propagation, signed
 //! zeros, infinities, overflow and gradual underflow).

@@ -92,7 +92,7 @@ pub fn integer_kind_f64(y: f64) -> i32 {
     }
 }
 
-/// `x^y` for `f64` (≤ 1 ulp), C99 `pow` special cases (see [`crate::pow`]).
+/// `x^y` for `f64` (≤ 2 ulp), C99 `pow` special cases (see [`crate::pow`]).
 ///
 /// ```
 /// assert_eq!(weft_math::pow_f64(3.0, 4.0), 81.0);

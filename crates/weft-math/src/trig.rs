@@ -169,7 +169,7 @@ pub fn sincos(x: f32) -> (f32, f32) {
     }
 }
 
-/// Tangent (≤ 2 ulp over the whole range); `tan(-0.0) = -0.0`.
+/// Tangent (≤ 1 ulp over the whole range); `tan(-0.0) = -0.0`.
 ///
 /// ```
 /// assert_eq!(weft_math::tan(0.0), 0.0);

@@ -63,7 +63,7 @@ pub fn div_dd_f64(nh: f64, nl: f64, dh: f64, dl: f64) -> f64 {
     q + rho / dh
 }
 
-/// Sine of an `f64` (≤ 1 ulp); `sin(-0.0) = -0.0`.
+/// Sine of an `f64` (≤ 2 ulp); `sin(-0.0) = -0.0`.
 ///
 /// ```
 /// assert_eq!(weft_math::sin_f64(0.0), 0.0);
@@ -93,7 +93,7 @@ pub fn sin_f64(x: f64) -> f64 {
     if q >= 2_i32 { -v } else { v }
 }
 
-/// Cosine of an `f64` (≤ 1 ulp).
+/// Cosine of an `f64` (≤ 2 ulp).
 ///
 /// ```
 /// assert_eq!(weft_math::cos_f64(0.0), 1.0);
@@ -162,7 +162,7 @@ pub fn sincos_f64(x: f64) -> (f64, f64) {
     }
 }
 
-/// Tangent of an `f64` (≤ 1 ulp): `sin/cos` of the reduced argument, both as
+/// Tangent of an `f64` (≤ 2 ulp): `sin/cos` of the reduced argument, both as
 /// double-words, divided with an exact residual.
 ///
 /// ```

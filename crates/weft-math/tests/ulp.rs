@@ -168,7 +168,7 @@ fn f32_jobs() -> Vec<Job> {
     vec![
         unary32("sin", 1.0, m::sin, f64::sin, TRIG),
         unary32("cos", 1.0, m::cos, f64::cos, TRIG),
-        unary32("tan", 2.0, m::tan, f64::tan, TRIG),
+        unary32("tan", 1.0, m::tan, f64::tan, TRIG),
         unary32(
             "sincos.s",
             1.0,

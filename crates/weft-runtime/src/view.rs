@@ -74,10 +74,46 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
         unsafe { T::write(self.ptr.add(o.0), v) }
     }
 
+    /// The offset of element `tid` of a 1-D array, checked as a `usize` (the thread
+    /// index is never negative).
+    ///
+    /// # Panics
+    /// As [`ArrayView::offset`].
+    #[inline(always)]
+    pub fn offset_tid(&self, tid: usize) -> Offset {
+        if N != 1 || tid >= self.shape[0] {
+            return self.offset([tid as i64; N]);
+        }
+        Offset(tid)
+    }
+
     /// Total number of elements.
     #[inline(always)]
     pub fn len_usize(&self) -> usize {
         self.shape.iter().product()
+    }
+
+    /// Reads an element with a plain (non-atomic) load.
+    ///
+    /// # Safety
+    /// No other thread may write this element during the access. Generated kernels
+    /// use this only for arrays where that holds by construction.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn read_unsync(&self, o: Offset) -> T {
+        // SAFETY: in bounds (checked offset); race-free by the caller's contract.
+        unsafe { self.ptr.add(o.0).read() }
+    }
+
+    /// Writes an element with a plain (non-atomic) store.
+    ///
+    /// # Safety
+    /// No other thread may access this element during the write.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn write_unsync(&self, o: Offset, v: T) {
+        // SAFETY: in bounds (checked offset); race-free by the caller's contract.
+        unsafe { self.ptr.add(o.0).write(v) }
     }
 
     /// Total number of elements, as `i32`.
