@@ -667,3 +667,70 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
         fn #ident(__tid: usize, __dims: &#rt::Dims, #(#params),*) { #body }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Access;
+    use crate::{Builder, Env};
+
+    fn array(access: Access) -> Type {
+        Type::Array { elem: Box::new(Type::F32), ndim: 1, access }
+    }
+
+    fn param(name: &str, ty: Type) -> Param {
+        Param { name: name.into(), ty, span: Span::call_site(), writable: false }
+    }
+
+    /// `x[i] = x[i] + y[i + shift]`, plus `x[i - 1]` read when `neighbour`.
+    fn kernel(neighbour: bool) -> Function {
+        let env = Env::default();
+        let s = Span::call_site();
+        let params = vec![param("x", array(Access::Write)), param("y", array(Access::Read)), param("z", array(Access::Write))];
+        let mut b = Builder::new(&env, "k", FnKind::Kernel, params, Type::Unit);
+        let t = b.tid(1, s).unwrap()[0];
+        let i = b.let_var("i", None, t, false).unwrap();
+        let iv = b.read_var(i, s);
+        let x = b.param(0, s);
+        let xi = b.load(x, vec![iv], s).unwrap();
+        let y = b.param(1, s);
+        let one = b.lit_int(1, None, s).unwrap();
+        let ip1 = b.binary(BinOp::Add, iv, one, s).unwrap();
+        let yi = b.load(y, vec![ip1], s).unwrap();
+        let mut sum = b.binary(BinOp::Add, xi, yi, s).unwrap();
+        if neighbour {
+            let im1 = b.binary(BinOp::Sub, iv, one, s).unwrap();
+            let xn = b.load(x, vec![im1], s).unwrap();
+            sum = b.binary(BinOp::Add, sum, xn, s).unwrap();
+        }
+        b.store(x, vec![iv], sum, s).unwrap();
+        let z = b.param(2, s);
+        let zero = b.lit_int(0, None, s).unwrap();
+        b.atomic(AtomicOp::Add, z, vec![zero], sum, s).unwrap();
+        b.finish(s).unwrap()
+    }
+
+    #[test]
+    fn plain_access_only_where_race_free() {
+        // x: written and read only at tid -> plain; y: read-only -> plain;
+        // z: atomics at index 0 -> shared.
+        let f = kernel(false);
+        let mut u: Vec<_> = unsync_arrays(&f).into_iter().collect();
+        u.sort();
+        assert_eq!(u, vec![0, 1]);
+        // Reading the neighbour x[i - 1] while others write x: x must stay atomic.
+        let f = kernel(true);
+        let mut u: Vec<_> = unsync_arrays(&f).into_iter().collect();
+        u.sort();
+        assert_eq!(u, vec![1]);
+        assert_eq!(tid_indexed_arrays(&f), vec![0]);
+    }
+
+    #[test]
+    fn emitted_kernel_uses_the_right_accessors() {
+        let code = emit_kernel_body(&kernel(true), &format_ident!("body")).to_string();
+        assert!(code.contains("read_unsync"), "{code}");
+        assert!(!code.contains("write_unsync"), "{code}");
+        assert!(code.contains("offset_tid"), "{code}");
+    }
+}
