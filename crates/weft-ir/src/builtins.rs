@@ -1,7 +1,7 @@
 //! The builtin function table: names, overloads (argument types → result type) and
 //! whether each is differentiable.
 //!
-//! Every builtin `name` is implemented for the CPU by `weft_runtime::builtins::name`
+//! Every builtin `name` is implemented for the CPU by `weft_types::builtins::name`
 //! (dispatched on the argument types by rustc) and, for the GPU, by the PTX emitter.
 //! The type checker resolves overloads here, so all back ends agree on result types.
 

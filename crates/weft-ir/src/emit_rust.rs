@@ -454,6 +454,16 @@ impl Emitter<'_> {
                 return quote!(#x.#m(#y as u32));
             }
         }
+        // glam's SIMD quaternion products use an operation order the GPU cannot
+        // reproduce; use the builtins' documented scalar order instead.
+        if op == BinOp::Mul && matches!(ta, Type::Quat(_)) {
+            let rt = &self.rt;
+            return match self.f.ty(b) {
+                Type::Quat(_) => quote!(#rt::builtins::traits::Rotation::mul(#x, #y)),
+                Type::Vector(3, _) => quote!(#rt::builtins::quat_rotate(#x, #y)),
+                _ => quote!(#x * #y),
+            };
+        }
         let o: TokenStream = op.symbol().parse().expect("operator");
         quote!(#x #o #y)
     }
