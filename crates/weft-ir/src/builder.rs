@@ -22,7 +22,10 @@ pub struct Error {
 impl Error {
     /// A new error.
     pub fn new(span: Span, message: impl Into<String>) -> Self {
-        Error { span, message: message.into() }
+        Error {
+            span,
+            message: message.into(),
+        }
     }
 }
 
@@ -57,7 +60,10 @@ pub struct Builder<'e> {
 }
 
 fn mismatch(span: Span, expected: &Type, found: &Type) -> Error {
-    Error::new(span, format!("mismatched types: expected `{expected}`, found `{found}`"))
+    Error::new(
+        span,
+        format!("mismatched types: expected `{expected}`, found `{found}`"),
+    )
 }
 
 impl<'e> Builder<'e> {
@@ -150,7 +156,9 @@ impl<'e> Builder<'e> {
     /// An integer literal; without a suffix it adapts to the type it meets (default `i32`).
     pub fn lit_int(&mut self, v: i128, suffix: Option<Scalar>, span: Span) -> Result<ValueId> {
         match suffix {
-            Some(s) if s.is_float() => Ok(self.def(Type::Scalar(s), span, Expr::Lit(Lit::Float(v as f64, s)))),
+            Some(s) if s.is_float() => {
+                Ok(self.def(Type::Scalar(s), span, Expr::Lit(Lit::Float(v as f64, s))))
+            }
             Some(s) => {
                 check_int_range(v, s, span)?;
                 Ok(self.def(Type::Scalar(s), span, Expr::Lit(Lit::Int(v, s))))
@@ -192,7 +200,9 @@ impl<'e> Builder<'e> {
                 Flex::Int(_) if s.is_float() => {
                     return Err(Error::new(
                         span,
-                        format!("expected `{want}`, found integer literal; write it as a float literal (e.g. `1.0`)"),
+                        format!(
+                            "expected `{want}`, found integer literal; write it as a float literal (e.g. `1.0`)"
+                        ),
                     ));
                 }
                 _ => {}
@@ -228,14 +238,24 @@ impl<'e> Builder<'e> {
             UnOp::Neg => match &t {
                 Type::Scalar(s) => s.is_float() || s.is_signed_int(),
                 Type::Vector(_, s) => s.is_float() || s.is_signed_int(),
-                Type::Matrix(..) | Type::Quat(_) | Type::SpatialVector(_) | Type::SpatialMatrix(_) => true,
+                Type::Matrix(..)
+                | Type::Quat(_)
+                | Type::SpatialVector(_)
+                | Type::SpatialMatrix(_) => true,
                 _ => false,
             },
             UnOp::Not => matches!(&t, Type::Scalar(s) if *s == Scalar::Bool || s.is_int()),
         };
         if !ok {
-            let what = if op == UnOp::Neg { "negate" } else { "apply `!` to" };
-            return Err(Error::new(span, format!("cannot {what} a value of type `{t}`")));
+            let what = if op == UnOp::Neg {
+                "negate"
+            } else {
+                "apply `!` to"
+            };
+            return Err(Error::new(
+                span,
+                format!("cannot {what} a value of type `{t}`"),
+            ));
         }
         if let (UnOp::Neg, Some(fl)) = (op, self.flex.get(&a).copied()) {
             // Keep `-1` flexible.
@@ -272,17 +292,29 @@ impl<'e> Builder<'e> {
     /// `x as T` between scalar types.
     pub fn cast(&mut self, v: ValueId, to: &Type, span: Span) -> Result<ValueId> {
         let Type::Scalar(s) = to else {
-            return Err(Error::new(span, format!("`as` converts between scalar types only, not to `{to}`")));
+            return Err(Error::new(
+                span,
+                format!("`as` converts between scalar types only, not to `{to}`"),
+            ));
         };
         let from = self.ty(v).clone();
         if !from.is_scalar() {
-            return Err(Error::new(span, format!("`as` converts between scalar types only, not from `{from}`")));
+            return Err(Error::new(
+                span,
+                format!("`as` converts between scalar types only, not from `{from}`"),
+            ));
         }
         if *s == Scalar::Bool && from != Type::BOOL {
-            return Err(Error::new(span, "cannot cast to `bool`; compare instead (e.g. `x != 0`)"));
+            return Err(Error::new(
+                span,
+                "cannot cast to `bool`; compare instead (e.g. `x != 0`)",
+            ));
         }
         if from == Type::BOOL && s.is_float() {
-            return Err(Error::new(span, "cannot cast `bool` to a float; cast to an integer first"));
+            return Err(Error::new(
+                span,
+                "cannot cast `bool` to a float; cast to an integer first",
+            ));
         }
         Ok(self.def(to.clone(), span, Expr::Cast(v, *s)))
     }
@@ -291,7 +323,8 @@ impl<'e> Builder<'e> {
 
     /// A builtin call, resolved through [`builtins::resolve`].
     pub fn builtin(&mut self, name: &str, args: Vec<ValueId>, span: Span) -> Result<ValueId> {
-        let d = builtins::doc(name).ok_or_else(|| Error::new(span, format!("`{name}` is not a builtin")))?;
+        let d = builtins::doc(name)
+            .ok_or_else(|| Error::new(span, format!("`{name}` is not a builtin")))?;
         let args = self.unify_args(args)?;
         let tys: Vec<Type> = args.iter().map(|a| self.ty(*a).clone()).collect();
         let ret = builtins::resolve(name, &tys).map_err(|m| Error::new(span, m))?;
@@ -307,19 +340,44 @@ impl<'e> Builder<'e> {
             return Ok(args);
         };
         args.into_iter()
-            .map(|a| if self.flex.contains_key(&a) { self.coerce(a, &Type::Scalar(s)).or(Ok(a)) } else { Ok(a) })
+            .map(|a| {
+                if self.flex.contains_key(&a) {
+                    self.coerce(a, &Type::Scalar(s)).or(Ok(a))
+                } else {
+                    Ok(a)
+                }
+            })
             .collect()
     }
 
     /// A random-number builtin advancing the `u32` state in variable `state`.
-    pub fn rng(&mut self, name: &str, state: VarId, args: Vec<ValueId>, span: Span) -> Result<ValueId> {
-        let d = builtins::doc(name).ok_or_else(|| Error::new(span, format!("`{name}` is not a builtin")))?;
+    pub fn rng(
+        &mut self,
+        name: &str,
+        state: VarId,
+        args: Vec<ValueId>,
+        span: Span,
+    ) -> Result<ValueId> {
+        let d = builtins::doc(name)
+            .ok_or_else(|| Error::new(span, format!("`{name}` is not a builtin")))?;
         let info = self.var(state).clone();
         if info.ty != Type::U32 {
-            return Err(Error::new(span, format!("`{name}` needs `&mut` a `u32` state from `rand_init`, found `{}`", info.ty)));
+            return Err(Error::new(
+                span,
+                format!(
+                    "`{name}` needs `&mut` a `u32` state from `rand_init`, found `{}`",
+                    info.ty
+                ),
+            ));
         }
         if !info.mutable {
-            return Err(Error::new(span, format!("the random state `{}` must be declared `let mut`", info.name)));
+            return Err(Error::new(
+                span,
+                format!(
+                    "the random state `{}` must be declared `let mut`",
+                    info.name
+                ),
+            ));
         }
         let mut coerced = Vec::new();
         for a in args {
@@ -332,24 +390,44 @@ impl<'e> Builder<'e> {
     }
 
     /// A call of a `#[func]` from the environment.
-    pub fn call(&mut self, name: &str, path: TokenStream, args: Vec<ValueId>, span: Span) -> Result<ValueId> {
-        let sig = self
-            .env
-            .funcs
-            .get(name)
-            .cloned()
-            .ok_or_else(|| Error::new(span, format!("cannot find function `{name}`: not a builtin and not a `#[func]` in scope")))?;
+    pub fn call(
+        &mut self,
+        name: &str,
+        path: TokenStream,
+        args: Vec<ValueId>,
+        span: Span,
+    ) -> Result<ValueId> {
+        let sig = self.env.funcs.get(name).cloned().ok_or_else(|| {
+            Error::new(
+                span,
+                format!(
+                    "cannot find function `{name}`: not a builtin and not a `#[func]` in scope"
+                ),
+            )
+        })?;
         if sig.params.len() != args.len() {
             return Err(Error::new(
                 span,
-                format!("`{name}` takes {} argument(s), found {}", sig.params.len(), args.len()),
+                format!(
+                    "`{name}` takes {} argument(s), found {}",
+                    sig.params.len(),
+                    args.len()
+                ),
             ));
         }
         let mut out = Vec::new();
         for (a, (_, t)) in args.into_iter().zip(&sig.params) {
             out.push(self.coerce(a, t)?);
         }
-        Ok(self.def(sig.ret.clone(), span, Expr::Call { name: name.to_string(), path, args: out }))
+        Ok(self.def(
+            sig.ret.clone(),
+            span,
+            Expr::Call {
+                name: name.to_string(),
+                path,
+                args: out,
+            },
+        ))
     }
 
     // ----- composite values -----------------------------------------------------
@@ -364,7 +442,14 @@ impl<'e> Builder<'e> {
             Type::SpatialVector(s) => vec![Type::Vector(3, *s), Type::Vector(3, *s)],
             Type::SpatialMatrix(s) => vec![Type::Scalar(*s); 36],
             Type::Tuple(ts) => ts.clone(),
-            Type::Struct(n) => self.env.structs.get(n)?.fields.iter().map(|(_, t)| t.clone()).collect(),
+            Type::Struct(n) => self
+                .env
+                .structs
+                .get(n)?
+                .fields
+                .iter()
+                .map(|(_, t)| t.clone())
+                .collect(),
             _ => return None,
         })
     }
@@ -374,7 +459,12 @@ impl<'e> Builder<'e> {
         if let Type::Struct(n) = &ty
             && self.struct_has_arrays(n)
         {
-            return Err(Error::new(span, format!("`{n}` holds arrays, so it cannot be built in a kernel; pass it as a parameter")));
+            return Err(Error::new(
+                span,
+                format!(
+                    "`{n}` holds arrays, so it cannot be built in a kernel; pass it as a parameter"
+                ),
+            ));
         }
         let parts = self
             .parts(&ty)
@@ -382,7 +472,11 @@ impl<'e> Builder<'e> {
         if parts.len() != args.len() {
             return Err(Error::new(
                 span,
-                format!("`{ty}` is built from {} part(s), found {}", parts.len(), args.len()),
+                format!(
+                    "`{ty}` is built from {} part(s), found {}",
+                    parts.len(),
+                    args.len()
+                ),
             ));
         }
         let mut out = Vec::new();
@@ -395,7 +489,10 @@ impl<'e> Builder<'e> {
     /// A vector with all components set to `v`.
     pub fn splat(&mut self, ty: Type, v: ValueId, span: Span) -> Result<ValueId> {
         let Type::Vector(_, s) = ty else {
-            return Err(Error::new(span, format!("`splat` builds vectors, not `{ty}`")));
+            return Err(Error::new(
+                span,
+                format!("`splat` builds vectors, not `{ty}`"),
+            ));
         };
         let v = self.coerce(v, &Type::Scalar(s))?;
         Ok(self.def(ty.clone(), span, Expr::Splat(ty, v)))
@@ -405,12 +502,20 @@ impl<'e> Builder<'e> {
     /// tuple `0 1 ..`, matrix columns `x_axis ..`).
     pub fn field_index(&self, t: &Type, name: &str, span: Span) -> Result<u32> {
         let idx = match t {
-            Type::Vector(n, _) => ["x", "y", "z", "w"][..*n as usize].iter().position(|c| *c == name),
+            Type::Vector(n, _) => ["x", "y", "z", "w"][..*n as usize]
+                .iter()
+                .position(|c| *c == name),
             Type::Quat(_) => ["x", "y", "z", "w"].iter().position(|c| *c == name),
-            Type::Matrix(n, _) => ["x_axis", "y_axis", "z_axis", "w_axis"][..*n as usize].iter().position(|c| *c == name),
+            Type::Matrix(n, _) => ["x_axis", "y_axis", "z_axis", "w_axis"][..*n as usize]
+                .iter()
+                .position(|c| *c == name),
             Type::Transform(_) => ["p", "q"].iter().position(|c| *c == name),
             Type::SpatialVector(_) => ["top", "bottom"].iter().position(|c| *c == name),
-            Type::Struct(s) => self.env.structs.get(s).and_then(|d| d.fields.iter().position(|(f, _)| f == name)),
+            Type::Struct(s) => self
+                .env
+                .structs
+                .get(s)
+                .and_then(|d| d.fields.iter().position(|(f, _)| f == name)),
             Type::Tuple(ts) => name.parse::<usize>().ok().filter(|i| *i < ts.len()),
             _ => None,
         };
@@ -418,22 +523,36 @@ impl<'e> Builder<'e> {
             let avail = match t {
                 Type::Vector(n, _) => ["x", "y", "z", "w"][..*n as usize].join(", "),
                 Type::Quat(_) => "x, y, z, w".into(),
-                Type::Matrix(n, _) => ["x_axis", "y_axis", "z_axis", "w_axis"][..*n as usize].join(", "),
+                Type::Matrix(n, _) => {
+                    ["x_axis", "y_axis", "z_axis", "w_axis"][..*n as usize].join(", ")
+                }
                 Type::Transform(_) => "p, q".into(),
                 Type::SpatialVector(_) => "top, bottom".into(),
                 Type::Struct(s) => self
                     .env
                     .structs
                     .get(s)
-                    .map(|d| d.fields.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>().join(", "))
+                    .map(|d| {
+                        d.fields
+                            .iter()
+                            .map(|(f, _)| f.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
                     .unwrap_or_default(),
-                Type::Tuple(ts) => (0..ts.len()).map(|i| i.to_string()).collect::<Vec<_>>().join(", "),
+                Type::Tuple(ts) => (0..ts.len())
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 _ => String::new(),
             };
             if avail.is_empty() {
                 Error::new(span, format!("type `{t}` has no fields"))
             } else {
-                Error::new(span, format!("no field `{name}` on type `{t}`; available: {avail}"))
+                Error::new(
+                    span,
+                    format!("no field `{name}` on type `{t}`; available: {avail}"),
+                )
             }
         })
     }
@@ -448,14 +567,20 @@ impl<'e> Builder<'e> {
     /// Part `i` of a composite value.
     pub fn extract(&mut self, v: ValueId, i: u32, span: Span) -> Result<ValueId> {
         let t = self.ty(v).clone();
-        let parts = self.parts(&t).ok_or_else(|| Error::new(span, format!("type `{t}` has no parts")))?;
+        let parts = self
+            .parts(&t)
+            .ok_or_else(|| Error::new(span, format!("type `{t}` has no parts")))?;
         let pt = parts
             .get(i as usize)
             .cloned()
             .ok_or_else(|| Error::new(span, format!("index {i} out of range for `{t}`")))?;
         let from_writable = self.writable.contains(&v);
         let pt = match pt {
-            Type::Array { elem, ndim, .. } if from_writable => Type::Array { elem, ndim, access: Access::Write },
+            Type::Array { elem, ndim, .. } if from_writable => Type::Array {
+                elem,
+                ndim,
+                access: Access::Write,
+            },
             other => other,
         };
         let out = self.def(pt, span, Expr::Extract(v, i));
@@ -473,7 +598,9 @@ impl<'e> Builder<'e> {
     /// `v` with part `i` replaced by `x`.
     pub fn insert(&mut self, v: ValueId, i: u32, x: ValueId, span: Span) -> Result<ValueId> {
         let t = self.ty(v).clone();
-        let parts = self.parts(&t).ok_or_else(|| Error::new(span, format!("type `{t}` has no parts")))?;
+        let parts = self
+            .parts(&t)
+            .ok_or_else(|| Error::new(span, format!("type `{t}` has no parts")))?;
         let x = self.coerce(x, &parts[i as usize])?;
         Ok(self.def(t, span, Expr::Insert(v, i, x)))
     }
@@ -485,30 +612,52 @@ impl<'e> Builder<'e> {
             Type::Vector(_, s) => Ok(self.def(Type::Scalar(s), span, Expr::DynIndex(v, i))),
             t => Err(Error::new(
                 span,
-                format!("cannot index a value of type `{t}`; only arrays and vectors can be indexed (matrices: `m[row][col]`)"),
+                format!(
+                    "cannot index a value of type `{t}`; only arrays and vectors can be indexed (matrices: `m[row][col]`)"
+                ),
             )),
         }
     }
 
     /// `v` with component `i` (a run-time index) replaced by `x`.
-    pub fn dyn_insert(&mut self, v: ValueId, i: ValueId, x: ValueId, span: Span) -> Result<ValueId> {
+    pub fn dyn_insert(
+        &mut self,
+        v: ValueId,
+        i: ValueId,
+        x: ValueId,
+        span: Span,
+    ) -> Result<ValueId> {
         let i = self.index_int(i)?;
         match self.ty(v).clone() {
             t @ Type::Vector(_, s) => {
                 let x = self.coerce(x, &Type::Scalar(s))?;
                 Ok(self.def(t, span, Expr::DynInsert(v, i, x)))
             }
-            t => Err(Error::new(span, format!("cannot assign through `[]` into a value of type `{t}`; only arrays and vectors"))),
+            t => Err(Error::new(
+                span,
+                format!(
+                    "cannot assign through `[]` into a value of type `{t}`; only arrays and vectors"
+                ),
+            )),
         }
     }
 
     /// `m[row][col]`.
-    pub fn mat_elem(&mut self, m: ValueId, row: ValueId, col: ValueId, span: Span) -> Result<ValueId> {
+    pub fn mat_elem(
+        &mut self,
+        m: ValueId,
+        row: ValueId,
+        col: ValueId,
+        span: Span,
+    ) -> Result<ValueId> {
         let row = self.index_int(row)?;
         let col = self.index_int(col)?;
         match self.ty(m).clone() {
             Type::Matrix(_, s) => Ok(self.def(Type::Scalar(s), span, Expr::MatElem(m, row, col))),
-            t => Err(Error::new(span, format!("`[row][col]` needs a matrix, found `{t}`"))),
+            t => Err(Error::new(
+                span,
+                format!("`[row][col]` needs a matrix, found `{t}`"),
+            )),
         }
     }
 
@@ -518,7 +667,10 @@ impl<'e> Builder<'e> {
         }
         match self.ty(i) {
             Type::Scalar(s) if s.is_int() => Ok(i),
-            t => Err(Error::new(self.span(i), format!("indices must be integers (i32, u32, i64, u64), found `{t}`"))),
+            t => Err(Error::new(
+                self.span(i),
+                format!("indices must be integers (i32, u32, i64, u64), found `{t}`"),
+            )),
         }
     }
 
@@ -527,7 +679,10 @@ impl<'e> Builder<'e> {
     fn array_parts(&self, arr: ValueId, span: Span) -> Result<(Type, u8, Access)> {
         match self.ty(arr) {
             Type::Array { elem, ndim, access } => Ok(((**elem).clone(), *ndim, *access)),
-            t => Err(Error::new(span, format!("cannot index a value of type `{t}` as an array"))),
+            t => Err(Error::new(
+                span,
+                format!("cannot index a value of type `{t}` as an array"),
+            )),
         }
     }
 
@@ -535,7 +690,10 @@ impl<'e> Builder<'e> {
         if idx.len() != ndim as usize {
             return Err(Error::new(
                 span,
-                format!("this array has {ndim} dimension(s) but {} index(es) were given; write `a[i]`, `a[i][j]`, …", idx.len()),
+                format!(
+                    "this array has {ndim} dimension(s) but {} index(es) were given; write `a[i]`, `a[i][j]`, …",
+                    idx.len()
+                ),
             ));
         }
         idx.into_iter().map(|i| self.index_int(i)).collect()
@@ -549,7 +707,13 @@ impl<'e> Builder<'e> {
     }
 
     /// Stores `value` to `arr[idx..]`; the array must be writable.
-    pub fn store(&mut self, arr: ValueId, idx: Vec<ValueId>, value: ValueId, span: Span) -> Result<()> {
+    pub fn store(
+        &mut self,
+        arr: ValueId,
+        idx: Vec<ValueId>,
+        value: ValueId,
+        span: Span,
+    ) -> Result<()> {
         let (elem, ndim, access) = self.array_parts(arr, span)?;
         if access == Access::Read {
             return Err(Error::new(
@@ -564,12 +728,22 @@ impl<'e> Builder<'e> {
     }
 
     /// An atomic on `arr[idx..]`; yields the old value.
-    pub fn atomic(&mut self, op: AtomicOp, arr: ValueId, idx: Vec<ValueId>, value: ValueId, span: Span) -> Result<ValueId> {
+    pub fn atomic(
+        &mut self,
+        op: AtomicOp,
+        arr: ValueId,
+        idx: Vec<ValueId>,
+        value: ValueId,
+        span: Span,
+    ) -> Result<ValueId> {
         let (elem, ndim, access) = self.array_parts(arr, span)?;
         if access == Access::Read {
             return Err(Error::new(
                 span,
-                format!("`{}` needs a writable array; declare the parameter as `&mut Array<..>`", op.name()),
+                format!(
+                    "`{}` needs a writable array; declare the parameter as `&mut Array<..>`",
+                    op.name()
+                ),
             ));
         }
         let ok = match (&elem, op) {
@@ -581,7 +755,10 @@ impl<'e> Builder<'e> {
         if !ok {
             return Err(Error::new(
                 span,
-                format!("`{}` supports arrays of f32, f64, i32, u32, i64, u64 and their vectors, not `{elem}`", op.name()),
+                format!(
+                    "`{}` supports arrays of f32, f64, i32, u32, i64, u64 and their vectors, not `{elem}`",
+                    op.name()
+                ),
             ));
         }
         let idx = self.check_indices(ndim, idx, span)?;
@@ -595,7 +772,10 @@ impl<'e> Builder<'e> {
         if let Some(d) = dim
             && d >= ndim
         {
-            return Err(Error::new(span, format!("dimension {d} out of range for a {ndim}-D array")));
+            return Err(Error::new(
+                span,
+                format!("dimension {d} out of range for a {ndim}-D array"),
+            ));
         }
         Ok(self.def(Type::I32, span, Expr::Len(arr, dim)))
     }
@@ -603,17 +783,28 @@ impl<'e> Builder<'e> {
     /// The launch index: `tid()` (flat) or component `d` of a `dims`-D launch.
     pub fn tid(&mut self, dims: u8, span: Span) -> Result<Vec<ValueId>> {
         if !self.is_kernel() {
-            return Err(Error::new(span, "`tid()` is only available in kernels; pass the index to the func"));
+            return Err(Error::new(
+                span,
+                "`tid()` is only available in kernels; pass the index to the func",
+            ));
         }
         if !(1..=4).contains(&dims) {
-            return Err(Error::new(span, "`tid()` supports launches of 1 to 4 dimensions"));
+            return Err(Error::new(
+                span,
+                "`tid()` supports launches of 1 to 4 dimensions",
+            ));
         }
         if dims > 1 {
             if self.f.launch_dims != 1 && self.f.launch_dims != dims {
-                return Err(Error::new(span, "`tid()` is destructured with different dimension counts in one kernel"));
+                return Err(Error::new(
+                    span,
+                    "`tid()` is destructured with different dimension counts in one kernel",
+                ));
             }
             self.f.launch_dims = dims;
-            Ok((0..dims).map(|d| self.def(Type::I32, span, Expr::Tid(Some(d)))).collect())
+            Ok((0..dims)
+                .map(|d| self.def(Type::I32, span, Expr::Tid(Some(d))))
+                .collect())
         } else {
             Ok(vec![self.def(Type::I32, span, Expr::Tid(None))])
         }
@@ -622,7 +813,13 @@ impl<'e> Builder<'e> {
     // ----- variables ------------------------------------------------------------
 
     /// Declares a variable initialised with `init` (coerced to `ty` if given).
-    pub fn let_var(&mut self, name: &str, ty: Option<&Type>, init: ValueId, mutable: bool) -> Result<VarId> {
+    pub fn let_var(
+        &mut self,
+        name: &str,
+        ty: Option<&Type>,
+        init: ValueId,
+        mutable: bool,
+    ) -> Result<VarId> {
         let init = match ty {
             Some(t) => self.coerce(init, t)?,
             None => init,
@@ -630,7 +827,10 @@ impl<'e> Builder<'e> {
         let t = self.ty(init).clone();
         if !t.is_value() {
             let span = self.span(init);
-            return Err(Error::new(span, format!("a local cannot hold a value of type `{t}`")));
+            return Err(Error::new(
+                span,
+                format!("a local cannot hold a value of type `{t}`"),
+            ));
         }
         let v = self.new_var(name, t, mutable);
         self.push(Stmt::Let(v, init));
@@ -662,7 +862,11 @@ impl<'e> Builder<'e> {
 
     fn new_var(&mut self, name: &str, ty: Type, mutable: bool) -> VarId {
         let v = VarId(self.f.vars.len() as u32);
-        self.f.vars.push(VarInfo { name: name.to_string(), ty, mutable });
+        self.f.vars.push(VarInfo {
+            name: name.to_string(),
+            ty,
+            mutable,
+        });
         v
     }
 
@@ -678,7 +882,10 @@ impl<'e> Builder<'e> {
         if !info.mutable {
             return Err(Error::new(
                 span,
-                format!("cannot assign twice to immutable variable `{}`; declare it with `let mut`", info.name),
+                format!(
+                    "cannot assign twice to immutable variable `{}`; declare it with `let mut`",
+                    info.name
+                ),
             ));
         }
         let value = self.coerce(value, &info.ty)?;
@@ -744,13 +951,22 @@ impl<'e> Builder<'e> {
     /// Declares the induction variable of a `for` loop and checks its bounds; returns the
     /// (possibly coerced) bounds and the variable. Build the body next, then call
     /// [`Builder::push_for`].
-    pub fn begin_for(&mut self, name: &str, start: ValueId, end: ValueId, span: Span) -> Result<(VarId, ValueId, ValueId)> {
+    pub fn begin_for(
+        &mut self,
+        name: &str,
+        start: ValueId,
+        end: ValueId,
+        span: Span,
+    ) -> Result<(VarId, ValueId, ValueId)> {
         let (start, end) = self.unify_scalars(start, end)?;
         let t = self.ty(start).clone();
         if !t.is_int_scalar() || self.ty(end) != &t {
             return Err(Error::new(
                 span,
-                format!("`for` ranges need two integers of the same type, found `{t}` and `{}`", self.ty(end)),
+                format!(
+                    "`for` ranges need two integers of the same type, found `{t}` and `{}`",
+                    self.ty(end)
+                ),
             ));
         }
         let v = self.new_var(name, t, false);
@@ -783,7 +999,11 @@ impl<'e> Builder<'e> {
             let w = if is_break { "break" } else { "continue" };
             return Err(Error::new(span, format!("`{w}` outside of a loop")));
         }
-        self.push(if is_break { Stmt::Break } else { Stmt::Continue });
+        self.push(if is_break {
+            Stmt::Break
+        } else {
+            Stmt::Continue
+        });
         Ok(())
     }
 
@@ -792,12 +1012,24 @@ impl<'e> Builder<'e> {
         let ret = self.f.ret.clone();
         match value {
             None if ret == Type::Unit => self.push(Stmt::Return(None)),
-            None => return Err(Error::new(span, format!("this function must return a value of type `{ret}`"))),
+            None => {
+                return Err(Error::new(
+                    span,
+                    format!("this function must return a value of type `{ret}`"),
+                ));
+            }
             Some(v) if ret == Type::Unit => {
                 let t = self.ty(v).clone();
                 if t != Type::Unit {
-                    let what = if self.is_kernel() { "kernels" } else { "this func" };
-                    return Err(Error::new(span, format!("{what} return nothing, but a value of type `{t}` is returned")));
+                    let what = if self.is_kernel() {
+                        "kernels"
+                    } else {
+                        "this func"
+                    };
+                    return Err(Error::new(
+                        span,
+                        format!("{what} return nothing, but a value of type `{t}` is returned"),
+                    ));
                 }
                 self.push(Stmt::Return(None));
             }
@@ -816,7 +1048,10 @@ impl<'e> Builder<'e> {
         if self.f.ret != Type::Unit && !always_returns(&body) {
             return Err(Error::new(
                 span,
-                format!("not every path returns a value of type `{}`; add a final expression or `return`", self.f.ret),
+                format!(
+                    "not every path returns a value of type `{}`; add a final expression or `return`",
+                    self.f.ret
+                ),
             ));
         }
         self.f.body = body;
@@ -853,7 +1088,10 @@ fn check_int_range(v: i128, s: Scalar, span: Span) -> Result<()> {
         _ => return Ok(()),
     };
     if v < lo || v > hi {
-        return Err(Error::new(span, format!("literal {v} out of range for `{}`", s.name())));
+        return Err(Error::new(
+            span,
+            format!("literal {v} out of range for `{}`", s.name()),
+        ));
     }
     Ok(())
 }
@@ -867,16 +1105,24 @@ pub fn binary_type(op: BinOp, a: &Type, b: &Type) -> Option<Type> {
             (T::Scalar(x), T::Scalar(y)) if x == y => {
                 (matches!(op, Eq | Ne) || *x != Scalar::Bool).then_some(T::BOOL)
             }
-            (T::Vector(..) | T::Quat(_) | T::Matrix(..), _) if a == b && matches!(op, Eq | Ne) => Some(T::BOOL),
+            (T::Vector(..) | T::Quat(_) | T::Matrix(..), _) if a == b && matches!(op, Eq | Ne) => {
+                Some(T::BOOL)
+            }
             _ => None,
         };
     }
     match (op, a, b) {
-        (BitAnd | BitOr | BitXor, T::Scalar(x), T::Scalar(y)) if x == y && (x.is_int() || *x == Scalar::Bool) => {
+        (BitAnd | BitOr | BitXor, T::Scalar(x), T::Scalar(y))
+            if x == y && (x.is_int() || *x == Scalar::Bool) =>
+        {
             Some(a.clone())
         }
         (Shl | Shr, T::Scalar(x), T::Scalar(y)) if x.is_int() && y.is_int() => Some(a.clone()),
-        (Add | Sub | Mul | Div | Rem, T::Scalar(x), T::Scalar(y)) if x == y && *x != Scalar::Bool => Some(a.clone()),
+        (Add | Sub | Mul | Div | Rem, T::Scalar(x), T::Scalar(y))
+            if x == y && *x != Scalar::Bool =>
+        {
+            Some(a.clone())
+        }
         // vectors
         (Add | Sub | Mul | Div | Rem, T::Vector(..), T::Vector(..)) if a == b => Some(a.clone()),
         (Mul | Div | Rem, T::Vector(_, s), T::Scalar(y)) if s == y => Some(a.clone()),
@@ -911,7 +1157,9 @@ fn binary_hint(op: BinOp, a: &Type, b: &Type) -> String {
             format!("; convert one side with `as` (e.g. `x as {}`)", x.name())
         }
         (Type::Vector(..), Type::Vector(..)) if op == BinOp::Mul => String::new(),
-        (Type::Scalar(_), Type::Vector(..)) if op == BinOp::Div => "; divide componentwise by splatting the scalar".into(),
+        (Type::Scalar(_), Type::Vector(..)) if op == BinOp::Div => {
+            "; divide componentwise by splatting the scalar".into()
+        }
         _ => String::new(),
     }
 }

@@ -151,7 +151,9 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Type, String> {
         }
         "atan2" | "pow" => {
             arity(2)?;
-            float(&args[0]).filter(|_| same(&args[0], &args[1])).map(T::Scalar)
+            float(&args[0])
+                .filter(|_| same(&args[0], &args[1]))
+                .map(T::Scalar)
         }
         "abs" | "sign" => {
             arity(1)?;
@@ -164,7 +166,9 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Type, String> {
         "min" | "max" => {
             arity(2)?;
             match &args[0] {
-                T::Scalar(s) | T::Vector(_, s) if *s != Scalar::Bool && same(&args[0], &args[1]) => {
+                T::Scalar(s) | T::Vector(_, s)
+                    if *s != Scalar::Bool && same(&args[0], &args[1]) =>
+                {
                     Some(args[0].clone())
                 }
                 _ => None,
@@ -174,7 +178,9 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Type, String> {
             arity(3)?;
             match &args[0] {
                 T::Scalar(s) | T::Vector(_, s)
-                    if *s != Scalar::Bool && same(&args[0], &args[1]) && same(&args[0], &args[2]) =>
+                    if *s != Scalar::Bool
+                        && same(&args[0], &args[1])
+                        && same(&args[0], &args[2]) =>
                 {
                     Some(args[0].clone())
                 }
@@ -358,8 +364,19 @@ mod tests {
         let v2 = Type::Vector(2, Scalar::F32);
         assert!(resolve("cross", &[v2.clone(), v2]).is_err());
         assert_eq!(resolve("sin", &[Type::F64]), Ok(Type::F64));
-        assert!(resolve("sin", &[Type::I32]).unwrap_err().contains("no overload of `sin`"));
-        assert!(resolve("atan2", &[Type::F32]).unwrap_err().contains("takes 2 arguments"));
-        assert_eq!(resolve("outer", &[v3.clone(), v3]), Ok(Type::Matrix(3, Scalar::F32)));
+        assert!(
+            resolve("sin", &[Type::I32])
+                .unwrap_err()
+                .contains("no overload of `sin`")
+        );
+        assert!(
+            resolve("atan2", &[Type::F32])
+                .unwrap_err()
+                .contains("takes 2 arguments")
+        );
+        assert_eq!(
+            resolve("outer", &[v3.clone(), v3]),
+            Ok(Type::Matrix(3, Scalar::F32))
+        );
     }
 }

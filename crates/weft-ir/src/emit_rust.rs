@@ -74,7 +74,11 @@ struct Emitter<'f> {
 fn unsync_values(f: &Function) -> std::collections::HashSet<ValueId> {
     let params = unsync_arrays(f);
     let mut out = std::collections::HashSet::new();
-    fn walk(b: &Block, params: &std::collections::HashSet<usize>, out: &mut std::collections::HashSet<ValueId>) {
+    fn walk(
+        b: &Block,
+        params: &std::collections::HashSet<usize>,
+        out: &mut std::collections::HashSet<ValueId>,
+    ) {
         for s in &b.0 {
             match s {
                 Stmt::Def(v, Expr::Param(i)) if params.contains(i) => {
@@ -150,12 +154,18 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
     let mut disqualified: HashSet<usize> = HashSet::new();
     fn uses(e: &Expr) -> Vec<ValueId> {
         match e {
-            Expr::Unary(_, a) | Expr::Cast(a, _) | Expr::Splat(_, a) | Expr::Extract(a, _) => vec![*a],
+            Expr::Unary(_, a) | Expr::Cast(a, _) | Expr::Splat(_, a) | Expr::Extract(a, _) => {
+                vec![*a]
+            }
             Expr::Binary(_, a, b) | Expr::DynIndex(a, b) | Expr::Insert(a, _, b) => vec![*a, *b],
             Expr::DynInsert(a, b, c) | Expr::MatElem(a, b, c) => vec![*a, *b, *c],
-            Expr::Builtin(_, args) | Expr::Rng(_, _, args) | Expr::Construct(_, args) => args.clone(),
+            Expr::Builtin(_, args) | Expr::Rng(_, _, args) | Expr::Construct(_, args) => {
+                args.clone()
+            }
             Expr::Call { args, .. } => args.clone(),
-            Expr::Load(a, idx) | Expr::Atomic(_, a, idx, _) => std::iter::once(*a).chain(idx.iter().copied()).collect(),
+            Expr::Load(a, idx) | Expr::Atomic(_, a, idx, _) => {
+                std::iter::once(*a).chain(idx.iter().copied()).collect()
+            }
             Expr::Len(a, _) => vec![*a],
             Expr::Lit(_) | Expr::Param(_) | Expr::Var(_) | Expr::Tid(_) => vec![],
         }
@@ -166,7 +176,10 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
         param_of: &mut HashMap<ValueId, usize>,
         bad: &mut HashSet<usize>,
     ) {
-        let mut check = |a: &ValueId, idx: &[ValueId], bad: &mut HashSet<usize>, param_of: &HashMap<ValueId, usize>| {
+        let check = |a: &ValueId,
+                     idx: &[ValueId],
+                     bad: &mut HashSet<usize>,
+                     param_of: &HashMap<ValueId, usize>| {
             if let Some(p) = param_of.get(a)
                 && !(idx.len() == 1 && tid.contains(&idx[0]))
             {
@@ -215,7 +228,10 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
         .iter()
         .enumerate()
         .filter(|(i, p)| match &p.ty {
-            Type::Array { access: crate::types::Access::Read, .. } => true,
+            Type::Array {
+                access: crate::types::Access::Read,
+                ..
+            } => true,
             Type::Array { ndim: 1, .. } => !disqualified.contains(i),
             _ => false,
         })
@@ -240,7 +256,9 @@ pub fn tid_indexed_arrays(f: &Function) -> Vec<usize> {
                     params_of.insert(*v, *i);
                     None
                 }
-                Stmt::Def(_, Expr::Load(a, idx)) | Stmt::Def(_, Expr::Atomic(_, a, idx, _)) => Some((a, idx)),
+                Stmt::Def(_, Expr::Load(a, idx)) | Stmt::Def(_, Expr::Atomic(_, a, idx, _)) => {
+                    Some((a, idx))
+                }
                 Stmt::Store(a, idx, _) => Some((a, idx)),
                 Stmt::If(_, x, y) => {
                     walk(x, tid, params_of, out);
@@ -278,7 +296,16 @@ fn val(v: ValueId) -> Ident {
 impl Emitter<'_> {
     fn var(&self, v: VarId) -> Ident {
         let name = &self.f.vars[v.0 as usize].name;
-        let clean: String = name.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        let clean: String = name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
         let clean = clean.trim_start_matches('_');
         format_ident!("{}__{}", if clean.is_empty() { "t" } else { clean }, v.0)
     }
@@ -333,7 +360,11 @@ impl Emitter<'_> {
             Expr::Unary(UnOp::Neg, a) => {
                 let int = matches!(self.f.ty(*a), Type::Scalar(s) if s.is_int());
                 let a = val(*a);
-                if int { quote!(#a.wrapping_neg()) } else { quote!(-#a) }
+                if int {
+                    quote!(#a.wrapping_neg())
+                } else {
+                    quote!(-#a)
+                }
             }
             Expr::Unary(UnOp::Not, a) => {
                 let a = val(*a);
@@ -450,7 +481,14 @@ impl Emitter<'_> {
                 return quote!(#x.#m(#y));
             }
             if matches!(op, BinOp::Shl | BinOp::Shr) {
-                let m = format_ident!("{}", if op == BinOp::Shl { "wrapping_shl" } else { "wrapping_shr" });
+                let m = format_ident!(
+                    "{}",
+                    if op == BinOp::Shl {
+                        "wrapping_shl"
+                    } else {
+                        "wrapping_shr"
+                    }
+                );
                 return quote!(#x.#m(#y as u32));
             }
         }
@@ -492,7 +530,11 @@ impl Emitter<'_> {
     }
 
     fn struct_fields(&self, name: &str) -> Vec<Ident> {
-        self.f.structs[name].fields.iter().map(|(n, _)| format_ident!("{}", n)).collect()
+        self.f.structs[name]
+            .fields
+            .iter()
+            .map(|(n, _)| format_ident!("{}", n))
+            .collect()
     }
 
     fn block(&self, b: &Block) -> TokenStream {
@@ -587,7 +629,10 @@ fn part_access(t: &Type, i: u32, f: &Function) -> TokenStream {
             quote!(.#n)
         }
         Type::SpatialMatrix(_) => {
-            let (r, c) = (Literal::usize_unsuffixed(i as usize / 6), Literal::usize_unsuffixed(i as usize % 6));
+            let (r, c) = (
+                Literal::usize_unsuffixed(i as usize / 6),
+                Literal::usize_unsuffixed(i as usize % 6),
+            );
             quote!(.m[#r][#c])
         }
         Type::Tuple(_) => {
@@ -633,8 +678,17 @@ fn float_lit_f64(x: f64) -> TokenStream {
 /// `written` optionally gives the parameter and result types as the user wrote them
 /// (so their imports are used and type errors point at their tokens); array
 /// parameters always use the kernel-side view type.
-pub fn emit_func(f: &Function, vis: &TokenStream, written: Option<(Vec<TokenStream>, TokenStream)>) -> TokenStream {
-    let e = Emitter { f, rt: rt(), tid: tid_values(f), unsync: unsync_values(f) };
+pub fn emit_func(
+    f: &Function,
+    vis: &TokenStream,
+    written: Option<(Vec<TokenStream>, TokenStream)>,
+) -> TokenStream {
+    let e = Emitter {
+        f,
+        rt: rt(),
+        tid: tid_values(f),
+        unsync: unsync_values(f),
+    };
     let name = format_ident!("{}", f.name);
     let (wp, wr) = match written {
         Some((p, r)) => (p.into_iter().map(Some).collect(), Some(r)),
@@ -663,7 +717,12 @@ pub fn emit_func(f: &Function, vis: &TokenStream, written: Option<(Vec<TokenStre
 /// Emits a kernel body as `fn #ident(__tid: usize, __dims: &Dims, params..)`, called once
 /// per launch index by the CPU launcher.
 pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
-    let e = Emitter { f, rt: rt(), tid: tid_values(f), unsync: unsync_values(f) };
+    let e = Emitter {
+        f,
+        rt: rt(),
+        tid: tid_values(f),
+        unsync: unsync_values(f),
+    };
     let rt = rt();
     let params = f.params.iter().map(|p| {
         let n = format_ident!("{}", p.name);
@@ -685,18 +744,31 @@ mod tests {
     use crate::{Builder, Env};
 
     fn array(access: Access) -> Type {
-        Type::Array { elem: Box::new(Type::F32), ndim: 1, access }
+        Type::Array {
+            elem: Box::new(Type::F32),
+            ndim: 1,
+            access,
+        }
     }
 
     fn param(name: &str, ty: Type) -> Param {
-        Param { name: name.into(), ty, span: Span::call_site(), writable: false }
+        Param {
+            name: name.into(),
+            ty,
+            span: Span::call_site(),
+            writable: false,
+        }
     }
 
     /// `x[i] = x[i] + y[i + shift]`, plus `x[i - 1]` read when `neighbour`.
     fn kernel(neighbour: bool) -> Function {
         let env = Env::default();
         let s = Span::call_site();
-        let params = vec![param("x", array(Access::Write)), param("y", array(Access::Read)), param("z", array(Access::Write))];
+        let params = vec![
+            param("x", array(Access::Write)),
+            param("y", array(Access::Read)),
+            param("z", array(Access::Write)),
+        ];
         let mut b = Builder::new(&env, "k", FnKind::Kernel, params, Type::Unit);
         let t = b.tid(1, s).unwrap()[0];
         let i = b.let_var("i", None, t, false).unwrap();

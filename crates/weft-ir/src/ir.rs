@@ -116,7 +116,10 @@ pub enum BinOp {
 impl BinOp {
     /// Whether the result is `bool`.
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
     /// The operator's Rust symbol.
     pub fn symbol(self) -> &'static str {

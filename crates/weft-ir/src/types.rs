@@ -195,7 +195,11 @@ impl Type {
             Type::SpatialVector(s) => format!("{}SpatialVector", prefix(*s)),
             Type::SpatialMatrix(s) => format!("{}SpatialMatrix", prefix(*s)),
             Type::Array { elem, ndim, access } => {
-                let r = if *access == Access::Write { "&mut " } else { "&" };
+                let r = if *access == Access::Write {
+                    "&mut "
+                } else {
+                    "&"
+                };
                 if *ndim == 1 {
                     format!("{r}Array<{}>", elem.rust_name())
                 } else {
@@ -264,13 +268,26 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for n in [
-            "f32", "Vec3", "DVec2", "IVec4", "UVec3", "Mat3", "DMat4", "Quat", "DQuat",
-            "Transform", "SpatialVector", "DSpatialMatrix",
+            "f32",
+            "Vec3",
+            "DVec2",
+            "IVec4",
+            "UVec3",
+            "Mat3",
+            "DMat4",
+            "Quat",
+            "DQuat",
+            "Transform",
+            "SpatialVector",
+            "DSpatialMatrix",
         ] {
             let t = Type::from_builtin_name(n).unwrap();
             assert_eq!(t.rust_name(), n);
         }
-        assert_eq!(Type::from_builtin_name("Mat33"), Some(Type::Matrix(3, Scalar::F32)));
+        assert_eq!(
+            Type::from_builtin_name("Mat33"),
+            Some(Type::Matrix(3, Scalar::F32))
+        );
         assert_eq!(Type::from_builtin_name("IMat3"), None);
         assert_eq!(Type::from_builtin_name("Foo"), None);
     }
