@@ -74,6 +74,7 @@ pub type DMat33 = DMat3;
 /// The kernel language's name for [`DMat4`] (4×4 f64, column-major).
 pub type DMat44 = DMat4;
 
+pub mod adjoint;
 pub mod builtins;
 mod math_shim;
 mod spatial;

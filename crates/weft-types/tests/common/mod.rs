@@ -4,6 +4,8 @@
 use proptest::prelude::*;
 use weft_types::*;
 
+pub mod flat;
+
 /// Proptest config: fewer cases in debug builds keeps `cargo test` fast; no regression
 /// files are written into the source tree (a failure prints its minimal input).
 pub fn config() -> ProptestConfig {
