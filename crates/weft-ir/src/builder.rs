@@ -17,6 +17,15 @@ pub struct Error {
     pub span: Span,
     /// What is wrong and what is allowed instead.
     pub message: String,
+    /// If the error came from a `let mut x = <literal>;` whose default type was
+    /// wrong: the literal's span key and the type it should have had. The front end
+    /// then lowers the function again with that type (local type inference).
+    pub retype: Option<(String, Scalar)>,
+}
+
+/// A key identifying a literal's source position, for [`Error::retype`] hints.
+pub fn span_key(s: Span) -> String {
+    format!("{s:?}")
 }
 
 impl Error {
@@ -24,6 +33,7 @@ impl Error {
     pub fn new(span: Span, message: impl Into<String>) -> Self {
         Error {
             span,
+            retype: None,
             message: message.into(),
         }
     }
@@ -54,6 +64,15 @@ pub struct Builder<'e> {
     f: Function,
     stack: Vec<Block>,
     flex: HashMap<ValueId, Flex>,
+    /// `let mut x = 0.0;` variables not read yet, with their literal: the first
+    /// assignment may still choose their type (`x += y_f64` makes `x` an f64).
+    flex_vars: HashMap<VarId, ValueId>,
+    /// Every variable initialised with an unsuffixed literal, with that literal.
+    flex_born: HashMap<VarId, ValueId>,
+    /// Reads of such variables.
+    flex_reads: HashMap<ValueId, VarId>,
+    /// Literal types chosen by an earlier lowering attempt, by span key.
+    hints: HashMap<String, Scalar>,
     loop_depth: u32,
     /// Struct values reached from a `&mut S` parameter: their arrays are writable.
     writable: std::collections::HashSet<ValueId>,
@@ -81,9 +100,14 @@ impl<'e> Builder<'e> {
                 body: Block::default(),
                 launch_dims: 1,
                 structs: env.structs.clone(),
+                hoisted: false,
             },
             stack: vec![Block::default()],
             flex: HashMap::new(),
+            flex_vars: HashMap::new(),
+            flex_born: HashMap::new(),
+            flex_reads: HashMap::new(),
+            hints: HashMap::new(),
             loop_depth: 0,
             writable: Default::default(),
         }
@@ -276,15 +300,18 @@ impl<'e> Builder<'e> {
     pub fn binary(&mut self, op: BinOp, a: ValueId, b: ValueId, span: Span) -> Result<ValueId> {
         let (a, b) = self.unify_scalars(a, b)?;
         let (ta, tb) = (self.ty(a).clone(), self.ty(b).clone());
+        let hint = self.hint_for(a, b);
         let ty = binary_type(op, &ta, &tb).ok_or_else(|| {
-            Error::new(
+            let mut e = Error::new(
                 span,
                 format!(
                     "no operator `{}` for `{ta}` and `{tb}`{}",
                     op.symbol(),
                     binary_hint(op, &ta, &tb)
                 ),
-            )
+            );
+            e.retype = hint;
+            e
         })?;
         Ok(self.def(ty, span, Expr::Binary(op, a, b)))
     }
@@ -820,10 +847,18 @@ impl<'e> Builder<'e> {
         init: ValueId,
         mutable: bool,
     ) -> Result<VarId> {
-        let init = match ty {
+        let mut init = match ty {
             Some(t) => self.coerce(init, t)?,
             None => init,
         };
+        if ty.is_none()
+            && self.flex.contains_key(&init)
+            && let Some(s) = self.hints.get(&span_key(self.span(init))).copied()
+        {
+            let fl = self.flex[&init];
+            init = self.coerce(init, &Type::Scalar(s))?;
+            self.flex.insert(init, fl);
+        }
         let t = self.ty(init).clone();
         if !t.is_value() {
             let span = self.span(init);
@@ -833,6 +868,10 @@ impl<'e> Builder<'e> {
             ));
         }
         let v = self.new_var(name, t, mutable);
+        if mutable && ty.is_none() && self.flex.contains_key(&init) {
+            self.flex_vars.insert(v, init);
+            self.flex_born.insert(v, init);
+        }
         self.push(Stmt::Let(v, init));
         Ok(v)
     }
@@ -872,8 +911,70 @@ impl<'e> Builder<'e> {
 
     /// Reads a variable.
     pub fn read_var(&mut self, v: VarId, span: Span) -> ValueId {
+        self.flex_vars.remove(&v);
         let t = self.var(v).ty.clone();
-        self.def(t, span, Expr::Var(v))
+        let r = self.def(t, span, Expr::Var(v));
+        if self.flex_born.contains_key(&v) {
+            self.flex_reads.insert(r, v);
+        }
+        r
+    }
+
+    /// Literal types to use, from a previous attempt's [`Error::retype`] hints.
+    pub fn set_hints(&mut self, hints: HashMap<String, Scalar>) {
+        self.hints = hints;
+    }
+
+    /// Turns a type mismatch between `a` and `b` into a retype hint when one side
+    /// reads a variable initialised with an unsuffixed literal of the other kind.
+    fn hint_for(&self, a: ValueId, b: ValueId) -> Option<(String, Scalar)> {
+        for (x, y) in [(a, b), (b, a)] {
+            if let (Some(var), Some(s)) = (self.flex_reads.get(&x), self.ty(y).scalar())
+                && let Some(lit) = self.flex_born.get(var)
+                && let Type::Scalar(cur) = self.ty(*lit)
+                && cur.is_float() == s.is_float()
+                && cur.is_int() == s.is_int()
+                && *cur != s
+            {
+                return Some((span_key(self.span(*lit)), s));
+            }
+        }
+        None
+    }
+
+    /// Gives a `let mut x = <unsuffixed literal>;` variable that has not been read
+    /// yet the scalar type of the value first assigned to it, as Rust's inference
+    /// would (`let mut sum = 0.0; sum += x_f64;`).
+    pub fn retype_flex_var(&mut self, var: VarId, want: &Type) {
+        let Some(&lit) = self.flex_vars.get(&var) else { return };
+        let Type::Scalar(s) = want else { return };
+        let fits = match self.flex.get(&lit) {
+            Some(Flex::Float(_)) => s.is_float(),
+            Some(Flex::Int(i)) => s.is_int() && check_int_range(*i, *s, Span::call_site()).is_ok(),
+            None => {
+                // Settled: look at the literal itself.
+                matches!(self.ty(lit), Type::Scalar(x) if x.is_float() == s.is_float() && x.is_int() == s.is_int())
+            }
+        };
+        if !fits || self.var(var).ty == *want {
+            return;
+        }
+        for b in self.stack.iter_mut() {
+            for st in b.0.iter_mut() {
+                if let Stmt::Def(v, Expr::Lit(l)) = st
+                    && *v == lit
+                {
+                    *l = match *l {
+                        Lit::Float(x, _) => Lit::Float(x, *s),
+                        Lit::Int(i, _) => Lit::Int(i, *s),
+                        other => other,
+                    };
+                }
+            }
+        }
+        self.f.values[lit.0 as usize].ty = want.clone();
+        self.f.vars[var.0 as usize].ty = want.clone();
+        self.flex_vars.remove(&var);
     }
 
     /// Assigns a variable; it must be mutable and the value must have its type.

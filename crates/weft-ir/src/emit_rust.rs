@@ -88,7 +88,7 @@ fn unsync_values(f: &Function) -> std::collections::HashSet<ValueId> {
                     walk(x, params, out);
                     walk(y, params, out);
                 }
-                Stmt::For(_, _, _, body) => walk(body, params, out),
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, params, out),
                 Stmt::While(c, _, body) => {
                     walk(c, params, out);
                     walk(body, params, out);
@@ -125,7 +125,7 @@ pub fn tid_values(f: &Function) -> std::collections::HashSet<ValueId> {
                     walk(a, f, tid, vars);
                     walk(b, f, tid, vars);
                 }
-                Stmt::For(_, _, _, body) => walk(body, f, tid, vars),
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, f, tid, vars),
                 Stmt::While(c, _, body) => {
                     walk(c, f, tid, vars);
                     walk(body, f, tid, vars);
@@ -167,7 +167,11 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
                 std::iter::once(*a).chain(idx.iter().copied()).collect()
             }
             Expr::Len(a, _) => vec![*a],
-            Expr::Lit(_) | Expr::Param(_) | Expr::Var(_) | Expr::Tid(_) => vec![],
+            Expr::MatInsert(a, b, c, d) => vec![*a, *b, *c, *d],
+            Expr::Accum(a, b) => vec![*a, *b],
+            Expr::Adjoint(_, args) | Expr::FuncAdjoint { args, .. } => args.clone(),
+            Expr::GradRead(g, p, idx) => [*g, *p].into_iter().chain(idx.iter().copied()).collect(),
+            Expr::Lit(_) | Expr::Param(_) | Expr::Var(_) | Expr::Tid(_) | Expr::Zero(_) => vec![],
         }
     }
     fn walk(
@@ -214,7 +218,7 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
                     walk(x, tid, param_of, bad);
                     walk(y, tid, param_of, bad);
                 }
-                Stmt::For(_, _, _, body) => walk(body, tid, param_of, bad),
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, tid, param_of, bad),
                 Stmt::While(c, _, body) => {
                     walk(c, tid, param_of, bad);
                     walk(body, tid, param_of, bad);
@@ -265,7 +269,7 @@ pub fn tid_indexed_arrays(f: &Function) -> Vec<usize> {
                     walk(y, tid, params_of, out);
                     None
                 }
-                Stmt::For(_, _, _, body) => {
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
                     walk(body, tid, params_of, out);
                     None
                 }
@@ -450,6 +454,37 @@ impl Emitter<'_> {
                 let m = format_ident!("{}", op.name());
                 quote!(#a.#m(#o, #v))
             }
+            Expr::MatInsert(m, r, c, x) => {
+                let (m, r, c, x) = (val(*m), val(*r), val(*c), val(*x));
+                quote!(#rt::with_mat_elem(#m, #r as i64, #c as i64, #x))
+            }
+            Expr::Zero(t) => {
+                let t = rust_type(t);
+                quote!(<#t as #rt::KernelZero>::zero())
+            }
+            Expr::Accum(a, b) => {
+                let (a, b) = (val(*a), val(*b));
+                quote!(#rt::Accum::accum(#a, #b))
+            }
+            Expr::Adjoint(name, args) => {
+                let args = args.iter().map(|a| val(*a));
+                if *name == "splat" {
+                    quote!(#rt::adj_splat(#(#args),*))
+                } else {
+                    let n = format_ident!("adj_{}", name);
+                    quote!(#rt::adjoint::#n(#(#args),*))
+                }
+            }
+            Expr::FuncAdjoint { path, args, .. } => {
+                let args = args.iter().map(|a| val(*a));
+                let path = adjoint_path(path);
+                quote!(#path(#(#args),*))
+            }
+            Expr::GradRead(g, p, idx) => {
+                let (g, p) = (val(*g), val(*p));
+                let idx = self.indices(idx);
+                quote!(#g.grad_read(#p.offset(#idx)))
+            }
             Expr::Tid(None) => quote!(__tid as i32),
             Expr::Tid(Some(d)) => {
                 let d = *d as usize;
@@ -537,6 +572,29 @@ impl Emitter<'_> {
             .collect()
     }
 
+    /// Declarations of every value and variable, for hoisted functions.
+    fn prologue(&self) -> TokenStream {
+        if !self.f.hoisted {
+            return quote!();
+        }
+        let rt = &self.rt;
+        let vals = self.f.values.iter().enumerate().filter(|(_, v)| v.ty != Type::Unit).map(|(i, v)| {
+            let n = val(ValueId(i as u32));
+            let t = rust_type(&v.ty);
+            quote!(let mut #n: #t = <#t as #rt::KernelZero>::zero();)
+        });
+        let vars = self.f.vars.iter().enumerate().map(|(i, v)| {
+            let n = self.var(VarId(i as u32));
+            let t = rust_type(&v.ty);
+            quote!(let mut #n: #t = <#t as #rt::KernelZero>::zero();)
+        });
+        quote! {
+            let mut __stack = #rt::AdjointStack::new();
+            #(#vals)*
+            #(#vars)*
+        }
+    }
+
     fn block(&self, b: &Block) -> TokenStream {
         let stmts = b.0.iter().map(|s| self.stmt(s));
         quote!(#(#stmts)*)
@@ -550,6 +608,8 @@ impl Emitter<'_> {
                 let e = self.expr(e);
                 if *ty == Type::Unit {
                     quote!(#e;)
+                } else if self.f.hoisted {
+                    quote!(#name = #e;)
                 } else {
                     let t = rust_type(ty);
                     quote!(let #name: #t = #e;)
@@ -558,12 +618,38 @@ impl Emitter<'_> {
             Stmt::Let(var, v) => {
                 let t = rust_type(&self.f.vars[var.0 as usize].ty);
                 let (n, v) = (self.var(*var), val(*v));
-                quote!(let mut #n: #t = #v;)
+                if self.f.hoisted {
+                    quote!(#n = #v;)
+                } else {
+                    quote!(let mut #n: #t = #v;)
+                }
             }
             Stmt::Declare(var) => {
+                if self.f.hoisted {
+                    return quote!();
+                }
                 let t = rust_type(&self.f.vars[var.0 as usize].ty);
                 let n = self.var(*var);
                 quote!(let mut #n: #t;)
+            }
+            Stmt::ForRev(var, s, e, body) => {
+                let n = self.var(*var);
+                let (s, e) = (val(*s), val(*e));
+                let body = self.block(body);
+                quote!(for __i in (#s..#e).rev() { #n = __i; #body })
+            }
+            Stmt::Save(vals) => {
+                let vals = vals.iter().map(|v| val(*v));
+                quote!(#(__stack.push(#vals);)*)
+            }
+            Stmt::Restore(vars) => {
+                let vars = vars.iter().rev().map(|v| self.var(*v));
+                quote!(#(#vars = __stack.pop();)*)
+            }
+            Stmt::GradAdd(g, p, idx, v) => {
+                let (g, p, v) = (val(*g), val(*p), val(*v));
+                let idx = self.indices(idx);
+                quote!(#g.grad_add(#p.offset(#idx), #v);)
             }
             Stmt::Assign(var, v) => {
                 let (n, v) = (self.var(*var), val(*v));
@@ -607,6 +693,12 @@ impl Emitter<'_> {
             }
         }
     }
+}
+
+/// The path of a func's adjoint: `path::adjoint` (the func's macro also defines a
+/// type of the same name, whose associated `adjoint` function this is).
+pub fn adjoint_path(path: &TokenStream) -> TokenStream {
+    quote!(#path::adjoint)
 }
 
 /// The field access (`.x`, `.p`, `.m[1][2]`, `.0`, `.name`) for part `i` of type `t`.
@@ -706,9 +798,11 @@ pub fn emit_func(
         Some(r) if !matches!(f.ret, Type::Struct(_)) => r,
         _ => rust_type(&f.ret),
     };
+    let prologue = e.prologue();
     let body = e.block(&f.body);
+    let body = quote!(#prologue #body);
     quote! {
-        #[allow(unused, unused_mut, unused_variables, unreachable_code, clippy::all)]
+        #[allow(unused, unused_mut, unused_variables, unreachable_code, unused_assignments, non_snake_case, clippy::all)]
         #[inline]
         #vis fn #name(#(#params),*) -> #ret { #body }
     }
@@ -729,9 +823,11 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
         let t = rust_type(&p.ty);
         quote!(#n: #t)
     });
+    let prologue = e.prologue();
     let body = e.block(&f.body);
+    let body = quote!(#prologue #body);
     quote! {
-        #[allow(unused, unused_mut, unused_variables, unreachable_code, non_snake_case, clippy::all)]
+        #[allow(unused, unused_mut, unused_variables, unreachable_code, non_snake_case, unused_assignments, clippy::all)]
         #[inline(always)]
         fn #ident(__tid: usize, __dims: &#rt::Dims, #(#params),*) { #body }
     }

@@ -221,6 +221,29 @@ pub enum Expr {
     Atomic(AtomicOp, ValueId, Vec<ValueId>, ValueId),
     /// The thread index along launch dimension `d` (`None`: the flat 1-D index).
     Tid(Option<u8>),
+    /// A matrix with element `[row][col]` replaced (adjoints of `m[r][c]`).
+    MatInsert(ValueId, ValueId, ValueId, ValueId),
+    /// The zero of a type (adjoint accumulators).
+    Zero(Type),
+    /// Componentwise sum of two values of one float-based type (adjoint accumulation).
+    Accum(ValueId, ValueId),
+    /// The adjoint rule of a builtin or operator (`add sub mul div rem neg`, `splat`):
+    /// forward arguments then the result's adjoint; yields the arguments' adjoints
+    /// (one value, or a tuple for several arguments).
+    Adjoint(&'static str, Vec<ValueId>),
+    /// The adjoint of a `#[func]`: forward arguments then the result's adjoint; yields
+    /// a tuple with one adjoint per parameter (`()` for non-differentiable ones).
+    FuncAdjoint {
+        /// The func's name.
+        name: String,
+        /// The path of the func as written at the call site.
+        path: TokenStream,
+        /// Arguments.
+        args: Vec<ValueId>,
+    },
+    /// Reads the gradient of an array element: `(gradient array, primal array,
+    /// indices)`; zero when the gradient array is absent.
+    GradRead(ValueId, ValueId, Vec<ValueId>),
 }
 
 /// A statement.
@@ -248,6 +271,16 @@ pub enum Stmt {
     Continue,
     /// `return` (with a value in funcs that have one).
     Return(Option<ValueId>),
+    /// `for var in (start..end).rev() { body }` (adjoints of loops).
+    ForRev(VarId, ValueId, ValueId, Block),
+    /// Pushes values onto the thread's adjoint stack (loop snapshots).
+    Save(Vec<ValueId>),
+    /// Pops values from the thread's adjoint stack into variables (reverse order of
+    /// the matching `Save`).
+    Restore(Vec<VarId>),
+    /// Adds to the gradient of an array element: `(gradient array, primal array,
+    /// indices, value)`; nothing when the gradient array is absent.
+    GradAdd(ValueId, ValueId, Vec<ValueId>, ValueId),
 }
 
 /// A sequence of statements.
@@ -295,6 +328,10 @@ pub struct Function {
     pub launch_dims: u8,
     /// The user structs this function can see, by name.
     pub structs: std::collections::HashMap<String, StructDef>,
+    /// Declare every value and variable at the top (zero-initialised) instead of at
+    /// its definition: adjoints use values across blocks and redefine them when
+    /// they replay a loop body.
+    pub hoisted: bool,
 }
 
 impl Function {

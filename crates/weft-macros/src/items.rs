@@ -171,17 +171,34 @@ fn lower_fn(env: &Env, f: &syn::ItemFn, kind: FnKind) -> Result<weft_ir::Functio
             _ => None,
         })
         .collect();
-    let b = Builder::new(env, &f.sig.ident.to_string(), kind, params, ret.clone());
-    let mut l = Lower::new(b);
-    for (i, span) in mutable {
-        l.make_param_mutable(i, span)?;
+    // Local type inference for `let mut x = 0.0;`: when such a variable meets a
+    // value of another float (or integer) type, lower again with the literal typed
+    // accordingly, as rustc's inference would have.
+    let mut hints = std::collections::HashMap::new();
+    for _attempt in 0..16 {
+        let mut b = Builder::new(env, &f.sig.ident.to_string(), kind, params.clone(), ret.clone());
+        b.set_hints(hints.clone());
+        let mut l = Lower::new(b);
+        let attempt = (|| {
+            for (i, span) in &mutable {
+                l.make_param_mutable(*i, *span)?;
+            }
+            let tail = l.body(&f.block)?;
+            if let Some(v) = tail {
+                let span = l.b.span(v);
+                l.b.push_return(Some(v), span)?;
+            }
+            Ok(())
+        })();
+        match attempt {
+            Ok(()) => return l.b.finish(f.sig.ident.span()),
+            Err(Error { retype: Some((key, s)), .. }) if !hints.contains_key(&key) => {
+                hints.insert(key, s);
+            }
+            Err(e) => return Err(e),
+        }
     }
-    let tail = l.body(&f.block)?;
-    if let Some(v) = tail {
-        let span = l.b.span(v);
-        l.b.push_return(Some(v), span)?;
-    }
-    l.b.finish(f.sig.ident.span())
+    Err(Error::new(f.sig.ident.span(), "internal: type inference did not settle"))
 }
 
 fn expand(defs: &[Def], target: &Def, attr: &TokenStream) -> TokenStream {
@@ -266,15 +283,18 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
             let f: syn::ItemFn = syn::parse2(target.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
             let mut env = build_env(&defs_parsed, None)?;
             if target.kind == Kind::Func {
-                // A func may call itself only if recursion were supported; it is not.
-                let (params, ret) = signature(&env, &f.sig)?;
+                let name = f.sig.ident.to_string();
+                if weft_ir::builtins::doc(&name).is_some() || matches!(name.as_str(), "tid" | "unroll" | "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max") {
+                    return Err(Error::new(f.sig.ident.span(), format!("`{name}` is a builtin of the kernel language; give this func another name")));
+                }
+                // Recursion is not supported: a func does not see itself.
                 env.funcs.remove(&f.sig.ident.to_string());
-                let _ = (params, ret);
                 let ir = lower_fn(&env, &f, FnKind::Func)?;
                 Ok(expand_func(&f, &ir, defs, target))
             } else {
                 let ir = lower_fn(&env, &f, FnKind::Kernel)?;
-                Ok(expand_kernel(&f, &ir))
+                let func_blockers = func_adjoint_blockers(&env, &defs_parsed, &ir)?;
+                Ok(expand_kernel(&f, &ir, func_blockers))
             }
         }
     }
@@ -303,23 +323,203 @@ fn expand_func(f: &syn::ItemFn, ir: &weft_ir::Function, defs: &[Def], target: &D
         syn::ReturnType::Type(_, t) => quote!(#t),
     };
     let native = emit_func(ir, &vis_tokens, Some((written_params, written_ret)));
+    let adj = weft_ir::autodiff::adjoint(ir);
+    let mut adj_fn = adj.function;
+    adj_fn.name = "adjoint".into();
+    let adj_native = emit_func(&adj_fn, &vis_tokens, None);
+    let fname = &f.sig.ident;
+    let vis = &f.vis;
     let mut all = vec![target.clone()];
     all.extend(defs.iter().cloned());
     let export = export_macro(&f.sig.ident, &f.vis, &all);
     quote! {
         #(#attrs)*
         #native
+        // The func's adjoint, reached as `name::adjoint` through the type namespace,
+        // so importing the func imports its adjoint too.
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #fname {}
+        impl #fname {
+            #[doc(hidden)]
+            #adj_native
+        }
         #export
     }
 }
 
-fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
+/// Why the adjoints of the funcs a kernel calls (directly or through other funcs)
+/// would be wrong, prefixed with the func's name.
+fn func_adjoint_blockers(env: &Env, defs: &[(Def, syn::Item)], kernel: &weft_ir::Function) -> Result<Vec<String>, Error> {
+    let mut funcs = HashMap::new();
+    for (_, item) in defs {
+        if let syn::Item::Fn(f) = item {
+            let mut env = env.clone();
+            env.funcs.remove(&f.sig.ident.to_string());
+            funcs.insert(f.sig.ident.to_string(), lower_fn(&env, f, FnKind::Func)?);
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = called_funcs(&kernel.body);
+    let mut out = Vec::new();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(f) = funcs.get(&name) {
+            for b in weft_ir::autodiff::adjoint(f).blockers {
+                out.push(format!("func `{name}`: {b}"));
+            }
+            todo.extend(called_funcs(&f.body));
+        }
+    }
+    Ok(out)
+}
+
+fn called_funcs(b: &weft_ir::Block) -> Vec<String> {
+    use weft_ir::{Expr, Stmt};
+    let mut out = Vec::new();
+    for s in &b.0 {
+        match s {
+            Stmt::Def(_, Expr::Call { name, .. }) => out.push(name.clone()),
+            Stmt::If(_, a, c) => {
+                out.extend(called_funcs(a));
+                out.extend(called_funcs(c));
+            }
+            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => out.extend(called_funcs(body)),
+            Stmt::While(c, _, body) => {
+                out.extend(called_funcs(c));
+                out.extend(called_funcs(body));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The hidden `__adjoint` launch of a kernel: primal arrays read-only, then one
+/// optional gradient array per float array parameter.
+fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> TokenStream {
+    let rt = quote!(::weft::__private);
+    let adj = weft_ir::autodiff::adjoint(ir);
+    let body_ident = format_ident!("__weft_adjoint_body_{}", ir.name);
+    let kernel_name = ir.name.clone();
+    let body = emit_kernel_body(&adj.function, &body_ident);
+    let mut blockers = adj.blockers.clone();
+    blockers.extend(func_blockers);
+    let mut params = Vec::new();
+    let mut views = Vec::new();
+    let mut checks = Vec::new();
+    let mut call_args = Vec::new();
+    for (i, p) in ir.params.iter().enumerate() {
+        let n = format_ident!("{}", p.name);
+        let pname = &p.name;
+        match &p.ty {
+            Type::Array { .. } => {
+                let t = host_type(&p.ty);
+                params.push(quote!(#n: &#t));
+                views.push(quote!(let #n = #n.view(NAME, #pname);));
+            }
+            Type::Struct(_) => {
+                let t = host_type(&p.ty);
+                params.push(quote!(#n: &#t));
+                views.push(quote!(let #n = #rt::KernelStruct::view(#n, NAME, #pname);));
+            }
+            other => {
+                let t = weft_ir::emit_rust::rust_type(other);
+                params.push(quote!(#n: #t));
+            }
+        }
+        call_args.push(quote!(#n));
+        let _ = i;
+    }
+    for (i, gp) in adj.grad_params.iter().enumerate() {
+        if gp.is_none() {
+            continue;
+        }
+        let p = &ir.params[i];
+        let primal = format_ident!("{}", p.name);
+        let n = format_ident!("adj_{}", p.name);
+        let t = host_type(&p.ty);
+        let label = format!("adj_{}", p.name);
+        params.push(quote!(#n: ::core::option::Option<&mut #t>));
+        checks.push(quote! {
+            if let ::core::option::Option::Some(g) = &#n
+                && g.shape() != #primal.shape()
+            {
+                return Err(#rt::Error::Shape(format!(
+                    "kernel `{}`: gradient array `{}` has shape {:?} but its array has shape {:?}",
+                    NAME, #label, g.shape(), #primal.shape()
+                )));
+            }
+        });
+        views.push(quote! {
+            let #n = match #n {
+                ::core::option::Option::Some(g) => g.view_mut(NAME, #label),
+                ::core::option::Option::None => #rt::ArrayView::null(),
+            };
+        });
+        call_args.push(quote!(#n));
+    }
+    let blocked = if blockers.is_empty() {
+        quote!()
+    } else {
+        let reasons = blockers.join("; ");
+        quote!(return Err(#rt::Error::Gradient { kernel: NAME, reason: #reasons });)
+    };
+    let fast_arrays: Vec<_> = weft_ir::emit_rust::tid_indexed_arrays(&adj.function)
+        .into_iter()
+        .map(|i| format_ident!("{}", adj.function.params[i].name))
+        .collect();
+    let dims_check = if ir.launch_dims > 1 {
+        let d = ir.launch_dims as usize;
+        quote! {
+            if dims.ndim() != #d {
+                return Err(#rt::Error::LaunchDims { kernel: NAME, expected: #d, got: dims.ndim() });
+            }
+        }
+    } else {
+        quote!()
+    };
+    quote! {
+        /// Runs the kernel's adjoint: accumulates into the gradient arrays the
+        /// gradients of the inputs, given the gradients of the outputs. Used by the
+        /// tape; `None` skips a gradient.
+        #[doc(hidden)]
+        #[allow(clippy::too_many_arguments, unreachable_code, unused_variables)]
+        pub fn __adjoint(dims: impl ::core::convert::Into<#rt::Dims>, #(#params),*) -> ::core::result::Result<(), #rt::Error> {
+            const NAME: &str = #kernel_name;
+            #blocked
+            #body
+            let dims: #rt::Dims = dims.into();
+            #dims_check
+            #(#checks)*
+            #(#views)*
+            #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
+                #(let #call_args = #call_args;)*
+                let __dims = dims;
+                let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
+                let __split = __fast.max(__range.start);
+                for __tid in __range.start..__split {
+                    #body_ident(__tid, &__dims, #(#call_args),*);
+                }
+                for __tid in __split..__range.end {
+                    #body_ident(__tid, &__dims, #(#call_args),*);
+                }
+            });
+            Ok(())
+        }
+    }
+}
+
+fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function, func_blockers: Vec<String>) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let vis = &f.vis;
     let attrs = &f.attrs;
     let body_ident = format_ident!("__weft_body_{}", name);
     let body = emit_kernel_body(ir, &body_ident);
+    let adjoint_launch = expand_adjoint_launch(ir, func_blockers);
     let rt = quote!(::weft::__private);
 
     let mut sig_params = Vec::new();
@@ -447,6 +647,8 @@ fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function) -> TokenStream {
                     other => Err(#rt::Error::NoBackend { kernel: NAME, device: other }),
                 }
             }
+
+            #adjoint_launch
         }
     }
 }
@@ -519,6 +721,13 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
             }
         }
 
+        impl #rt::KernelZero for #name {
+            #[inline(always)]
+            fn zero() -> Self {
+                <#name as #rt::bytemuck::Zeroable>::zeroed()
+            }
+        }
+
         impl #rt::KernelStruct for #name {
             type View = #name;
             #[inline]
@@ -580,6 +789,13 @@ fn expand_struct_with_arrays(env: &Env, s: &syn::ItemStruct, fids: &[syn::Ident]
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy)]
         #vis struct #view_name { #(#view_fields),* }
+
+        impl #rt::KernelZero for #view_name {
+            #[inline(always)]
+            fn zero() -> Self {
+                #view_name { #(#fids: #rt::KernelZero::zero()),* }
+            }
+        }
 
         impl #rt::KernelStruct for #name {
             type View = #view_name;

@@ -202,8 +202,8 @@ impl<'e> Lower<'e> {
                     Some(t) => self.b.coerce(v, t)?,
                     None => v,
                 };
-                let v = self.b.settle(v);
                 let var = self.b.let_var(&pi.ident.to_string(), ty, v, pi.mutability.is_some())?;
+                self.b.settle(v);
                 self.bind(pi.ident.to_string(), Local::Var(var));
                 Ok(())
             }
@@ -327,6 +327,10 @@ impl<'e> Lower<'e> {
     fn assign(&mut self, lhs: &syn::Expr, op: Option<BinOp>, rhs: &syn::Expr, span: Span) -> Result<()> {
         let place = self.place(lhs)?;
         let value = self.expr(rhs)?;
+        if let Place::Var(v) = &place {
+            let t = self.b.ty(value).clone();
+            self.b.retype_flex_var(*v, &t);
+        }
         let value = match op {
             None => value,
             Some(op) => {

@@ -40,6 +40,14 @@ pub enum Error {
         /// The requested device.
         device: Device,
     },
+    /// The gradient of a kernel would be wrong, so it is refused.
+    #[error("cannot differentiate kernel `{kernel}`: {reason}")]
+    Gradient {
+        /// Kernel name.
+        kernel: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
     /// The operation needs a device that is not present.
     #[error("device {0} is not available")]
     Unavailable(Device),

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod array;
+mod autodiff;
 pub mod cpu;
 mod device;
 mod dims;
@@ -15,6 +16,7 @@ mod error;
 mod view;
 
 pub use array::Array;
+pub use autodiff::{Accum, AdjointStack, GradElem, KernelZero, MatrixSet, SplatSum, adj_splat, with_mat_elem};
 pub use device::Device;
 pub use dims::Dims;
 pub use elem::{AtomicElem, Elem};

@@ -8,6 +8,14 @@ use crate::{AtomicElem, Elem};
 #[derive(Clone, Copy, Debug)]
 pub struct Offset(usize);
 
+impl Offset {
+    /// The element index.
+    #[inline(always)]
+    pub(crate) fn index(self) -> usize {
+        self.0
+    }
+}
+
 /// A kernel's handle on an array: pointer, shape, and names for error messages.
 /// Created by the generated launch code for each array argument.
 #[derive(Debug)]
@@ -31,6 +39,26 @@ impl<T, const N: usize> Copy for ArrayView<T, N> {}
 unsafe impl<T: Send, const N: usize> Send for ArrayView<T, N> {}
 // SAFETY: as above.
 unsafe impl<T: Sync, const N: usize> Sync for ArrayView<T, N> {}
+
+impl<T, const N: usize> ArrayView<T, N> {
+    /// A view of no array: every access fails the bounds check; gradient reads give
+    /// zero and gradient adds do nothing.
+    pub fn null() -> Self {
+        ArrayView { ptr: std::ptr::null_mut(), shape: [0; N], kernel: "", param: "", _t: PhantomData }
+    }
+
+    /// The base pointer (for the runtime's own element access).
+    #[inline(always)]
+    pub(crate) fn ptr(&self) -> *mut T {
+        self.ptr
+    }
+
+    /// Whether this is [`ArrayView::null`].
+    #[inline(always)]
+    pub fn is_null(&self) -> bool {
+        self.ptr.is_null()
+    }
+}
 
 impl<T: Elem, const N: usize> ArrayView<T, N> {
     pub(crate) fn new(ptr: *mut T, shape: [usize; N], kernel: &'static str, param: &'static str) -> Self {

@@ -50,8 +50,10 @@ pub mod __private {
     pub use bytemuck;
     pub use weft_macros::__chain;
     pub use weft_runtime::{
-        Array, ArrayView, AtomicElem, Device, Dims, Elem, Error, KernelStruct, component, cpu, mat_elem, with_component,
+        Accum, AdjointStack, Array, ArrayView, AtomicElem, Device, Dims, Elem, Error, KernelStruct, KernelZero,
+        adj_splat, component, cpu, mat_elem, with_component, with_mat_elem,
     };
+    pub use weft_types::adjoint;
     pub use weft_types as types;
     pub use weft_types::builtins;
 }

@@ -1,8 +1,10 @@
 //! Reverse-mode automatic differentiation on the IR (for every back end).
 
+pub mod adjoint;
 pub mod jumps;
 
 #[cfg(test)]
 mod interp;
 
+pub use adjoint::{Adjoint, adjoint};
 pub use jumps::eliminate_jumps;

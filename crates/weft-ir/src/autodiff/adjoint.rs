@@ -1,0 +1,699 @@
+//! Adjoint generation: from a kernel or func, the function that computes the
+//! gradients of its inputs from the gradients of its outputs.
+//!
+//! Scheme (Warp's, made correct for loops): the adjoint first **replays** the
+//! forward computation without its side effects (array stores and atomics), then
+//! walks the statements **backwards**, accumulating an adjoint for every float
+//! value and variable. Reading `a[i]` adds the value's adjoint into `a`'s gradient
+//! array; storing `a[i] = v` takes `v`'s adjoint from it.
+//!
+//! Loops are the hard part: the reverse of iteration `k` needs the values of
+//! iteration `k`. During the replay each loop pushes, at the start of every
+//! iteration, a snapshot of the variables its body reads or writes onto a
+//! per-thread stack; the reverse loop runs the iterations backwards, restoring each
+//! snapshot, recomputing that iteration's body, and walking it backwards. Nested
+//! loops record only while their enclosing iteration is being reversed, so the
+//! stack holds one snapshot per iteration of the loops currently being reversed.
+//! Jumps are eliminated first ([`super::eliminate_jumps`]).
+
+use std::collections::{BTreeSet, HashMap};
+
+use proc_macro2::Span;
+
+use super::jumps::{Emit, FnBuild, eliminate_jumps};
+use crate::builtins;
+use crate::ir::*;
+use crate::types::{Access, Scalar, Type};
+
+/// The adjoint of a function and what limits it.
+#[derive(Clone, Debug)]
+pub struct Adjoint {
+    /// The adjoint function. Kernels: the forward parameters, then one gradient
+    /// array `adj_<name>` per float array parameter (see `grad_params`). Funcs: the
+    /// forward parameters then `adj_result`; returns a tuple with one adjoint per
+    /// parameter (`()` where a parameter is not differentiable).
+    pub function: Function,
+    /// For each forward parameter, the index of its gradient parameter, if any.
+    pub grad_params: Vec<Option<usize>>,
+    /// Reasons why the gradient of this kernel would be wrong or incomplete; when
+    /// not empty, launching the adjoint must fail with these messages.
+    pub blockers: Vec<String>,
+}
+
+/// Whether a type carries gradients.
+fn differentiable(t: &Type) -> bool {
+    match t {
+        Type::Tuple(ts) => ts.iter().any(differentiable),
+        Type::Struct(_) => false,
+        other => other.is_float_based(),
+    }
+}
+
+struct Gen {
+    g: Function,
+    adj_val: HashMap<ValueId, VarId>,
+    adj_var: HashMap<VarId, VarId>,
+    /// Array values defined by `Param(i)`.
+    array_param: HashMap<ValueId, usize>,
+    /// Gradient array values for each forward array parameter, defined at the top.
+    grad_value: HashMap<usize, ValueId>,
+    /// Forward value parameters' adjoint accumulators (kept for funcs).
+    param_adj: HashMap<usize, VarId>,
+    blockers: BTreeSet<String>,
+}
+
+/// Variables read or assigned in a block (recursively) but declared outside it.
+fn used_outer_vars(b: &Block) -> Vec<VarId> {
+    fn walk(b: &Block, used: &mut BTreeSet<VarId>, declared: &mut BTreeSet<VarId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Def(_, Expr::Var(v)) | Stmt::Assign(v, _) => {
+                    used.insert(*v);
+                }
+                Stmt::Def(_, Expr::Rng(_, v, _)) => {
+                    used.insert(*v);
+                }
+                Stmt::Let(v, _) | Stmt::Declare(v) => {
+                    declared.insert(*v);
+                }
+                Stmt::If(_, a, c) => {
+                    walk(a, used, declared);
+                    walk(c, used, declared);
+                }
+                Stmt::For(v, _, _, body) | Stmt::ForRev(v, _, _, body) => {
+                    declared.insert(*v);
+                    walk(body, used, declared);
+                }
+                Stmt::While(c, _, body) => {
+                    walk(c, used, declared);
+                    walk(body, used, declared);
+                }
+                _ => {}
+            }
+        }
+    }
+    let (mut used, mut declared) = (BTreeSet::new(), BTreeSet::new());
+    walk(b, &mut used, &mut declared);
+    used.difference(&declared).copied().collect()
+}
+
+impl Gen {
+    fn emit(&mut self) -> Emit<'_> {
+        Emit { f: &mut self.g, out: Vec::new() }
+    }
+
+    fn ty(&self, v: ValueId) -> Type {
+        self.g.values[v.0 as usize].ty.clone()
+    }
+
+    fn adj_of_value(&mut self, v: ValueId) -> VarId {
+        if let Some(a) = self.adj_val.get(&v) {
+            return *a;
+        }
+        let t = self.ty(v);
+        let a = self.g.var(&format!("adj{}", v.0), t);
+        self.adj_val.insert(v, a);
+        a
+    }
+
+    fn adj_of_var(&mut self, v: VarId) -> VarId {
+        if let Some(a) = self.adj_var.get(&v) {
+            return *a;
+        }
+        let info = self.g.vars[v.0 as usize].clone();
+        let a = self.g.var(&format!("adj_{}", info.name), info.ty);
+        self.adj_var.insert(v, a);
+        a
+    }
+
+    /// `adj(target) += contribution`, for float-based targets.
+    fn accum_into(&mut self, out: &mut Vec<Stmt>, target: VarId, contribution: ValueId) {
+        let mut e = Emit { f: &mut self.g, out: Vec::new() };
+        let cur = e.read(target);
+        let t = e.f.vars[target.0 as usize].ty.clone();
+        let sum = e.def(t, Expr::Accum(cur, contribution));
+        e.out.push(Stmt::Assign(target, sum));
+        out.extend(e.out);
+    }
+
+    fn accum_value(&mut self, out: &mut Vec<Stmt>, v: ValueId, contribution: ValueId) {
+        if !differentiable(&self.ty(v)) {
+            return;
+        }
+        let a = self.adj_of_value(v);
+        self.accum_into(out, a, contribution);
+    }
+
+    fn reset(&mut self, out: &mut Vec<Stmt>, var: VarId) {
+        let t = self.g.vars[var.0 as usize].ty.clone();
+        let mut e = Emit { f: &mut self.g, out: Vec::new() };
+        let z = e.def(t.clone(), Expr::Zero(t));
+        e.out.push(Stmt::Assign(var, z));
+        out.extend(e.out);
+    }
+
+    // ----- replay ------------------------------------------------------------------
+
+    /// The forward statements without side effects; loops push snapshots when
+    /// `record` is set.
+    fn replay(&mut self, b: &Block, record: bool) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for s in &b.0 {
+            match s {
+                Stmt::Store(..) | Stmt::Return(_) => {}
+                Stmt::Def(v, Expr::Atomic(_, a, idx, _)) => {
+                    // The old value an atomic returns cannot be recovered; the replay
+                    // reads the element instead (documented: atomics' results are not
+                    // differentiable).
+                    out.push(Stmt::Def(*v, Expr::Load(*a, idx.clone())));
+                }
+                Stmt::If(c, a, e) => {
+                    let a = Block(self.replay(a, record));
+                    let e = Block(self.replay(e, record));
+                    out.push(Stmt::If(*c, a, e));
+                }
+                Stmt::For(var, start, end, body) => {
+                    let mut inner = Vec::new();
+                    if record {
+                        let snap = self.snapshot(body, &mut inner);
+                        let _ = snap;
+                    }
+                    inner.extend(self.replay(body, false));
+                    out.push(Stmt::For(*var, *start, *end, Block(inner)));
+                }
+                Stmt::While(cb, c, body) => {
+                    let count = if record {
+                        let t = Type::I32;
+                        let cnt = self.g.var("iterations", t);
+                        let mut e = self.emit();
+                        let z = e.def(Type::I32, Expr::Lit(Lit::Int(0, Scalar::I32)));
+                        e.out.push(Stmt::Let(cnt, z));
+                        out.extend(e.out);
+                        Some(cnt)
+                    } else {
+                        None
+                    };
+                    let mut cond = Vec::new();
+                    if record {
+                        let mut both = cb.clone();
+                        both.0.extend(body.0.iter().cloned());
+                        self.snapshot(&both, &mut cond);
+                    }
+                    cond.extend(self.replay(cb, false));
+                    let mut inner = self.replay(body, false);
+                    if let Some(cnt) = count {
+                        let mut e = self.emit();
+                        let x = e.read(cnt);
+                        let one = e.def(Type::I32, Expr::Lit(Lit::Int(1, Scalar::I32)));
+                        let y = e.def(Type::I32, Expr::Binary(BinOp::Add, x, one));
+                        e.out.push(Stmt::Assign(cnt, y));
+                        inner.extend(e.out);
+                    }
+                    out.push(Stmt::While(Block(cond), *c, Block(inner)));
+                    if let Some(cnt) = count {
+                        let mut e = self.emit();
+                        let x = e.read(cnt);
+                        e.out.push(Stmt::Save(vec![x]));
+                        out.extend(e.out);
+                    }
+                }
+                other => out.push(other.clone()),
+            }
+        }
+        out
+    }
+
+    /// Pushes the outer variables a loop body uses; returns them.
+    fn snapshot(&mut self, body: &Block, out: &mut Vec<Stmt>) -> Vec<VarId> {
+        let vars = used_outer_vars(body);
+        let mut e = self.emit();
+        let vals: Vec<_> = vars.iter().map(|v| e.read(*v)).collect();
+        if !vals.is_empty() {
+            e.out.push(Stmt::Save(vals));
+        }
+        out.extend(e.out);
+        vars
+    }
+
+    // ----- reverse -----------------------------------------------------------------
+
+    fn reverse(&mut self, b: &Block) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for s in b.0.iter().rev() {
+            match s {
+                Stmt::Def(v, e) => self.reverse_def(&mut out, *v, e),
+                Stmt::Let(var, v) | Stmt::Assign(var, v) => {
+                    if differentiable(&self.g.vars[var.0 as usize].ty) {
+                        let a = self.adj_of_var(*var);
+                        let mut e = self.emit();
+                        let cur = e.read(a);
+                        out.extend(e.out);
+                        self.accum_value(&mut out, *v, cur);
+                        self.reset(&mut out, a);
+                    }
+                }
+                Stmt::Store(arr, idx, v) => {
+                    if let Some(g) = self.grad_of(*arr)
+                        && differentiable(&self.ty(*v))
+                    {
+                        let t = self.ty(*v);
+                        let mut e = self.emit();
+                        let r = e.def(t, Expr::GradRead(g, *arr, idx.clone()));
+                        out.extend(e.out);
+                        self.accum_value(&mut out, *v, r);
+                    }
+                }
+                Stmt::If(c, a, e) => {
+                    let a = Block(self.reverse(a));
+                    let e = Block(self.reverse(e));
+                    out.push(Stmt::If(*c, a, e));
+                }
+                Stmt::For(var, start, end, body) => {
+                    let vars = used_outer_vars(body);
+                    let mut inner = Vec::new();
+                    if !vars.is_empty() {
+                        inner.push(Stmt::Restore(vars));
+                    }
+                    inner.extend(self.replay(body, true));
+                    inner.extend(self.reverse(body));
+                    out.push(Stmt::ForRev(*var, *start, *end, Block(inner)));
+                }
+                Stmt::While(cb, _c, body) => {
+                    let mut both = cb.clone();
+                    both.0.extend(body.0.iter().cloned());
+                    let vars = used_outer_vars(&both);
+                    let cnt = self.g.var("iterations", Type::I32);
+                    out.push(Stmt::Restore(vec![cnt]));
+                    // The final, failing evaluation of the condition.
+                    if !vars.is_empty() {
+                        out.push(Stmt::Restore(vars.clone()));
+                    }
+                    let r = self.replay(cb, true);
+                    out.extend(r);
+                    let r = self.reverse(cb);
+                    out.extend(r);
+                    // Then every iteration, last first.
+                    let k = self.g.var("k", Type::I32);
+                    let mut inner = Vec::new();
+                    if !vars.is_empty() {
+                        inner.push(Stmt::Restore(vars));
+                    }
+                    inner.extend(self.replay(cb, true));
+                    inner.extend(self.replay(body, true));
+                    inner.extend(self.reverse(body));
+                    inner.extend(self.reverse(cb));
+                    let mut e = self.emit();
+                    let z = e.def(Type::I32, Expr::Lit(Lit::Int(0, Scalar::I32)));
+                    let n = e.read(cnt);
+                    out.extend(e.out);
+                    out.push(Stmt::ForRev(k, z, n, Block(inner)));
+                }
+                Stmt::Return(_) | Stmt::Declare(_) => {}
+                Stmt::Break | Stmt::Continue => unreachable!("jumps are eliminated first"),
+                Stmt::ForRev(..) | Stmt::Save(_) | Stmt::Restore(_) | Stmt::GradAdd(..) => {
+                    unreachable!("adjoint statements in a forward function")
+                }
+            }
+        }
+        out
+    }
+
+    fn grad_of(&self, arr: ValueId) -> Option<ValueId> {
+        self.array_param.get(&arr).and_then(|p| self.grad_value.get(p)).copied()
+    }
+
+    fn reverse_def(&mut self, out: &mut Vec<Stmt>, v: ValueId, e: &Expr) {
+        // Side effects first: an atomic add's operand receives the element's gradient
+        // whether or not its (old-value) result is used.
+        if let Expr::Atomic(op, arr, idx, val) = e {
+            match op {
+                AtomicOp::Add | AtomicOp::Sub => {
+                    if let Some(g) = self.grad_of(*arr)
+                        && differentiable(&self.ty(*val))
+                    {
+                        let t = self.ty(*val);
+                        let mut em = self.emit();
+                        let mut r = em.def(t.clone(), Expr::GradRead(g, *arr, idx.clone()));
+                        if *op == AtomicOp::Sub {
+                            r = em.def(t, Expr::Unary(UnOp::Neg, r));
+                        }
+                        out.extend(em.out);
+                        self.accum_value(out, *val, r);
+                    }
+                }
+                AtomicOp::Min | AtomicOp::Max => {
+                    if differentiable(&self.ty(*val)) && self.grad_of(*arr).is_some() {
+                        self.blockers.insert(
+                            "`atomic_min`/`atomic_max` are not differentiable; compute the extremum, then differentiate a plain store".into(),
+                        );
+                    }
+                }
+            }
+            return;
+        }
+        let Some(&adj) = self.adj_val.get(&v) else { return };
+        let mut em = self.emit();
+        let a_v = em.read(adj);
+        out.extend(em.out);
+        match e {
+            Expr::Var(var) => {
+                if differentiable(&self.g.vars[var.0 as usize].ty) {
+                    let t = self.adj_of_var(*var);
+                    self.accum_into(out, t, a_v);
+                }
+            }
+            Expr::Param(i) => {
+                let t = self.param_adj_var(*i);
+                self.accum_into(out, t, a_v);
+            }
+            Expr::Unary(UnOp::Neg, a) => {
+                let t = self.ty(*a);
+                let mut em = self.emit();
+                let r = em.def(t, Expr::Adjoint("neg", vec![*a, a_v]));
+                out.extend(em.out);
+                self.accum_value(out, *a, r);
+            }
+            Expr::Binary(op, a, b) if differentiable(&self.ty(v)) => {
+                let name = match op {
+                    BinOp::Add => "add",
+                    BinOp::Sub => "sub",
+                    BinOp::Mul => "mul",
+                    BinOp::Div => "div",
+                    BinOp::Rem => "rem",
+                    _ => return self.reset(out, adj),
+                };
+                let tt = Type::Tuple(vec![self.ty(*a), self.ty(*b)]);
+                let mut em = self.emit();
+                let r = em.def(tt, Expr::Adjoint(name, vec![*a, *b, a_v]));
+                let (ta, tb) = (em.f.values[a.0 as usize].ty.clone(), em.f.values[b.0 as usize].ty.clone());
+                let ra = em.def(ta, Expr::Extract(r, 0));
+                let rb = em.def(tb, Expr::Extract(r, 1));
+                out.extend(em.out);
+                self.accum_value(out, *a, ra);
+                self.accum_value(out, *b, rb);
+            }
+            Expr::Cast(a, _) if differentiable(&self.ty(*a)) => {
+                let t = self.ty(*a);
+                let Type::Scalar(s) = t else { unreachable!() };
+                let mut em = self.emit();
+                let r = em.def(t, Expr::Cast(a_v, s));
+                out.extend(em.out);
+                self.accum_value(out, *a, r);
+            }
+            Expr::Builtin(name, args) => {
+                let diff = builtins::doc(name).is_some_and(|d| d.differentiable);
+                if diff && differentiable(&self.ty(v)) && args.iter().all(|a| differentiable(&self.ty(*a))) {
+                    let mut call = args.clone();
+                    call.push(a_v);
+                    let tys: Vec<Type> = args.iter().map(|a| self.ty(*a)).collect();
+                    let rt = if tys.len() == 1 { tys[0].clone() } else { Type::Tuple(tys.clone()) };
+                    let mut em = self.emit();
+                    let r = em.def(rt, Expr::Adjoint(name, call));
+                    let parts: Vec<ValueId> = if tys.len() == 1 {
+                        vec![r]
+                    } else {
+                        tys.iter().enumerate().map(|(i, t)| em.def(t.clone(), Expr::Extract(r, i as u32))).collect()
+                    };
+                    out.extend(em.out);
+                    for (a, p) in args.iter().zip(parts) {
+                        self.accum_value(out, *a, p);
+                    }
+                }
+            }
+            Expr::Call { name, path, args } => {
+                let tys: Vec<Type> = args
+                    .iter()
+                    .map(|a| {
+                        let t = self.ty(*a);
+                        if differentiable(&t) { t } else { Type::Unit }
+                    })
+                    .collect();
+                let mut call = args.clone();
+                call.push(a_v);
+                let mut em = self.emit();
+                let r = em.def(
+                    Type::Tuple(tys.clone()),
+                    Expr::FuncAdjoint { name: name.clone(), path: path.clone(), args: call },
+                );
+                let parts: Vec<Option<ValueId>> = tys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (*t != Type::Unit).then(|| em.def(t.clone(), Expr::Extract(r, i as u32))))
+                    .collect();
+                out.extend(em.out);
+                for (a, p) in args.iter().zip(parts) {
+                    if let Some(p) = p {
+                        self.accum_value(out, *a, p);
+                    }
+                }
+            }
+            Expr::Construct(_, parts) => {
+                let parts = parts.clone();
+                for (i, p) in parts.iter().enumerate() {
+                    if differentiable(&self.ty(*p)) {
+                        let t = self.ty(*p);
+                        let mut em = self.emit();
+                        let x = em.def(t, Expr::Extract(a_v, i as u32));
+                        out.extend(em.out);
+                        self.accum_value(out, *p, x);
+                    }
+                }
+            }
+            Expr::Splat(_, x) => {
+                let t = self.ty(*x);
+                let mut em = self.emit();
+                let r = em.def(t, Expr::Adjoint("splat", vec![a_v]));
+                out.extend(em.out);
+                self.accum_value(out, *x, r);
+            }
+            Expr::Extract(a, i) => {
+                if differentiable(&self.ty(*a)) {
+                    let t = self.ty(*a);
+                    let mut em = self.emit();
+                    let z = em.def(t.clone(), Expr::Zero(t.clone()));
+                    let r = em.def(t, Expr::Insert(z, *i, a_v));
+                    out.extend(em.out);
+                    self.accum_value(out, *a, r);
+                }
+            }
+            Expr::Insert(a, i, x) => {
+                let (ta, tx) = (self.ty(*a), self.ty(*x));
+                let mut em = self.emit();
+                let part = em.def(tx.clone(), Expr::Extract(a_v, *i));
+                let z = em.def(tx.clone(), Expr::Zero(tx));
+                let rest = em.def(ta, Expr::Insert(a_v, *i, z));
+                out.extend(em.out);
+                self.accum_value(out, *x, part);
+                self.accum_value(out, *a, rest);
+            }
+            Expr::DynIndex(a, k) => {
+                let t = self.ty(*a);
+                let mut em = self.emit();
+                let z = em.def(t.clone(), Expr::Zero(t.clone()));
+                let r = em.def(t, Expr::DynInsert(z, *k, a_v));
+                out.extend(em.out);
+                self.accum_value(out, *a, r);
+            }
+            Expr::DynInsert(a, k, x) => {
+                let (ta, tx) = (self.ty(*a), self.ty(*x));
+                let mut em = self.emit();
+                let part = em.def(tx.clone(), Expr::DynIndex(a_v, *k));
+                let z = em.def(tx.clone(), Expr::Zero(tx));
+                let rest = em.def(ta, Expr::DynInsert(a_v, *k, z));
+                out.extend(em.out);
+                self.accum_value(out, *x, part);
+                self.accum_value(out, *a, rest);
+            }
+            Expr::MatElem(m, r, c) => {
+                let t = self.ty(*m);
+                let mut em = self.emit();
+                let z = em.def(t.clone(), Expr::Zero(t.clone()));
+                let x = em.def(t, Expr::MatInsert(z, *r, *c, a_v));
+                out.extend(em.out);
+                self.accum_value(out, *m, x);
+            }
+            Expr::Load(arr, idx) => {
+                if let Some(g) = self.grad_of(*arr) {
+                    out.push(Stmt::GradAdd(g, *arr, idx.clone(), a_v));
+                } else if differentiable(&self.ty(v)) {
+                    self.blockers.insert(
+                        "it reads a float array that is not a kernel parameter (an array inside a structure, or an array parameter of a func); gradients through such arrays are not supported yet".into(),
+                    );
+                }
+            }
+            _ => {}
+        }
+        self.reset(out, adj);
+    }
+
+    fn param_adj_var(&mut self, i: usize) -> VarId {
+        if let Some(v) = self.param_adj.get(&i) {
+            return *v;
+        }
+        let p = self.g.params[i].clone();
+        let v = self.g.var(&format!("adj_{}", p.name), p.ty);
+        self.param_adj.insert(i, v);
+        v
+    }
+}
+
+/// Builds the adjoint of a kernel or func (see [`Adjoint`]).
+pub fn adjoint(f: &Function) -> Adjoint {
+    let fwd = eliminate_jumps(f);
+    let mut g = fwd.clone();
+    g.name = format!("{}_adjoint", f.name);
+    g.hoisted = true;
+    g.body = Block::default();
+    let mut grad_params = vec![None; f.params.len()];
+    if f.kind == FnKind::Kernel {
+        for (i, p) in f.params.iter().enumerate() {
+            if let Type::Array { elem, ndim, .. } = &p.ty
+                && differentiable(elem)
+            {
+                grad_params[i] = Some(g.params.len());
+                g.params.push(Param {
+                    name: format!("adj_{}", p.name),
+                    ty: Type::Array { elem: elem.clone(), ndim: *ndim, access: Access::Write },
+                    span: Span::call_site(),
+                    writable: false,
+                });
+            }
+        }
+    } else if f.ret != Type::Unit {
+        g.params.push(Param { name: "adj_result".into(), ty: f.ret.clone(), span: Span::call_site(), writable: false });
+    }
+    let mut st = Gen {
+        g,
+        adj_val: HashMap::new(),
+        adj_var: HashMap::new(),
+        array_param: HashMap::new(),
+        grad_value: HashMap::new(),
+        param_adj: HashMap::new(),
+        blockers: BTreeSet::new(),
+    };
+    // Array parameter values, and the gradient arrays, at the top.
+    let mut prologue = Vec::new();
+    find_array_params(&fwd.body, &mut st.array_param);
+    for (i, gp) in grad_params.iter().enumerate() {
+        if let Some(gp) = gp {
+            let t = st.g.params[*gp].ty.clone();
+            let mut e = st.emit();
+            let v = e.def(t, Expr::Param(*gp));
+            prologue.extend(e.out);
+            st.grad_value.insert(i, v);
+        }
+    }
+    // In-place updates within one kernel break the replay: the adjoint would read
+    // the array after the forward pass overwrote it.
+    let (reads, writes) = array_accesses(&fwd.body, &st.array_param);
+    for p in reads.intersection(&writes) {
+        if grad_params[*p].is_some() {
+            st.blockers.insert(format!(
+                "it reads and writes array `{}`; the adjoint replays the kernel after the writes, so it would see the new values (write the result to a separate array)",
+                f.params[*p].name
+            ));
+        }
+    }
+    let mut body = prologue;
+    body.extend(st.replay(&fwd.body, true));
+    // Seed the result's adjoint (funcs).
+    if f.kind == FnKind::Func
+        && f.ret != Type::Unit
+        && let Some(Stmt::Return(Some(r))) = fwd.body.0.last()
+    {
+        let seed_param = st.g.params.len() - 1;
+        let t = f.ret.clone();
+        let mut e = st.emit();
+        let seed = e.def(t, Expr::Param(seed_param));
+        body.extend(e.out);
+        if differentiable(&f.ret) {
+            let a = st.adj_of_value(*r);
+            let mut e = st.emit();
+            e.out.push(Stmt::Assign(a, seed));
+            body.extend(e.out);
+        }
+    }
+    body.extend(st.reverse(&fwd.body));
+    if f.kind == FnKind::Func {
+        // The tuple of parameter adjoints.
+        let mut parts = Vec::new();
+        let mut tys = Vec::new();
+        for (i, p) in f.params.iter().enumerate() {
+            let mut e = st.emit();
+            if differentiable(&p.ty) {
+                let v = st.param_adj_var(i);
+                let mut e2 = st.emit();
+                let x = e2.read(v);
+                body.extend(e2.out);
+                parts.push(x);
+                tys.push(p.ty.clone());
+            } else {
+                let x = e.def(Type::Unit, Expr::Construct(Type::Unit, vec![]));
+                body.extend(e.out);
+                parts.push(x);
+                tys.push(Type::Unit);
+            }
+        }
+        let rt = Type::Tuple(tys);
+        let mut e = st.emit();
+        let r = e.def(rt.clone(), Expr::Construct(rt.clone(), parts));
+        e.out.push(Stmt::Return(Some(r)));
+        body.extend(e.out);
+        st.g.ret = rt;
+    }
+    st.g.body = Block(body);
+    Adjoint { function: st.g, grad_params, blockers: st.blockers.into_iter().collect() }
+}
+
+fn find_array_params(b: &Block, out: &mut HashMap<ValueId, usize>) {
+    for s in &b.0 {
+        match s {
+            Stmt::Def(v, Expr::Param(i)) => {
+                out.insert(*v, *i);
+            }
+            Stmt::If(_, a, c) => {
+                find_array_params(a, out);
+                find_array_params(c, out);
+            }
+            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => find_array_params(body, out),
+            Stmt::While(c, _, body) => {
+                find_array_params(c, out);
+                find_array_params(body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Parameters read (loads) and written (stores, atomics) anywhere in the body.
+fn array_accesses(b: &Block, params: &HashMap<ValueId, usize>) -> (BTreeSet<usize>, BTreeSet<usize>) {
+    fn walk(b: &Block, params: &HashMap<ValueId, usize>, r: &mut BTreeSet<usize>, w: &mut BTreeSet<usize>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Def(_, Expr::Load(a, _)) => {
+                    if let Some(p) = params.get(a) {
+                        r.insert(*p);
+                    }
+                }
+                Stmt::Def(_, Expr::Atomic(_, a, _, _)) | Stmt::Store(a, _, _) => {
+                    if let Some(p) = params.get(a) {
+                        w.insert(*p);
+                    }
+                }
+                Stmt::If(_, x, y) => {
+                    walk(x, params, r, w);
+                    walk(y, params, r, w);
+                }
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, params, r, w),
+                Stmt::While(c, _, body) => {
+                    walk(c, params, r, w);
+                    walk(body, params, r, w);
+                }
+                _ => {}
+            }
+        }
+    }
+    let (mut r, mut w) = (BTreeSet::new(), BTreeSet::new());
+    walk(b, params, &mut r, &mut w);
+    (r, w)
+}

@@ -1,0 +1,279 @@
+//! Run-time support for adjoint kernels: zero values, adjoint accumulation, the
+//! per-thread stack of loop snapshots, and gradient-array access.
+
+use std::mem::MaybeUninit;
+
+use weft_types::*;
+
+use crate::{ArrayView, AtomicElem, Elem, Offset};
+
+
+/// The zero of a kernel value type (adjoint accumulators start at zero; adjoint
+/// functions declare every value up front).
+pub trait KernelZero: Copy {
+    /// Zero.
+    fn zero() -> Self;
+}
+
+macro_rules! zero_via_zeroable {
+    ($($t:ty),*) => {$(
+        impl KernelZero for $t {
+            #[inline(always)]
+            fn zero() -> Self {
+                <$t as bytemuck::Zeroable>::zeroed()
+            }
+        }
+    )*};
+}
+zero_via_zeroable!(bool, i32, u32, i64, u64, f32, f64, Vec2, Vec3, Vec4, DVec2, DVec3, DVec4, IVec2, IVec3, IVec4,
+    UVec2, UVec3, UVec4, Mat2, Mat3, Mat4, DMat2, DMat3, DMat4, Quat, DQuat, Transform, DTransform, SpatialVector,
+    DSpatialVector, SpatialMatrix, DSpatialMatrix, I64Vec2, I64Vec3, I64Vec4, U64Vec2, U64Vec3, U64Vec4);
+
+impl KernelZero for () {
+    #[inline(always)]
+    fn zero() {}
+}
+
+impl<T, const N: usize> KernelZero for ArrayView<T, N> {
+    /// A view of nothing: every access fails the bounds check.
+    #[inline(always)]
+    fn zero() -> Self {
+        ArrayView::null()
+    }
+}
+
+/// Componentwise addition of adjoints.
+pub trait Accum: Copy {
+    /// `a + b`, componentwise.
+    fn accum(a: Self, b: Self) -> Self;
+}
+
+macro_rules! accum_via_add {
+    ($($t:ty),*) => {$(
+        impl Accum for $t {
+            #[inline(always)]
+            fn accum(a: Self, b: Self) -> Self {
+                a + b
+            }
+        }
+    )*};
+}
+accum_via_add!(f32, f64, Vec2, Vec3, Vec4, DVec2, DVec3, DVec4, Mat2, Mat3, Mat4, DMat2, DMat3, DMat4, Quat, DQuat,
+    SpatialVector, DSpatialVector, SpatialMatrix, DSpatialMatrix);
+
+impl Accum for Transform {
+    #[inline(always)]
+    fn accum(a: Self, b: Self) -> Self {
+        Transform::new(a.p + b.p, a.q + b.q)
+    }
+}
+
+impl Accum for DTransform {
+    #[inline(always)]
+    fn accum(a: Self, b: Self) -> Self {
+        DTransform::new(a.p + b.p, a.q + b.q)
+    }
+}
+
+impl Accum for () {
+    #[inline(always)]
+    fn accum(_: Self, _: Self) -> Self {}
+}
+
+macro_rules! tuples {
+    ($(($($n:ident $i:tt),*)),*) => {$(
+        impl<$($n: KernelZero),*> KernelZero for ($($n,)*) {
+            #[inline(always)]
+            fn zero() -> Self {
+                ($($n::zero(),)*)
+            }
+        }
+        impl<$($n: Accum),*> Accum for ($($n,)*) {
+            #[inline(always)]
+            fn accum(a: Self, b: Self) -> Self {
+                ($($n::accum(a.$i, b.$i),)*)
+            }
+        }
+    )*};
+}
+tuples!((A 0), (A 0, B 1), (A 0, B 1, C 2), (A 0, B 1, C 2, D 3), (A 0, B 1, C 2, D 3, E 4),
+    (A 0, B 1, C 2, D 3, E 4, F 5), (A 0, B 1, C 2, D 3, E 4, F 5, G 6), (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7));
+
+/// The adjoint of `splat(x)`: the sum of the components of the result's adjoint.
+#[inline(always)]
+pub fn adj_splat<V: SplatSum>(adj: V) -> V::Scalar {
+    adj.component_sum()
+}
+
+/// Vectors whose components can be summed (for [`adj_splat`]).
+pub trait SplatSum {
+    /// Component type.
+    type Scalar;
+    /// `x + y + …`, left to right.
+    fn component_sum(self) -> Self::Scalar;
+}
+
+macro_rules! splat_sum {
+    ($($t:ty: $s:ty, [$($c:ident),*]);*) => {$(
+        impl SplatSum for $t {
+            type Scalar = $s;
+            #[inline(always)]
+            fn component_sum(self) -> $s {
+                let v = self.to_array();
+                let mut s = 0.0;
+                for x in v {
+                    s += x;
+                }
+                let _ = [$(stringify!($c)),*];
+                s
+            }
+        }
+    )*};
+}
+splat_sum!(Vec2: f32, [x, y]; Vec3: f32, [x, y, z]; Vec4: f32, [x, y, z, w];
+    DVec2: f64, [x, y]; DVec3: f64, [x, y, z]; DVec4: f64, [x, y, z, w]);
+
+/// `m` with element `[row][col]` replaced by `x`.
+#[inline(always)]
+pub fn with_mat_elem<M: MatrixSet>(m: M, row: i64, col: i64, x: M::Scalar) -> M {
+    let n = M::N as i64;
+    if row < 0 || row >= n || col < 0 || col >= n {
+        panic!("matrix index [{row}][{col}] out of range for a {n}x{n} matrix");
+    }
+    m.set(row as usize, col as usize, x)
+}
+
+/// Matrices whose elements can be replaced.
+pub trait MatrixSet: Copy {
+    /// Component type.
+    type Scalar;
+    /// Rows (= columns).
+    const N: usize;
+    /// The matrix with `[row][col]` set to `x`.
+    fn set(self, row: usize, col: usize, x: Self::Scalar) -> Self;
+}
+
+macro_rules! matrix_set {
+    ($($m:ty: $s:ty, $n:literal);*) => {$(
+        impl MatrixSet for $m {
+            type Scalar = $s;
+            const N: usize = $n;
+            #[inline(always)]
+            fn set(mut self, row: usize, col: usize, x: $s) -> Self {
+                self.col_mut(col)[row] = x;
+                self
+            }
+        }
+    )*};
+}
+matrix_set!(Mat2: f32, 2; Mat3: f32, 3; Mat4: f32, 4; DMat2: f64, 2; DMat3: f64, 3; DMat4: f64, 4);
+
+/// The per-thread stack of an adjoint kernel: loop snapshots pushed during the
+/// replay and popped, last first, while iterations are reversed.
+#[derive(Default)]
+pub struct AdjointStack {
+    bytes: Vec<MaybeUninit<u8>>,
+}
+
+impl AdjointStack {
+    /// An empty stack (allocates on first push).
+    #[inline(always)]
+    pub fn new() -> Self {
+        AdjointStack { bytes: Vec::new() }
+    }
+
+    /// Pushes a value.
+    #[inline(always)]
+    pub fn push<T: Copy>(&mut self, v: T) {
+        let n = std::mem::size_of::<T>();
+        let at = self.bytes.len();
+        self.bytes.resize(at + n, MaybeUninit::uninit());
+        // SAFETY: `at..at + n` is in bounds; the buffer holds `MaybeUninit<u8>`, so
+        // any bytes of `T` (padding included) may be written; unaligned write.
+        unsafe { (self.bytes.as_mut_ptr().add(at) as *mut T).write_unaligned(v) };
+    }
+
+    /// Pops the value pushed last.
+    ///
+    /// # Panics
+    /// If the stack holds fewer bytes than a `T` (a bug in the generated adjoint).
+    #[inline(always)]
+    pub fn pop<T: Copy>(&mut self) -> T {
+        let n = std::mem::size_of::<T>();
+        let at = self.bytes.len().checked_sub(n).expect("adjoint stack underflow");
+        // SAFETY: the bytes at `at..at + n` were written by `push::<T>` (the generated
+        // code pops in exactly the reverse order of its pushes, with the same types).
+        let v = unsafe { (self.bytes.as_ptr().add(at) as *const T).read_unaligned() };
+        self.bytes.truncate(at);
+        v
+    }
+}
+
+impl<T: Elem, const N: usize> ArrayView<T, N> {
+    /// The gradient stored for an element (zero if this gradient array is absent).
+    /// `o` is the element's offset in the primal array of the same shape.
+    #[inline(always)]
+    pub fn grad_read(&self, o: Offset) -> T
+    where
+        T: KernelZero,
+    {
+        if self.is_null() { T::zero() } else { self.read(o) }
+    }
+}
+
+impl<T: GradElem, const N: usize> ArrayView<T, N> {
+    /// Adds to the gradient of an element (nothing if this gradient array is absent).
+    #[inline(always)]
+    pub fn grad_add(&self, o: Offset, v: T) {
+        if !self.is_null() {
+            // SAFETY: `o` passed the bounds check of the primal array, which has this
+            // gradient array's shape (checked at the adjoint launch).
+            unsafe { T::grad_atomic_add(self.ptr().add(o.index()), v) }
+        }
+    }
+}
+
+/// Element types whose gradients can be accumulated atomically: every float-based
+/// value type, componentwise (each float is added atomically on its own).
+///
+/// # Safety
+/// `grad_atomic_add` must only touch the bytes of the one element at `p`.
+pub unsafe trait GradElem: Elem {
+    /// Atomically adds `v` to the element at `p`, componentwise.
+    ///
+    /// # Safety
+    /// `p` must be valid and aligned.
+    unsafe fn grad_atomic_add(p: *mut Self, v: Self);
+}
+
+macro_rules! grad_words {
+    ($w:ty: $($t:ty),*) => {$(
+        unsafe impl GradElem for $t {
+            #[inline(always)]
+            unsafe fn grad_atomic_add(p: *mut Self, v: Self) {
+                const N: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
+                let words: [$w; N] = bytemuck::cast(v);
+                let base = p as *mut $w;
+                for (i, x) in words.into_iter().enumerate() {
+                    if x != 0.0 {
+                        // SAFETY: the element is N consecutive floats.
+                        unsafe { <$w as AtomicElem>::atomic_add(base.add(i), x) };
+                    }
+                }
+            }
+        }
+    )*};
+}
+grad_words!(f32: f32, Vec2, Vec3, Vec4, Mat2, Mat3, Mat4, Quat, SpatialVector, SpatialMatrix);
+grad_words!(f64: f64, DVec2, DVec3, DVec4, DMat2, DMat3, DMat4, DQuat, DSpatialVector, DSpatialMatrix, DTransform);
+
+unsafe impl GradElem for Transform {
+    #[inline(always)]
+    unsafe fn grad_atomic_add(p: *mut Self, v: Self) {
+        // SAFETY: field pointers of a valid, aligned Transform.
+        unsafe {
+            Vec3::grad_atomic_add(std::ptr::addr_of_mut!((*p).p), v.p);
+            Quat::grad_atomic_add(std::ptr::addr_of_mut!((*p).q), v.q);
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Adjoint kernels against central finite differences (f64 kernels, so the check is
+//! tight), for straight-line code, builtins, branches, loops that carry values,
+//! `while`/`break`/early `return`, funcs calling funcs, and atomics.
+
+use weft::prelude::*;
+
+/// The weighted sum `Σ w·out` of a kernel's output as a function of its input, and
+/// the adjoint's gradient of it; returns the worst relative error.
+fn check(
+    n: usize,
+    x0: &[f64],
+    forward: &dyn Fn(&Array<f64>) -> Vec<f64>,
+    adjoint: &dyn Fn(&Array<f64>, &mut Array<f64>, &mut Array<f64>),
+) -> f64 {
+    let w: Vec<f64> = weft_examples::random_f32s(n, 99, 0.5, 1.5).into_iter().map(f64::from).collect();
+    let loss = |x: &[f64]| -> f64 {
+        let a = Array::from_slice(Device::Cpu, x);
+        forward(&a).iter().zip(&w).map(|(y, w)| y * w).sum()
+    };
+    let x = Array::from_slice(Device::Cpu, x0);
+    let mut gx = Array::zeros(Device::Cpu, [x0.len()]);
+    let mut seed = Array::from_slice(Device::Cpu, &w);
+    adjoint(&x, &mut gx, &mut seed);
+    let g = gx.to_vec();
+    let mut worst: f64 = 0.0;
+    for i in 0..x0.len() {
+        let h = 1e-6 * x0[i].abs().max(1.0);
+        let (mut xp, mut xm) = (x0.to_vec(), x0.to_vec());
+        xp[i] += h;
+        xm[i] -= h;
+        let fd = (loss(&xp) - loss(&xm)) / (2.0 * h);
+        let err = (fd - g[i]).abs() / fd.abs().max(1.0);
+        assert!(g[i].is_finite(), "gradient {i} is {}", g[i]);
+        worst = worst.max(err);
+    }
+    worst
+}
+
+fn inputs(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f64> {
+    weft_examples::random_f32s(n, seed, lo, hi).into_iter().map(f64::from).collect()
+}
+
+#[weft::kernel]
+fn scalar_math(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let a = x[i];
+    let b = sin(a) * a * a + exp(a / 4.0) - log(a * a + 1.0) / (2.0 + cos(a));
+    let c = atan2(b, 1.5) + pow(a * a + 0.5, 0.75) + sqrt(abs(a) + 1.0) + tanh(a) * sinh(a / 3.0);
+    y[i] = max(b, c) + min(a, 0.5) * clamp(a, -1.0, 1.0) + (a as i32) as f64;
+}
+
+#[test]
+fn scalar_builtins() {
+    let n = 64;
+    let x0 = inputs(n, 1, -2.0, 2.0);
+    let err = check(
+        n,
+        &x0,
+        &|x| {
+            let mut y = Array::zeros(Device::Cpu, [n]);
+            scalar_math::launch(n, x, &mut y).unwrap();
+            y.to_vec()
+        },
+        &|x, gx, seed| {
+            let y = Array::zeros(Device::Cpu, [n]);
+            scalar_math::__adjoint(n, x, &y, Some(gx), Some(seed)).unwrap();
+        },
+    );
+    // `as i32` is piecewise constant (no gradient); everything else is smooth at
+    // random inputs.
+    assert!(err < 1e-5, "worst relative error {err}");
+}
+
+#[weft::kernel]
+fn vector_math(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let a = x[i];
+    let v = DVec3::new(a, a * a - 1.0, 2.0 - a);
+    let u = normalize(v + DVec3::new(0.3, -0.2, 0.1));
+    let w = cross(u, v) * length(v) + v.dot(u) * DVec3::ONE;
+    let m = DMat3::from_cols(v, w, u + DVec3::Z);
+    let r = inverse(m) * v + transpose(m) * w;
+    let q = quat_from_axis_angle(normalize(DVec3::new(1.0, 2.0, 3.0)), a);
+    let t = quat_rotate(q, r) + quat_to_matrix(q) * v;
+    y[i] = t.x + 2.0 * t.y - t.z + determinant(m) + length_sq(w);
+}
+
+#[test]
+fn vector_matrix_quaternion_builtins() {
+    let n = 48;
+    let x0 = inputs(n, 2, -1.5, 1.5);
+    let err = check(
+        n,
+        &x0,
+        &|x| {
+            let mut y = Array::zeros(Device::Cpu, [n]);
+            vector_math::launch(n, x, &mut y).unwrap();
+            y.to_vec()
+        },
+        &|x, gx, seed| {
+            let y = Array::zeros(Device::Cpu, [n]);
+            vector_math::__adjoint(n, x, &y, Some(gx), Some(seed)).unwrap();
+        },
+    );
+    assert!(err < 1e-5, "worst relative error {err}");
+}
+
+#[weft::kernel]
+fn loops(x: &Array<f64>, y: &mut Array<f64>, steps: i32) {
+    let i = tid();
+    let mut s = x[i];
+    let mut total = 0.0;
+    // An iterated map with a running sum: both carried across iterations.
+    for k in 0..steps {
+        s = s * 0.9 + sin(s) * 0.3 + (k as f64) * 0.01;
+        total += s * s;
+    }
+    // A while loop with a data-dependent break.
+    let mut z = s;
+    let mut n = 0;
+    while n < 20 {
+        z = z * 0.5 + 0.1 * total;
+        n += 1;
+        if abs(z) < 0.2 {
+            break;
+        }
+    }
+    // Nested loops with a carried product.
+    let mut p = 1.0;
+    for a in 0..3 {
+        for b in 0..a + 1 {
+            p = p * (1.0 + 0.1 * s * (b as f64)) + 0.01 * z;
+        }
+    }
+    y[i] = total + z + p;
+}
+
+#[test]
+fn loops_carrying_values() {
+    let n = 32;
+    let x0 = inputs(n, 3, -1.0, 1.0);
+    let err = check(
+        n,
+        &x0,
+        &|x| {
+            let mut y = Array::zeros(Device::Cpu, [n]);
+            loops::launch(n, x, &mut y, 12).unwrap();
+            y.to_vec()
+        },
+        &|x, gx, seed| {
+            let y = Array::zeros(Device::Cpu, [n]);
+            loops::__adjoint(n, x, &y, 12, Some(gx), Some(seed)).unwrap();
+        },
+    );
+    assert!(err < 1e-5, "worst relative error {err}");
+}
+
+#[weft::func]
+fn inner(a: f64, b: f64) -> f64 {
+    if a > b {
+        return a * b;
+    }
+    a + b * b
+}
+
+#[weft::func]
+fn outer_sum(a: f64) -> (f64, f64) {
+    let mut acc = 0.0;
+    for k in 0..4 {
+        acc += inner(a, k as f64 * 0.5);
+        if acc > 10.0 {
+            return (acc, a);
+        }
+    }
+    (acc * a, acc)
+}
+
+#[weft::kernel]
+fn funcs_and_returns(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let (p, q) = outer_sum(x[i]);
+    if x[i] < -1.0 {
+        y[i] = p;
+        return;
+    }
+    y[i] = p * q + inner(q, p);
+}
+
+#[test]
+fn funcs_branches_and_early_returns() {
+    let n = 64;
+    let x0 = inputs(n, 4, -3.0, 3.0);
+    let err = check(
+        n,
+        &x0,
+        &|x| {
+            let mut y = Array::zeros(Device::Cpu, [n]);
+            funcs_and_returns::launch(n, x, &mut y).unwrap();
+            y.to_vec()
+        },
+        &|x, gx, seed| {
+            let y = Array::zeros(Device::Cpu, [n]);
+            funcs_and_returns::__adjoint(n, x, &y, Some(gx), Some(seed)).unwrap();
+        },
+    );
+    assert!(err < 1e-5, "worst relative error {err}");
+}
+
+#[weft::kernel]
+fn reduce(x: &Array<f64>, loss: &mut Array<f64>) {
+    let i = tid();
+    let v = x[i];
+    atomic_add(&mut loss[0], v * v * 0.5 + sin(v));
+}
+
+#[test]
+fn atomic_add_is_differentiable() {
+    let n = 100;
+    let x0 = inputs(n, 5, -2.0, 2.0);
+    let x = Array::from_slice(Device::Cpu, &x0);
+    let loss = Array::zeros(Device::Cpu, [1]);
+    let mut gx = Array::zeros(Device::Cpu, [n]);
+    let mut seed = Array::from_slice(Device::Cpu, &[1.0]);
+    reduce::__adjoint(n, &x, &loss, Some(&mut gx), Some(&mut seed)).unwrap();
+    for (g, x) in gx.to_vec().iter().zip(&x0) {
+        assert!((g - (x + x.cos())).abs() < 1e-12);
+    }
+}
+
+#[weft::kernel]
+fn in_place(x: &mut Array<f64>, v: &Array<f64>) {
+    let i = tid();
+    x[i] = x[i] + v[i];
+}
+
+#[test]
+fn in_place_updates_refuse_to_differentiate() {
+    let x = Array::from_slice(Device::Cpu, &[1.0]);
+    let v = Array::from_slice(Device::Cpu, &[1.0]);
+    let e = in_place::__adjoint(1, &x, &v, None, None).unwrap_err();
+    assert!(e.to_string().contains("reads and writes array `x`"), "{e}");
+}
+
+#[test]
+fn gradient_shapes_are_checked() {
+    let x = Array::from_slice(Device::Cpu, &[1.0, 2.0]);
+    let y = Array::zeros(Device::Cpu, [2]);
+    let mut bad = Array::zeros(Device::Cpu, [3]);
+    let e = scalar_math::__adjoint(2, &x, &y, Some(&mut bad), None).unwrap_err();
+    assert!(e.to_string().contains("gradient array `adj_x` has shape [3]"), "{e}");
+}
