@@ -26,24 +26,10 @@ fn integrate(x: &mut Array<Vec3>, v: &mut Array<Vec3>, g: Vec3, dt: f32) {
 fn hand_written(x: &mut [Vec3], v: &mut [Vec3], g: Vec3, dt: f32) {
     let threads = rayon::current_num_threads();
     let grain = (x.len() / (threads * 4)).max(1024);
-    x.par_iter_mut().zip(v.par_iter_mut()).with_min_len(grain).for_each(|(p, u)| {
-        let mut vel = *u + g * dt;
-        let mut pos = *p + vel * dt;
-        if pos.z < 0.0 {
-            pos.z = 0.0;
-            vel.z *= -0.5;
-        }
-        *p = pos;
-        *u = vel;
-    });
-}
-
-/// The same loop, chunked by hand so each worker runs a plain inner loop.
-fn hand_written_chunks(x: &mut [Vec3], v: &mut [Vec3], g: Vec3, dt: f32) {
-    let threads = rayon::current_num_threads();
-    let chunk = x.len().div_ceil(threads * 4).max(1024);
-    x.par_chunks_mut(chunk).zip(v.par_chunks_mut(chunk)).for_each(|(xs, vs)| {
-        for (p, u) in xs.iter_mut().zip(vs.iter_mut()) {
+    x.par_iter_mut()
+        .zip(v.par_iter_mut())
+        .with_min_len(grain)
+        .for_each(|(p, u)| {
             let mut vel = *u + g * dt;
             let mut pos = *p + vel * dt;
             if pos.z < 0.0 {
@@ -52,20 +38,45 @@ fn hand_written_chunks(x: &mut [Vec3], v: &mut [Vec3], g: Vec3, dt: f32) {
             }
             *p = pos;
             *u = vel;
-        }
-    });
+        });
+}
+
+/// The same loop, chunked by hand so each worker runs a plain inner loop.
+fn hand_written_chunks(x: &mut [Vec3], v: &mut [Vec3], g: Vec3, dt: f32) {
+    let threads = rayon::current_num_threads();
+    let chunk = x.len().div_ceil(threads * 4).max(1024);
+    x.par_chunks_mut(chunk)
+        .zip(v.par_chunks_mut(chunk))
+        .for_each(|(xs, vs)| {
+            for (p, u) in xs.iter_mut().zip(vs.iter_mut()) {
+                let mut vel = *u + g * dt;
+                let mut pos = *p + vel * dt;
+                if pos.z < 0.0 {
+                    pos.z = 0.0;
+                    vel.z *= -0.5;
+                }
+                *p = pos;
+                *u = vel;
+            }
+        });
 }
 
 fn parallel_copy(src: &[u8], dst: &mut [u8]) {
     let threads = rayon::current_num_threads();
     let chunk = (src.len() / (threads * 4)).max(1 << 16);
-    dst.par_chunks_mut(chunk).zip(src.par_chunks(chunk)).for_each(|(d, s)| d.copy_from_slice(s));
+    dst.par_chunks_mut(chunk)
+        .zip(src.par_chunks(chunk))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 fn initial() -> (Vec<Vec3>, Vec<Vec3>) {
     let r = weft_examples::random_f32s(3 * N, 1, -1.0, 1.0);
-    let x = (0..N).map(|i| Vec3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2].abs() * 10.0)).collect();
-    let v = (0..N).map(|i| Vec3::new(r[3 * i + 2], r[3 * i], r[3 * i + 1])).collect();
+    let x = (0..N)
+        .map(|i| Vec3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2].abs() * 10.0))
+        .collect();
+    let v = (0..N)
+        .map(|i| Vec3::new(r[3 * i + 2], r[3 * i], r[3 * i + 1]))
+        .collect();
     (x, v)
 }
 
@@ -79,18 +90,26 @@ fn bench(c: &mut Criterion) {
     let (x0, v0) = initial();
     let mut x = Array::from_vec(Device::Cpu, x0.clone());
     let mut v = Array::from_vec(Device::Cpu, v0.clone());
-    group.bench_function("weft_kernel", |b| b.iter(|| integrate::launch(N, &mut x, &mut v, g, DT).unwrap()));
+    group.bench_function("weft_kernel", |b| {
+        b.iter(|| integrate::launch(N, &mut x, &mut v, g, DT).unwrap())
+    });
 
     let (mut hx, mut hv) = (x0.clone(), v0.clone());
-    group.bench_function("hand_written_rayon", |b| b.iter(|| hand_written(&mut hx, &mut hv, g, DT)));
+    group.bench_function("hand_written_rayon", |b| {
+        b.iter(|| hand_written(&mut hx, &mut hv, g, DT))
+    });
 
     let (mut cx, mut cv) = (x0, v0);
-    group.bench_function("hand_written_chunks", |b| b.iter(|| hand_written_chunks(&mut cx, &mut cv, g, DT)));
+    group.bench_function("hand_written_chunks", |b| {
+        b.iter(|| hand_written_chunks(&mut cx, &mut cv, g, DT))
+    });
 
     // Same traffic as the kernel: 24 MB read and 24 MB written.
     let src = vec![1u8; N * 24];
     let mut dst = vec![0u8; N * 24];
-    group.bench_function("parallel_copy_same_bytes", |b| b.iter(|| parallel_copy(&src, &mut dst)));
+    group.bench_function("parallel_copy_same_bytes", |b| {
+        b.iter(|| parallel_copy(&src, &mut dst))
+    });
     group.finish();
 
     // The kernel and the hand-written loop compute the same thing.

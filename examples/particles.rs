@@ -65,8 +65,14 @@ fn main() -> Result<(), weft::Error> {
     let pos = x.to_vec();
     let on_ground = pos.iter().filter(|p| p.z < 0.01).count();
     let mean_z = pos.iter().map(|p| p.z as f64).sum::<f64>() / n as f64;
-    println!("simulated {steps} steps of {dt:.5} s in {secs:.3} s ({:.1} M particle-steps/s)", (n * steps) as f64 / secs / 1e6);
+    println!(
+        "simulated {steps} steps of {dt:.5} s in {secs:.3} s ({:.1} M particle-steps/s)",
+        (n * steps) as f64 / secs / 1e6
+    );
     println!("mean height {mean_z:.3} m, {on_ground} particles within 1 cm of the ground");
-    println!("energy per particle: {e0:.4} J -> {:.4} J (the bounces dissipate it)", e(&x, &v)?);
+    println!(
+        "energy per particle: {e0:.4} J -> {:.4} J (the bounces dissipate it)",
+        e(&x, &v)?
+    );
     Ok(())
 }

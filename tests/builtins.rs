@@ -6,7 +6,10 @@ use proptest::prelude::*;
 use weft::prelude::*;
 
 fn cfg() -> ProptestConfig {
-    ProptestConfig { cases: if cfg!(debug_assertions) { 48 } else { 256 }, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: if cfg!(debug_assertions) { 48 } else { 256 },
+        ..ProptestConfig::default()
+    }
 }
 
 #[weft::kernel]
@@ -66,7 +69,13 @@ fn scalar_reference(v: f32) -> [f64; 23] {
         x.round(),
         x.trunc(),
         a,
-        if v > 0.0 { 1.0 } else if v < 0.0 { -1.0 } else { 0.0 },
+        if v > 0.0 {
+            1.0
+        } else if v < 0.0 {
+            -1.0
+        } else {
+            0.0
+        },
         x.sqrt().abs() + x.sin(),
     ]
 }
@@ -153,7 +162,11 @@ fn vec3s() -> impl Strategy<Value = Vec3> {
 
 fn unit_quats() -> impl Strategy<Value = Quat> {
     (vec3s(), -3.0f32..3.0).prop_map(|(a, angle)| {
-        let axis = if a.length() < 1e-3 { Vec3::X } else { a.normalize() };
+        let axis = if a.length() < 1e-3 {
+            Vec3::X
+        } else {
+            a.normalize()
+        };
         Quat::from_axis_angle(axis, angle)
     })
 }
@@ -202,7 +215,13 @@ proptest! {
 }
 
 #[weft::kernel]
-fn matrix_ops(m: &Array<Mat3>, a: &Array<Vec3>, s: &mut Array<f32, 2>, mo: &mut Array<Mat3, 2>, vo: &mut Array<Vec3, 2>) {
+fn matrix_ops(
+    m: &Array<Mat3>,
+    a: &Array<Vec3>,
+    s: &mut Array<f32, 2>,
+    mo: &mut Array<Mat3, 2>,
+    vo: &mut Array<Vec3, 2>,
+) {
     let i = tid();
     let (x, v) = (m[i], a[i]);
     s[i][0] = determinant(x);
@@ -219,7 +238,8 @@ fn matrix_ops(m: &Array<Mat3>, a: &Array<Vec3>, s: &mut Array<f32, 2>, mo: &mut 
 }
 
 fn well_conditioned() -> impl Strategy<Value = Mat3> {
-    (vec3s(), vec3s(), vec3s()).prop_map(|(a, b, c)| Mat3::from_cols(a, b, c) * 0.1 + Mat3::IDENTITY * 2.0)
+    (vec3s(), vec3s(), vec3s())
+        .prop_map(|(a, b, c)| Mat3::from_cols(a, b, c) * 0.1 + Mat3::IDENTITY * 2.0)
 }
 
 proptest! {
@@ -252,7 +272,14 @@ proptest! {
 }
 
 #[weft::kernel]
-fn quat_transform_ops(q: &Array<Quat>, p: &Array<Vec3>, vo: &mut Array<Vec3, 2>, qo: &mut Array<Quat, 2>, mo: &mut Array<Mat3>, to: &mut Array<Transform>) {
+fn quat_transform_ops(
+    q: &Array<Quat>,
+    p: &Array<Vec3>,
+    vo: &mut Array<Vec3, 2>,
+    qo: &mut Array<Quat, 2>,
+    mo: &mut Array<Mat3>,
+    to: &mut Array<Transform>,
+) {
     let i = tid();
     let (r, v) = (q[i], p[i]);
     vo[i][0] = quat_rotate(r, v);
@@ -307,7 +334,13 @@ proptest! {
 }
 
 #[weft::kernel]
-fn spatial_ops(a: &Array<SpatialVector>, b: &Array<SpatialVector>, s: &mut Array<f32>, o: &mut Array<SpatialVector, 2>, tops: &mut Array<Vec3>) {
+fn spatial_ops(
+    a: &Array<SpatialVector>,
+    b: &Array<SpatialVector>,
+    s: &mut Array<f32>,
+    o: &mut Array<SpatialVector, 2>,
+    tops: &mut Array<Vec3>,
+) {
     let i = tid();
     let (x, y) = (a[i], b[i]);
     s[i] = dot(x, y);
@@ -392,6 +425,15 @@ fn bit_cast_builtins() {
     let mut bits = Array::zeros(Device::Cpu, [5]);
     let mut back = Array::zeros(Device::Cpu, [5]);
     bit_casts::launch(5, &x, &mut bits, &mut back).unwrap();
-    assert_eq!(bits.to_vec(), xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
-    assert_eq!(back.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>(), xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    assert_eq!(
+        bits.to_vec(),
+        xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        back.to_vec()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>(),
+        xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
 }

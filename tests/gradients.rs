@@ -4,15 +4,21 @@
 
 use weft::prelude::*;
 
+/// Runs a kernel's adjoint: `(input, input gradient out, output gradient seed)`.
+type AdjointRun<'a> = &'a dyn Fn(&Array<f64>, &mut Array<f64>, &mut Array<f64>);
+
 /// The weighted sum `Σ w·out` of a kernel's output as a function of its input, and
 /// the adjoint's gradient of it; returns the worst relative error.
 fn check(
     n: usize,
     x0: &[f64],
     forward: &dyn Fn(&Array<f64>) -> Vec<f64>,
-    adjoint: &dyn Fn(&Array<f64>, &mut Array<f64>, &mut Array<f64>),
+    adjoint: AdjointRun,
 ) -> f64 {
-    let w: Vec<f64> = weft_examples::random_f32s(n, 99, 0.5, 1.5).into_iter().map(f64::from).collect();
+    let w: Vec<f64> = weft_examples::random_f32s(n, 99, 0.5, 1.5)
+        .into_iter()
+        .map(f64::from)
+        .collect();
     let loss = |x: &[f64]| -> f64 {
         let a = Array::from_slice(Device::Cpu, x);
         forward(&a).iter().zip(&w).map(|(y, w)| y * w).sum()
@@ -33,11 +39,15 @@ fn check(
         assert!(g[i].is_finite(), "gradient {i} is {}", g[i]);
         worst = worst.max(err);
     }
+    println!("worst relative error against central differences: {worst:.2e}");
     worst
 }
 
 fn inputs(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f64> {
-    weft_examples::random_f32s(n, seed, lo, hi).into_iter().map(f64::from).collect()
+    weft_examples::random_f32s(n, seed, lo, hi)
+        .into_iter()
+        .map(f64::from)
+        .collect()
 }
 
 #[weft::kernel]
@@ -247,5 +257,9 @@ fn gradient_shapes_are_checked() {
     let y = Array::zeros(Device::Cpu, [2]);
     let mut bad = Array::zeros(Device::Cpu, [3]);
     let e = scalar_math::__adjoint(2, &x, &y, Some(&mut bad), None).unwrap_err();
-    assert!(e.to_string().contains("gradient array `adj_x` has shape [3]"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("gradient array `adj_x` has shape [3]"),
+        "{e}"
+    );
 }

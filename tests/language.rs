@@ -53,7 +53,12 @@ fn springs(x: &Array<Vec3>, f: &mut Array<Vec3>, k: f32) {
 
 #[test]
 fn funcs_from_another_module() {
-    let x = Array::from_vec(Device::Cpu, (0..5).map(|i| Vec3::new(i as f32 * 2.0, 0.0, 0.0)).collect());
+    let x = Array::from_vec(
+        Device::Cpu,
+        (0..5)
+            .map(|i| Vec3::new(i as f32 * 2.0, 0.0, 0.0))
+            .collect(),
+    );
     let mut f = Array::zeros(Device::Cpu, [5]);
     springs::launch(5, &x, &mut f, 10.0).unwrap();
     let f = f.to_vec();
@@ -81,8 +86,16 @@ fn struct_arrays_and_field_assignment() {
     let mut p = Array::from_vec(
         Device::Cpu,
         vec![
-            Particle { pos: Vec3::new(0.0, 0.0, 1.0), vel: Vec3::ZERO, mass: 1.0 },
-            Particle { pos: Vec3::new(0.0, 0.0, 0.001), vel: Vec3::new(0.0, 0.0, -1.0), mass: 2.0 },
+            Particle {
+                pos: Vec3::new(0.0, 0.0, 1.0),
+                vel: Vec3::ZERO,
+                mass: 1.0,
+            },
+            Particle {
+                pos: Vec3::new(0.0, 0.0, 0.001),
+                vel: Vec3::new(0.0, 0.0, -1.0),
+                mass: 2.0,
+            },
         ],
     );
     step_particles::launch(2, &mut p, Vec3::new(0.0, 0.0, -10.0), 0.1).unwrap();
@@ -109,7 +122,15 @@ fn with_params(out: &mut Array<Vec2>, p: &Params) {
 #[test]
 fn struct_parameters() {
     let mut out = Array::zeros(Device::Cpu, [3]);
-    with_params::launch(3, &mut out, &Params { scale: 2.0, offset: Vec2::new(1.0, 1.0) }).unwrap();
+    with_params::launch(
+        3,
+        &mut out,
+        &Params {
+            scale: 2.0,
+            offset: Vec2::new(1.0, 1.0),
+        },
+    )
+    .unwrap();
     assert_eq!(out.to_vec()[2], Vec2::new(5.0, -3.0));
 }
 
@@ -139,7 +160,13 @@ fn control_flow(out: &mut Array<i32>, limit: i32) {
         return;
     }
     // `if` as an expression, `&&` short-circuit protecting an index.
-    let bonus = if i > 3 && out.len() > i + 100 { out[i + 100] } else if i > 5 { 1000 } else { 0 };
+    let bonus = if i > 3 && out.len() > i + 100 {
+        out[i + 100]
+    } else if i > 5 {
+        1000
+    } else {
+        0
+    };
     out[i] = acc * 100 + w + bonus;
 }
 
@@ -172,7 +199,9 @@ fn loops_branches_early_return() {
     let n = 20;
     let mut out = Array::zeros(Device::Cpu, [n]);
     control_flow::launch(n, &mut out, 4).unwrap();
-    let expect: Vec<i32> = (0..n as i32).map(|i| control_flow_reference(i, 4)).collect();
+    let expect: Vec<i32> = (0..n as i32)
+        .map(|i| control_flow_reference(i, 4))
+        .collect();
     assert_eq!(out.to_vec(), expect);
 }
 
@@ -223,14 +252,23 @@ fn unroll_sum(v: Vec3) -> f32 {
 
 #[test]
 fn vectors_matrices_tuples_unroll() {
-    let m = Mat3::from_cols(Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0), Vec3::new(7.0, 8.0, 9.0));
+    let m = Mat3::from_cols(
+        Vec3::new(1.0, 2.0, 3.0),
+        Vec3::new(4.0, 5.0, 6.0),
+        Vec3::new(7.0, 8.0, 9.0),
+    );
     let q = Quat::from_xyzw(0.0, 0.0, 0.0, 1.0);
     let mut out = Array::zeros(Device::Cpu, [4]);
     vectors_and_tuples::launch(4, &mut out, m, q).unwrap();
     for (i, got) in out.to_vec().into_iter().enumerate() {
         let v = Vec3::new(1.0, 2.0, 3.0) * i as f32;
         let w = m * v;
-        let expect = v.y.min(v.x) + v.y.max(v.x) + (w.x + 1.0) + m.col(0)[1] + (v.x + v.y + v.z) + v.dot(Vec3::ONE)
+        let expect = v.y.min(v.x)
+            + v.y.max(v.x)
+            + (w.x + 1.0)
+            + m.col(0)[1]
+            + (v.x + v.y + v.z)
+            + v.dot(Vec3::ONE)
             - v.dot(v).sqrt();
         assert!((got - expect).abs() < 1e-4, "{i}: {got} vs {expect}");
     }
@@ -357,7 +395,10 @@ fn structures_holding_arrays() {
     let mut m = Model {
         gravity: Vec3::new(0.0, 0.0, -10.0),
         inv_mass: Array::from_slice(Device::Cpu, &[1.0, 0.0, 1.0]),
-        state: State { x: Array::zeros(Device::Cpu, [n]), v: Array::zeros(Device::Cpu, [n]) },
+        state: State {
+            x: Array::zeros(Device::Cpu, [n]),
+            v: Array::zeros(Device::Cpu, [n]),
+        },
     };
     step_model::launch(n, &mut m, 0.5).unwrap();
     let x = m.state.x.to_vec();
@@ -389,6 +430,15 @@ fn vector_components_by_runtime_index() {
     let mut out = Array::zeros(Device::Cpu, [2]);
     let mut a = Array::zeros(Device::Cpu, [2]);
     dynamic_components::launch(2, &mut out, &mut a).unwrap();
-    assert_eq!(out.to_vec(), vec![Vec4::new(100.0, 10.0, 20.0, 30.0), Vec4::new(1.0, 111.0, 21.0, 31.0)]);
-    assert_eq!(a.to_vec(), vec![Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.0, -1.0, 0.0)]);
+    assert_eq!(
+        out.to_vec(),
+        vec![
+            Vec4::new(100.0, 10.0, 20.0, 30.0),
+            Vec4::new(1.0, 111.0, 21.0, 31.0)
+        ]
+    );
+    assert_eq!(
+        a.to_vec(),
+        vec![Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.0, -1.0, 0.0)]
+    );
 }

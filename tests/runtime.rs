@@ -19,7 +19,10 @@ fn out_of_bounds_panics_with_kernel_array_index_and_shape() {
     }))
     .unwrap_err();
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert_eq!(msg, "kernel `gather`: index [3] out of bounds for array `src` of shape [3]");
+    assert_eq!(
+        msg,
+        "kernel `gather`: index [3] out of bounds for array `src` of shape [3]"
+    );
 }
 
 #[test]
@@ -32,7 +35,10 @@ fn negative_index_panics() {
     }))
     .unwrap_err();
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(msg.contains("index [-1] out of bounds for array `src`"), "{msg}");
+    assert!(
+        msg.contains("index [-1] out of bounds for array `src`"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -102,7 +108,13 @@ fn float_atomics_sum_within_tolerance() {
 }
 
 #[weft::kernel]
-fn random_numbers(u: &mut Array<f32>, g: &mut Array<f32>, r: &mut Array<f32>, bits: &mut Array<u32>, seed: u32) {
+fn random_numbers(
+    u: &mut Array<f32>,
+    g: &mut Array<f32>,
+    r: &mut Array<f32>,
+    bits: &mut Array<u32>,
+    seed: u32,
+) {
     let i = tid();
     let mut state = rand_init(seed, i as u32);
     u[i] = randf(&mut state);
@@ -154,7 +166,10 @@ fn arrays_of_mismatched_devices_are_an_error() {
 #[test]
 fn shape_errors() {
     let e = Array::<f32, 2>::from_vec_shaped(Device::Cpu, vec![0.0; 5], [2, 3]).unwrap_err();
-    assert_eq!(e.to_string(), "shape mismatch: shape [2, 3] holds 6 elements but the data has 5");
+    assert_eq!(
+        e.to_string(),
+        "shape mismatch: shape [2, 3] holds 6 elements but the data has 5"
+    );
     let mut a = Array::<f32>::zeros(Device::Cpu, [3]);
     assert!(a.copy_from_slice(&[1.0; 4]).is_err());
     let b = Array::<f32>::zeros(Device::Cpu, [4]);

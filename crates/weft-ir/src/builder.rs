@@ -946,7 +946,9 @@ impl<'e> Builder<'e> {
     /// yet the scalar type of the value first assigned to it, as Rust's inference
     /// would (`let mut sum = 0.0; sum += x_f64;`).
     pub fn retype_flex_var(&mut self, var: VarId, want: &Type) {
-        let Some(&lit) = self.flex_vars.get(&var) else { return };
+        let Some(&lit) = self.flex_vars.get(&var) else {
+            return;
+        };
         let Type::Scalar(s) = want else { return };
         let fits = match self.flex.get(&lit) {
             Some(Flex::Float(_)) => s.is_float(),

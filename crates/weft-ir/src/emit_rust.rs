@@ -218,7 +218,9 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
                     walk(x, tid, param_of, bad);
                     walk(y, tid, param_of, bad);
                 }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, tid, param_of, bad),
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
+                    walk(body, tid, param_of, bad)
+                }
                 Stmt::While(c, _, body) => {
                     walk(c, tid, param_of, bad);
                     walk(body, tid, param_of, bad);
@@ -578,11 +580,17 @@ impl Emitter<'_> {
             return quote!();
         }
         let rt = &self.rt;
-        let vals = self.f.values.iter().enumerate().filter(|(_, v)| v.ty != Type::Unit).map(|(i, v)| {
-            let n = val(ValueId(i as u32));
-            let t = rust_type(&v.ty);
-            quote!(let mut #n: #t = <#t as #rt::KernelZero>::zero();)
-        });
+        let vals = self
+            .f
+            .values
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.ty != Type::Unit)
+            .map(|(i, v)| {
+                let n = val(ValueId(i as u32));
+                let t = rust_type(&v.ty);
+                quote!(let mut #n: #t = <#t as #rt::KernelZero>::zero();)
+            });
         let vars = self.f.vars.iter().enumerate().map(|(i, v)| {
             let n = self.var(VarId(i as u32));
             let t = rust_type(&v.ty);

@@ -69,7 +69,10 @@ fn parse_kind(input: ParseStream) -> syn::Result<Kind> {
         "kernel" => Ok(Kind::Kernel),
         "func" => Ok(Kind::Func),
         "structure" => Ok(Kind::Struct),
-        _ => Err(syn::Error::new(id.span(), "internal: unknown weft item kind")),
+        _ => Err(syn::Error::new(
+            id.span(),
+            "internal: unknown weft item kind",
+        )),
     }
 }
 
@@ -91,7 +94,10 @@ impl Parse for ChainInput {
                 let kind = parse_kind(&content)?;
                 let item;
                 braced!(item in content);
-                defs.push(Def { kind, item: item.parse()? });
+                defs.push(Def {
+                    kind,
+                    item: item.parse()?,
+                });
             }
         }
         input.parse::<Token![@]>()?;
@@ -111,14 +117,22 @@ impl Parse for ChainInput {
         Ok(ChainInput {
             defs,
             pending: pending.into_iter().collect(),
-            target: Def { kind, item: item.parse()? },
+            target: Def {
+                kind,
+                item: item.parse()?,
+            },
             attr: attr.parse()?,
         })
     }
 }
 
 /// Emits the call of the next dependency's macro.
-pub fn invoke_next(defs: &[Def], mut pending: Vec<syn::Path>, target: &Def, attr: &TokenStream) -> TokenStream {
+pub fn invoke_next(
+    defs: &[Def],
+    mut pending: Vec<syn::Path>,
+    target: &Def,
+    attr: &TokenStream,
+) -> TokenStream {
     let next = pending.remove(0);
     let defs = defs_tokens(defs);
     let kind = target.kind.ident();

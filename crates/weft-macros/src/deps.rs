@@ -12,16 +12,33 @@ fn is_language_fn(name: &str) -> bool {
     builtins::doc(name).is_some()
         || matches!(
             name,
-            "tid" | "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" | "unroll" | "vec2" | "vec3" | "vec4"
-                | "dvec2" | "dvec3" | "dvec4" | "ivec2" | "ivec3" | "ivec4" | "uvec2" | "uvec3" | "uvec4" | "quat"
+            "tid"
+                | "atomic_add"
+                | "atomic_sub"
+                | "atomic_min"
+                | "atomic_max"
+                | "unroll"
+                | "vec2"
+                | "vec3"
+                | "vec4"
+                | "dvec2"
+                | "dvec3"
+                | "dvec4"
+                | "ivec2"
+                | "ivec3"
+                | "ivec4"
+                | "uvec2"
+                | "uvec3"
+                | "uvec4"
+                | "quat"
         )
 }
 
 /// Common Rust types that are not part of the kernel language: reported directly
 /// instead of being looked up as user structs.
 pub const FOREIGN_TYPES: &[&str] = &[
-    "usize", "isize", "u8", "i8", "u16", "i16", "u128", "i128", "f16", "f128", "char", "str", "String", "Vec",
-    "Option", "Result", "Box", "HashMap", "Rc", "Arc",
+    "usize", "isize", "u8", "i8", "u16", "i16", "u128", "i128", "f16", "f128", "char", "str",
+    "String", "Vec", "Option", "Result", "Box", "HashMap", "Rc", "Arc",
 ];
 
 fn is_language_type(name: &str) -> bool {
@@ -46,7 +63,12 @@ impl Collector {
 impl<'ast> Visit<'ast> for Collector {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func {
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let last = segs.last().cloned().unwrap_or_default();
             let is_ctor = segs.len() >= 2 && is_language_type(&segs[segs.len() - 2]);
             let is_local = segs.len() == 1 && self.locals.contains(&last);

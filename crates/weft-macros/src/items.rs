@@ -9,9 +9,9 @@ use weft_ir::emit_rust::{emit_func, emit_kernel_body, host_type};
 use weft_ir::{Access, Builder, Env, Error, FnKind, FuncSig, Param, StructDef, Type};
 
 use crate::chain::{ChainInput, Def, Kind, export_macro, invoke_next};
+use crate::deps;
 use crate::lower::Lower;
 use crate::types::lower_type;
-use crate::deps;
 
 fn to_compile_error(e: Error) -> TokenStream {
     syn::Error::new(e.span, e.message).to_compile_error()
@@ -51,11 +51,17 @@ fn dedup(defs: &[Def]) -> Result<Vec<(Def, syn::Item)>, Error> {
     let mut seen: HashMap<String, String> = HashMap::new();
     let mut out = Vec::new();
     for d in defs {
-        let item: syn::Item = syn::parse2(d.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
+        let item: syn::Item =
+            syn::parse2(d.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
         let (name, span) = match &item {
             syn::Item::Fn(f) => (f.sig.ident.to_string(), f.sig.ident.span()),
             syn::Item::Struct(s) => (s.ident.to_string(), s.ident.span()),
-            other => return Err(Error::new(other.span(), "internal: unexpected item in weft definitions")),
+            other => {
+                return Err(Error::new(
+                    other.span(),
+                    "internal: unexpected item in weft definitions",
+                ));
+            }
         };
         let text = d.item.to_string();
         match seen.get(&name) {
@@ -63,7 +69,9 @@ fn dedup(defs: &[Def]) -> Result<Vec<(Def, syn::Item)>, Error> {
             Some(_) => {
                 return Err(Error::new(
                     span,
-                    format!("two different weft items named `{name}` are used together; rename one"),
+                    format!(
+                        "two different weft items named `{name}` are used together; rename one"
+                    ),
                 ));
             }
             None => {
@@ -80,23 +88,42 @@ fn build_env(defs: &[(Def, syn::Item)], also: Option<&syn::ItemStruct>) -> Resul
     let mut env = Env::default();
     let structs: Vec<&syn::ItemStruct> = defs
         .iter()
-        .filter_map(|(_, i)| if let syn::Item::Struct(s) = i { Some(s) } else { None })
+        .filter_map(|(_, i)| {
+            if let syn::Item::Struct(s) = i {
+                Some(s)
+            } else {
+                None
+            }
+        })
         .chain(also)
         .collect();
     // Register names first so fields may refer to other structs.
     for s in &structs {
-        env.structs.insert(s.ident.to_string(), StructDef { name: s.ident.to_string(), fields: vec![] });
+        env.structs.insert(
+            s.ident.to_string(),
+            StructDef {
+                name: s.ident.to_string(),
+                fields: vec![],
+            },
+        );
     }
     for s in &structs {
         let fields = struct_fields(&env, s)?;
-        env.structs.get_mut(&s.ident.to_string()).expect("registered").fields = fields;
+        env.structs
+            .get_mut(&s.ident.to_string())
+            .expect("registered")
+            .fields = fields;
     }
     for (_, i) in defs {
         if let syn::Item::Fn(f) = i {
             let (params, ret) = signature(&env, &f.sig)?;
             env.funcs.insert(
                 f.sig.ident.to_string(),
-                FuncSig { name: f.sig.ident.to_string(), params: params.into_iter().map(|p| (p.name, p.ty)).collect(), ret },
+                FuncSig {
+                    name: f.sig.ident.to_string(),
+                    params: params.into_iter().map(|p| (p.name, p.ty)).collect(),
+                    ret,
+                },
             );
         }
     }
@@ -105,10 +132,16 @@ fn build_env(defs: &[(Def, syn::Item)], also: Option<&syn::ItemStruct>) -> Resul
 
 fn struct_fields(env: &Env, s: &syn::ItemStruct) -> Result<Vec<(String, Type)>, Error> {
     let syn::Fields::Named(named) = &s.fields else {
-        return Err(Error::new(s.span(), "kernel structs need named fields: `struct S { a: f32 }`"));
+        return Err(Error::new(
+            s.span(),
+            "kernel structs need named fields: `struct S { a: f32 }`",
+        ));
     };
     if !s.generics.params.is_empty() {
-        return Err(Error::new(s.generics.span(), "kernel structs cannot be generic"));
+        return Err(Error::new(
+            s.generics.span(),
+            "kernel structs cannot be generic",
+        ));
     }
     named
         .named
@@ -116,7 +149,10 @@ fn struct_fields(env: &Env, s: &syn::ItemStruct) -> Result<Vec<(String, Type)>, 
         .map(|f| {
             let t = lower_type(env, &f.ty, false)?;
             if matches!(t, Type::Tuple(_) | Type::Unit) {
-                return Err(Error::new(f.ty.span(), format!("struct fields cannot have type `{t}`")));
+                return Err(Error::new(
+                    f.ty.span(),
+                    format!("struct fields cannot have type `{t}`"),
+                ));
             }
             Ok((f.ident.as_ref().expect("named").to_string(), t))
         })
@@ -131,7 +167,10 @@ fn signature(env: &Env, sig: &syn::Signature) -> Result<(Vec<Param>, Type), Erro
         return Err(Error::new(u.span(), "kernels and funcs cannot be `unsafe`"));
     }
     if !sig.generics.params.is_empty() {
-        return Err(Error::new(sig.generics.span(), "kernels and funcs cannot be generic"));
+        return Err(Error::new(
+            sig.generics.span(),
+            "kernels and funcs cannot be generic",
+        ));
     }
     let mut params = Vec::new();
     for a in &sig.inputs {
@@ -143,7 +182,12 @@ fn signature(env: &Env, sig: &syn::Signature) -> Result<(Vec<Param>, Type), Erro
         };
         let ty = lower_type(env, &pt.ty, true)?;
         let writable = matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some());
-        params.push(Param { name: pi.ident.to_string(), ty, span: pi.ident.span(), writable });
+        params.push(Param {
+            name: pi.ident.to_string(),
+            ty,
+            span: pi.ident.span(),
+            writable,
+        });
     }
     let ret = match &sig.output {
         syn::ReturnType::Default => Type::Unit,
@@ -156,7 +200,10 @@ fn signature(env: &Env, sig: &syn::Signature) -> Result<(Vec<Param>, Type), Erro
 fn lower_fn(env: &Env, f: &syn::ItemFn, kind: FnKind) -> Result<weft_ir::Function, Error> {
     let (params, ret) = signature(env, &f.sig)?;
     if kind == FnKind::Kernel && ret != Type::Unit {
-        return Err(Error::new(f.sig.output.span(), "kernels return nothing; write results into `&mut Array` parameters"));
+        return Err(Error::new(
+            f.sig.output.span(),
+            "kernels return nothing; write results into `&mut Array` parameters",
+        ));
     }
     let mutable: Vec<(usize, Span)> = f
         .sig
@@ -176,7 +223,13 @@ fn lower_fn(env: &Env, f: &syn::ItemFn, kind: FnKind) -> Result<weft_ir::Functio
     // accordingly, as rustc's inference would have.
     let mut hints = std::collections::HashMap::new();
     for _attempt in 0..16 {
-        let mut b = Builder::new(env, &f.sig.ident.to_string(), kind, params.clone(), ret.clone());
+        let mut b = Builder::new(
+            env,
+            &f.sig.ident.to_string(),
+            kind,
+            params.clone(),
+            ret.clone(),
+        );
         b.set_hints(hints.clone());
         let mut l = Lower::new(b);
         let attempt = (|| {
@@ -192,13 +245,19 @@ fn lower_fn(env: &Env, f: &syn::ItemFn, kind: FnKind) -> Result<weft_ir::Functio
         })();
         match attempt {
             Ok(()) => return l.b.finish(f.sig.ident.span()),
-            Err(Error { retype: Some((key, s)), .. }) if !hints.contains_key(&key) => {
+            Err(Error {
+                retype: Some((key, s)),
+                ..
+            }) if !hints.contains_key(&key) => {
                 hints.insert(key, s);
             }
             Err(e) => return Err(e),
         }
     }
-    Err(Error::new(f.sig.ident.span(), "internal: type inference did not settle"))
+    Err(Error::new(
+        f.sig.ident.span(),
+        "internal: type inference did not settle",
+    ))
 }
 
 fn expand(defs: &[Def], target: &Def, attr: &TokenStream) -> TokenStream {
@@ -275,17 +334,34 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
     let defs_parsed = dedup(defs)?;
     match target.kind {
         Kind::Struct => {
-            let s: syn::ItemStruct = syn::parse2(target.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
+            let s: syn::ItemStruct = syn::parse2(target.item.clone())
+                .map_err(|e| Error::new(e.span(), e.to_string()))?;
             let env = build_env(&defs_parsed, Some(&s))?;
             Ok(expand_struct(&env, &s, defs, target))
         }
         Kind::Func | Kind::Kernel => {
-            let f: syn::ItemFn = syn::parse2(target.item.clone()).map_err(|e| Error::new(e.span(), e.to_string()))?;
+            let f: syn::ItemFn = syn::parse2(target.item.clone())
+                .map_err(|e| Error::new(e.span(), e.to_string()))?;
             let mut env = build_env(&defs_parsed, None)?;
             if target.kind == Kind::Func {
                 let name = f.sig.ident.to_string();
-                if weft_ir::builtins::doc(&name).is_some() || matches!(name.as_str(), "tid" | "unroll" | "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max") {
-                    return Err(Error::new(f.sig.ident.span(), format!("`{name}` is a builtin of the kernel language; give this func another name")));
+                if weft_ir::builtins::doc(&name).is_some()
+                    || matches!(
+                        name.as_str(),
+                        "tid"
+                            | "unroll"
+                            | "atomic_add"
+                            | "atomic_sub"
+                            | "atomic_min"
+                            | "atomic_max"
+                    )
+                {
+                    return Err(Error::new(
+                        f.sig.ident.span(),
+                        format!(
+                            "`{name}` is a builtin of the kernel language; give this func another name"
+                        ),
+                    ));
                 }
                 // Recursion is not supported: a func does not see itself.
                 env.funcs.remove(&f.sig.ident.to_string());
@@ -350,7 +426,11 @@ fn expand_func(f: &syn::ItemFn, ir: &weft_ir::Function, defs: &[Def], target: &D
 
 /// Why the adjoints of the funcs a kernel calls (directly or through other funcs)
 /// would be wrong, prefixed with the func's name.
-fn func_adjoint_blockers(env: &Env, defs: &[(Def, syn::Item)], kernel: &weft_ir::Function) -> Result<Vec<String>, Error> {
+fn func_adjoint_blockers(
+    env: &Env,
+    defs: &[(Def, syn::Item)],
+    kernel: &weft_ir::Function,
+) -> Result<Vec<String>, Error> {
     let mut funcs = HashMap::new();
     for (_, item) in defs {
         if let syn::Item::Fn(f) = item {
@@ -386,7 +466,9 @@ fn called_funcs(b: &weft_ir::Block) -> Vec<String> {
                 out.extend(called_funcs(a));
                 out.extend(called_funcs(c));
             }
-            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => out.extend(called_funcs(body)),
+            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
+                out.extend(called_funcs(body))
+            }
             Stmt::While(c, _, body) => {
                 out.extend(called_funcs(c));
                 out.extend(called_funcs(body));
@@ -512,7 +594,11 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
     }
 }
 
-fn expand_kernel(f: &syn::ItemFn, ir: &weft_ir::Function, func_blockers: Vec<String>) -> TokenStream {
+fn expand_kernel(
+    f: &syn::ItemFn,
+    ir: &weft_ir::Function,
+    func_blockers: Vec<String>,
+) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let vis = &f.vis;
@@ -742,7 +828,12 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
 
 /// A struct holding arrays: the host struct as written, plus a `Copy` view struct
 /// (arrays as `ArrayView`s) that kernels receive.
-fn expand_struct_with_arrays(env: &Env, s: &syn::ItemStruct, fids: &[syn::Ident], export: TokenStream) -> TokenStream {
+fn expand_struct_with_arrays(
+    env: &Env,
+    s: &syn::ItemStruct,
+    fids: &[syn::Ident],
+    export: TokenStream,
+) -> TokenStream {
     let rt = quote!(::weft::__private);
     let name = &s.ident;
     let vis = &s.vis;
@@ -769,7 +860,9 @@ fn expand_struct_with_arrays(env: &Env, s: &syn::ItemStruct, fids: &[syn::Ident]
             }
             Type::Struct(_) => {
                 make_view.push(quote!(#fid: #rt::KernelStruct::view(&self.#fid, kernel, #label)));
-                make_view_mut.push(quote!(#fid: #rt::KernelStruct::view_mut(&mut self.#fid, kernel, #label)));
+                make_view_mut.push(
+                    quote!(#fid: #rt::KernelStruct::view_mut(&mut self.#fid, kernel, #label)),
+                );
                 devices.push(quote!(#rt::KernelStruct::devices(&self.#fid, out);));
             }
             _ => {

@@ -58,7 +58,10 @@ impl<'e> Lower<'e> {
         for (i, p) in b.params().iter().enumerate() {
             scope.insert(p.name.clone(), Local::Param(i));
         }
-        Lower { b, scopes: vec![scope] }
+        Lower {
+            b,
+            scopes: vec![scope],
+        }
     }
 
     fn lookup(&self, name: &str) -> Option<Local> {
@@ -97,8 +100,15 @@ impl<'e> Lower<'e> {
                         tail = v;
                     }
                 }
-                syn::Stmt::Item(i) => return err(i.span(), "items (fn, struct, use, …) cannot be declared inside a kernel; define them outside with `#[weft::func]` / `#[weft::structure]`"),
-                syn::Stmt::Macro(m) => return err(m.span(), "macros are not supported inside kernels"),
+                syn::Stmt::Item(i) => {
+                    return err(
+                        i.span(),
+                        "items (fn, struct, use, …) cannot be declared inside a kernel; define them outside with `#[weft::func]` / `#[weft::structure]`",
+                    );
+                }
+                syn::Stmt::Macro(m) => {
+                    return err(m.span(), "macros are not supported inside kernels");
+                }
             }
         }
         self.scopes.pop();
@@ -112,11 +122,13 @@ impl<'e> Lower<'e> {
             syn::Expr::ForLoop(f) => self.for_loop(f).map(|_| None),
             syn::Expr::While(w) => self.while_loop(w).map(|_| None),
             syn::Expr::Loop(l) => self.loop_expr(l).map(|_| None),
-            syn::Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => self.block_inner(&b.block),
-            syn::Expr::Assign(a) => self.assign(&a.left, None, &a.right, a.span()).map(|_| None),
-            syn::Expr::Binary(bin) if compound_op(&bin.op).is_some() => {
-                self.assign(&bin.left, compound_op(&bin.op), &bin.right, bin.span()).map(|_| None)
+            syn::Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => {
+                self.block_inner(&b.block)
             }
+            syn::Expr::Assign(a) => self.assign(&a.left, None, &a.right, a.span()).map(|_| None),
+            syn::Expr::Binary(bin) if compound_op(&bin.op).is_some() => self
+                .assign(&bin.left, compound_op(&bin.op), &bin.right, bin.span())
+                .map(|_| None),
             syn::Expr::Return(r) => {
                 let v = match &r.expr {
                     Some(e) => Some(self.expr(e)?),
@@ -127,21 +139,31 @@ impl<'e> Lower<'e> {
             }
             syn::Expr::Break(b) => {
                 if b.label.is_some() || b.expr.is_some() {
-                    return err(b.span(), "labelled `break` and `break value` are not supported; use a plain `break`");
+                    return err(
+                        b.span(),
+                        "labelled `break` and `break value` are not supported; use a plain `break`",
+                    );
                 }
                 self.b.push_jump(true, b.span())?;
                 Ok(None)
             }
             syn::Expr::Continue(c) => {
                 if c.label.is_some() {
-                    return err(c.span(), "labelled `continue` is not supported; use a plain `continue`");
+                    return err(
+                        c.span(),
+                        "labelled `continue` is not supported; use a plain `continue`",
+                    );
                 }
                 self.b.push_jump(false, c.span())?;
                 Ok(None)
             }
             _ => {
                 let v = self.expr(e)?;
-                Ok(if *self.b.ty(v) == Type::Unit { None } else { Some(v) })
+                Ok(if *self.b.ty(v) == Type::Unit {
+                    None
+                } else {
+                    Some(v)
+                })
             }
         }
     }
@@ -159,7 +181,10 @@ impl<'e> Lower<'e> {
                 return err(pat.span(), "a `let` without a value must name one variable");
             };
             let Some(ty) = ty else {
-                return err(pat.span(), "a `let` without a value needs a type: `let x: f32;`");
+                return err(
+                    pat.span(),
+                    "a `let` without a value needs a type: `let x: f32;`",
+                );
             };
             let v = self.b.hidden_var(&pi.ident.to_string(), ty);
             self.b.push_declare(v);
@@ -190,10 +215,16 @@ impl<'e> Lower<'e> {
         match pat {
             syn::Pat::Ident(pi) => {
                 if pi.by_ref.is_some() || pi.subpat.is_some() {
-                    return err(pi.span(), "only plain `let x` / `let mut x` bindings are supported");
+                    return err(
+                        pi.span(),
+                        "only plain `let x` / `let mut x` bindings are supported",
+                    );
                 }
                 if matches!(self.b.ty(v), Type::Array { .. }) {
-                    return err(pi.span(), "arrays cannot be bound to locals; index the parameter directly");
+                    return err(
+                        pi.span(),
+                        "arrays cannot be bound to locals; index the parameter directly",
+                    );
                 }
                 if *self.b.ty(v) == Type::Unit {
                     return err(pi.span(), "this expression has no value to bind");
@@ -202,7 +233,9 @@ impl<'e> Lower<'e> {
                     Some(t) => self.b.coerce(v, t)?,
                     None => v,
                 };
-                let var = self.b.let_var(&pi.ident.to_string(), ty, v, pi.mutability.is_some())?;
+                let var = self
+                    .b
+                    .let_var(&pi.ident.to_string(), ty, v, pi.mutability.is_some())?;
                 self.b.settle(v);
                 self.bind(pi.ident.to_string(), Local::Var(var));
                 Ok(())
@@ -211,10 +244,20 @@ impl<'e> Lower<'e> {
             syn::Pat::Tuple(t) => {
                 let vt = self.b.ty(v).clone();
                 let Type::Tuple(parts) = &vt else {
-                    return err(t.span(), format!("cannot destructure a value of type `{vt}` as a tuple"));
+                    return err(
+                        t.span(),
+                        format!("cannot destructure a value of type `{vt}` as a tuple"),
+                    );
                 };
                 if parts.len() != t.elems.len() {
-                    return err(t.span(), format!("expected a tuple of {} elements, found {}", parts.len(), t.elems.len()));
+                    return err(
+                        t.span(),
+                        format!(
+                            "expected a tuple of {} elements, found {}",
+                            parts.len(),
+                            t.elems.len()
+                        ),
+                    );
                 }
                 for (i, p) in t.elems.iter().enumerate() {
                     let part = self.b.extract(v, i as u32, p.span())?;
@@ -226,7 +269,10 @@ impl<'e> Lower<'e> {
                 let t = lower_type(self.b.env(), &pt.ty, false)?;
                 self.bind_pattern(&pt.pat, v, Some(&t))
             }
-            other => err(other.span(), "only `x`, `mut x`, `_` and tuple patterns are supported"),
+            other => err(
+                other.span(),
+                "only `x`, `mut x`, `_` and tuple patterns are supported",
+            ),
         }
     }
 
@@ -241,9 +287,17 @@ impl<'e> Lower<'e> {
                     Some(Local::Param(i)) => {
                         let ty = &self.b.params()[i].ty;
                         if matches!(ty, Type::Array { .. }) {
-                            err(e.span(), "cannot assign to an array parameter; assign to its elements (`a[i] = …`)")
+                            err(
+                                e.span(),
+                                "cannot assign to an array parameter; assign to its elements (`a[i] = …`)",
+                            )
                         } else {
-                            err(e.span(), format!("cannot assign to parameter `{name}`; declare it `mut {name}` or copy it into a `let mut`"))
+                            err(
+                                e.span(),
+                                format!(
+                                    "cannot assign to parameter `{name}`; declare it `mut {name}` or copy it into a `let mut`"
+                                ),
+                            )
                         }
                     }
                     None => err(e.span(), format!("cannot find `{name}` in this scope")),
@@ -266,7 +320,12 @@ impl<'e> Lower<'e> {
                         let i = self.expr(&ix.index)?;
                         Ok(Place::Component(Box::new(inner), i))
                     }
-                    t => err(e.span(), format!("cannot assign through `[]` into a value of type `{t}`; only arrays and vectors")),
+                    t => err(
+                        e.span(),
+                        format!(
+                            "cannot assign through `[]` into a value of type `{t}`; only arrays and vectors"
+                        ),
+                    ),
                 }
             }
             syn::Expr::Paren(p) => self.place(&p.expr),
@@ -324,7 +383,13 @@ impl<'e> Lower<'e> {
         }
     }
 
-    fn assign(&mut self, lhs: &syn::Expr, op: Option<BinOp>, rhs: &syn::Expr, span: Span) -> Result<()> {
+    fn assign(
+        &mut self,
+        lhs: &syn::Expr,
+        op: Option<BinOp>,
+        rhs: &syn::Expr,
+        span: Span,
+    ) -> Result<()> {
         let place = self.place(lhs)?;
         let value = self.expr(rhs)?;
         if let Place::Var(v) = &place {
@@ -355,10 +420,12 @@ impl<'e> Lower<'e> {
         // Only arrays are indexed this way: find out what the root is without emitting
         // code for non-arrays twice.
         let root_is_array = match cur {
-            syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
-                Some(Local::Param(i)) => matches!(self.b.params()[i].ty, Type::Array { .. }),
-                _ => false,
-            },
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Local::Param(i)) => matches!(self.b.params()[i].ty, Type::Array { .. }),
+                    _ => false,
+                }
+            }
             syn::Expr::Field(_) => {
                 // A struct field may be an array: lower it and look.
                 let v = self.expr(cur)?;
@@ -376,13 +443,15 @@ impl<'e> Lower<'e> {
             return Ok(None);
         }
         let ndim = match cur {
-            syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
-                Some(Local::Param(i)) => match &self.b.params()[i].ty {
-                    Type::Array { ndim, .. } => *ndim,
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Local::Param(i)) => match &self.b.params()[i].ty {
+                        Type::Array { ndim, .. } => *ndim,
+                        _ => unreachable!(),
+                    },
                     _ => unreachable!(),
-                },
-                _ => unreachable!(),
-            },
+                }
+            }
             _ => unreachable!(),
         };
         if chain.len() > ndim as usize {
@@ -392,15 +461,27 @@ impl<'e> Lower<'e> {
         self.finish_array_index(arr, ndim, chain, e).map(Some)
     }
 
-    fn finish_array_index(&mut self, arr: ValueId, ndim: u8, mut chain: Vec<&syn::Expr>, e: &syn::Expr) -> Result<(ValueId, Vec<ValueId>)> {
+    fn finish_array_index(
+        &mut self,
+        arr: ValueId,
+        ndim: u8,
+        mut chain: Vec<&syn::Expr>,
+        e: &syn::Expr,
+    ) -> Result<(ValueId, Vec<ValueId>)> {
         chain.reverse();
         if chain.len() < ndim as usize {
-            return err(e.span(), format!("this array has {ndim} dimensions; index every one: `a[i][j]…`"));
+            return err(
+                e.span(),
+                format!("this array has {ndim} dimensions; index every one: `a[i][j]…`"),
+            );
         }
         // Indices past the array's dimensions address components of its elements
         // (`a[i][k]` on an array of vectors); `array_index_place` handles those.
         chain.truncate(ndim as usize);
-        let idx = chain.into_iter().map(|i| self.expr(i)).collect::<Result<Vec<_>>>()?;
+        let idx = chain
+            .into_iter()
+            .map(|i| self.expr(i))
+            .collect::<Result<Vec<_>>>()?;
         Ok((arr, idx))
     }
 
@@ -490,25 +571,48 @@ impl<'e> Lower<'e> {
                 if t.elems.is_empty() {
                     return Ok(self.unit(t.span()));
                 }
-                let vals = t.elems.iter().map(|x| self.expr(x)).collect::<Result<Vec<_>>>()?;
+                let vals = t
+                    .elems
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<Vec<_>>>()?;
                 let vals: Vec<_> = vals.into_iter().map(|v| self.b.settle(v)).collect();
                 let tys = vals.iter().map(|v| self.b.ty(*v).clone()).collect();
                 self.b.construct(Type::Tuple(tys), vals, t.span())
             }
             syn::Expr::Struct(s) => self.struct_lit(s),
-            syn::Expr::Assign(_) | syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_)
-            | syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => {
+            syn::Expr::Assign(_)
+            | syn::Expr::ForLoop(_)
+            | syn::Expr::While(_)
+            | syn::Expr::Loop(_)
+            | syn::Expr::Return(_)
+            | syn::Expr::Break(_)
+            | syn::Expr::Continue(_) => {
                 self.expr_stmt(e)?;
                 Ok(self.unit(e.span()))
             }
             syn::Expr::Macro(m) => err(m.span(), "macros are not supported inside kernels"),
-            syn::Expr::Closure(c) => err(c.span(), "closures are not supported in kernels; write a `#[weft::func]`"),
-            syn::Expr::Match(m) => err(m.match_token.span, "`match` is not supported in kernels; use `if`/`else if`"),
-            syn::Expr::Reference(r) => err(r.span(), "references are only allowed as the first argument of `atomic_*` (`&mut a[i]`) and random-number builtins (`&mut state`)"),
-            syn::Expr::Array(a) => err(a.span(), "array literals are not supported in kernels; use vector constructors such as `Vec3::new`"),
+            syn::Expr::Closure(c) => err(
+                c.span(),
+                "closures are not supported in kernels; write a `#[weft::func]`",
+            ),
+            syn::Expr::Match(m) => err(
+                m.match_token.span,
+                "`match` is not supported in kernels; use `if`/`else if`",
+            ),
+            syn::Expr::Reference(r) => err(
+                r.span(),
+                "references are only allowed as the first argument of `atomic_*` (`&mut a[i]`) and random-number builtins (`&mut state`)",
+            ),
+            syn::Expr::Array(a) => err(
+                a.span(),
+                "array literals are not supported in kernels; use vector constructors such as `Vec3::new`",
+            ),
             syn::Expr::Range(r) => err(r.span(), "ranges are only allowed as `for` loop bounds"),
             syn::Expr::Try(t) => err(t.question_token.span, "`?` is not supported in kernels"),
-            syn::Expr::Unsafe(u) => err(u.unsafe_token.span, "`unsafe` is not supported in kernels"),
+            syn::Expr::Unsafe(u) => {
+                err(u.unsafe_token.span, "`unsafe` is not supported in kernels")
+            }
             other => err(other.span(), "this expression is not supported in kernels"),
         }
     }
@@ -527,9 +631,13 @@ impl<'e> Lower<'e> {
             syn::Lit::Int(i) => {
                 let suffix = match i.suffix() {
                     "" => None,
-                    s => Some(suffix_scalar(s).ok_or_else(|| Error::new(i.span(), format!("unsupported literal suffix `{s}`")))?),
+                    s => Some(suffix_scalar(s).ok_or_else(|| {
+                        Error::new(i.span(), format!("unsupported literal suffix `{s}`"))
+                    })?),
                 };
-                let v: i128 = i.base10_parse().map_err(|e| Error::new(i.span(), e.to_string()))?;
+                let v: i128 = i
+                    .base10_parse()
+                    .map_err(|e| Error::new(i.span(), e.to_string()))?;
                 self.b.lit_int(v, suffix, i.span())
             }
             syn::Lit::Float(f) => {
@@ -539,10 +647,15 @@ impl<'e> Lower<'e> {
                     "f64" => Some(Scalar::F64),
                     s => return err(f.span(), format!("unsupported literal suffix `{s}`")),
                 };
-                let v: f64 = f.base10_parse().map_err(|e| Error::new(f.span(), e.to_string()))?;
+                let v: f64 = f
+                    .base10_parse()
+                    .map_err(|e| Error::new(f.span(), e.to_string()))?;
                 Ok(self.b.lit_float(v, suffix, f.span()))
             }
-            other => err(other.span(), "only bool, integer and float literals are supported in kernels"),
+            other => err(
+                other.span(),
+                "only bool, integer and float literals are supported in kernels",
+            ),
         }
     }
 
@@ -557,7 +670,12 @@ impl<'e> Lower<'e> {
             };
         }
         // Associated constants: `Vec3::ZERO`, `f32::MAX`, `std::f32::consts::PI`, …
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         let n = segs.len();
         let (owner, name) = (&segs[n - 2], &segs[n - 1]);
         if owner == "consts" && n >= 3 {
@@ -572,13 +690,20 @@ impl<'e> Lower<'e> {
         if let Some(t) = Type::from_builtin_name(owner) {
             return self.type_const(&t, name, span);
         }
-        err(span, format!("cannot find `{}` in kernels", p.path.to_token_stream()))
+        err(
+            span,
+            format!("cannot find `{}` in kernels", p.path.to_token_stream()),
+        )
     }
 
     fn scalar_const(&mut self, s: Scalar, name: &str, span: Span) -> Result<ValueId> {
         if s.is_float() {
             let (max, min_pos, eps) = if s == Scalar::F32 {
-                (f32::MAX as f64, f32::MIN_POSITIVE as f64, f32::EPSILON as f64)
+                (
+                    f32::MAX as f64,
+                    f32::MIN_POSITIVE as f64,
+                    f32::EPSILON as f64,
+                )
             } else {
                 (f64::MAX, f64::MIN_POSITIVE, f64::EPSILON)
             };
@@ -610,16 +735,35 @@ impl<'e> Lower<'e> {
 
     fn type_const(&mut self, t: &Type, name: &str, span: Span) -> Result<ValueId> {
         let s = t.scalar().expect("numeric type");
-        let zero = |l: &mut Self| if s.is_float() { l.b.lit_float(0.0, Some(s), span) } else { l.b.lit_int(0, Some(s), span).expect("0") };
-        let one = |l: &mut Self| if s.is_float() { l.b.lit_float(1.0, Some(s), span) } else { l.b.lit_int(1, Some(s), span).expect("1") };
+        let zero = |l: &mut Self| {
+            if s.is_float() {
+                l.b.lit_float(0.0, Some(s), span)
+            } else {
+                l.b.lit_int(0, Some(s), span).expect("0")
+            }
+        };
+        let one = |l: &mut Self| {
+            if s.is_float() {
+                l.b.lit_float(1.0, Some(s), span)
+            } else {
+                l.b.lit_int(1, Some(s), span).expect("1")
+            }
+        };
         match (t, name) {
             (Type::Vector(n, _), "ZERO" | "ONE") => {
-                let c = if name == "ZERO" { zero(self) } else { one(self) };
+                let c = if name == "ZERO" {
+                    zero(self)
+                } else {
+                    one(self)
+                };
                 let parts = vec![c; *n as usize];
                 self.b.construct(t.clone(), parts, span)
             }
             (Type::Vector(n, _), "X" | "Y" | "Z" | "W" | "NEG_X" | "NEG_Y" | "NEG_Z" | "NEG_W") => {
-                let axis = ["X", "Y", "Z", "W"].iter().position(|a| name.ends_with(a)).expect("axis");
+                let axis = ["X", "Y", "Z", "W"]
+                    .iter()
+                    .position(|a| name.ends_with(a))
+                    .expect("axis");
                 if axis >= *n as usize {
                     return err(span, format!("`{t}` has no `{name}`"));
                 }
@@ -628,14 +772,22 @@ impl<'e> Lower<'e> {
                 if name.starts_with("NEG_") {
                     o = self.b.unary(UnOp::Neg, o, span)?;
                 }
-                let parts = (0..*n as usize).map(|i| if i == axis { o } else { z }).collect();
+                let parts = (0..*n as usize)
+                    .map(|i| if i == axis { o } else { z })
+                    .collect();
                 self.b.construct(t.clone(), parts, span)
             }
             (Type::Matrix(n, sc), "IDENTITY" | "ZERO") => {
                 let cols = (0..*n as usize)
                     .map(|c| {
                         let parts = (0..*n as usize)
-                            .map(|r| if name == "IDENTITY" && r == c { one(self) } else { zero(self) })
+                            .map(|r| {
+                                if name == "IDENTITY" && r == c {
+                                    one(self)
+                                } else {
+                                    zero(self)
+                                }
+                            })
                             .collect();
                         self.b.construct(Type::Vector(*n, *sc), parts, span)
                     })
@@ -656,7 +808,15 @@ impl<'e> Lower<'e> {
                 self.b.construct(t.clone(), vec![z, z], span)
             }
             (Type::SpatialMatrix(_), "ZERO" | "IDENTITY") => {
-                let parts = (0..36).map(|i| if name == "IDENTITY" && i % 7 == 0 { one(self) } else { zero(self) }).collect();
+                let parts = (0..36)
+                    .map(|i| {
+                        if name == "IDENTITY" && i % 7 == 0 {
+                            one(self)
+                        } else {
+                            zero(self)
+                        }
+                    })
+                    .collect();
                 self.b.construct(t.clone(), parts, span)
             }
             _ => err(span, format!("unknown constant `{t}::{name}`")),
@@ -759,7 +919,13 @@ impl<'e> Lower<'e> {
                     }
                     (Some((var, _)), None) => {
                         if !self.b.current_block_returns() {
-                            return err(e.span(), format!("this `else` branch has no value but the `if` branch has type `{}`", self.b.var(var).ty));
+                            return err(
+                                e.span(),
+                                format!(
+                                    "this `else` branch has no value but the `if` branch has type `{}`",
+                                    self.b.var(var).ty
+                                ),
+                            );
                         }
                         result = Some(var);
                     }
@@ -770,7 +936,12 @@ impl<'e> Lower<'e> {
                     (None, Some(ev)) => {
                         let t = self.b.ty(ev).clone();
                         if t != Type::Unit {
-                            return err(e.span(), format!("the `if` branch has no value but this `else` branch has type `{t}`"));
+                            return err(
+                                e.span(),
+                                format!(
+                                    "the `if` branch has no value but this `else` branch has type `{t}`"
+                                ),
+                            );
                         }
                         result = None;
                     }
@@ -799,11 +970,17 @@ impl<'e> Lower<'e> {
             && is_plain_call(c, "unroll")
         {
             let (lo, hi) = match c.args.first() {
-                Some(syn::Expr::Range(r)) if c.args.len() == 1 => (literal_bound(&r.start, r.span())?, literal_bound(&r.end, r.span())?),
+                Some(syn::Expr::Range(r)) if c.args.len() == 1 => (
+                    literal_bound(&r.start, r.span())?,
+                    literal_bound(&r.end, r.span())?,
+                ),
                 _ => return err(c.span(), "`unroll` takes a literal range: `unroll(0..4)`"),
             };
             if hi - lo > 64 {
-                return err(c.span(), "`unroll` is limited to 64 iterations; use a plain `for` loop");
+                return err(
+                    c.span(),
+                    "`unroll` is limited to 64 iterations; use a plain `for` loop",
+                );
             }
             for k in lo..hi {
                 self.scopes.push(HashMap::new());
@@ -816,10 +993,16 @@ impl<'e> Lower<'e> {
             return Ok(());
         }
         let syn::Expr::Range(r) = &*f.expr else {
-            return err(f.expr.span(), "`for` loops iterate over integer ranges `a..b` (or `unroll(a..b)`)");
+            return err(
+                f.expr.span(),
+                "`for` loops iterate over integer ranges `a..b` (or `unroll(a..b)`)",
+            );
         };
         if matches!(r.limits, syn::RangeLimits::Closed(_)) {
-            return err(r.span(), "inclusive ranges `a..=b` are not supported; write `a..b + 1`");
+            return err(
+                r.span(),
+                "inclusive ranges `a..=b` are not supported; write `a..b + 1`",
+            );
         }
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             return err(r.span(), "`for` ranges need both bounds: `a..b`");
@@ -874,13 +1057,21 @@ impl<'e> Lower<'e> {
         }
         let name = last_ident(&s.path);
         let Some(def) = self.b.env().structs.get(&name).cloned() else {
-            return err(s.path.span(), format!("unknown struct `{name}`; structs used in kernels are declared with `#[weft::structure]`"));
+            return err(
+                s.path.span(),
+                format!(
+                    "unknown struct `{name}`; structs used in kernels are declared with `#[weft::structure]`"
+                ),
+            );
         };
         let mut vals: Vec<Option<ValueId>> = vec![None; def.fields.len()];
         for fv in &s.fields {
             let fname = member_name(&fv.member);
             let Some(i) = def.fields.iter().position(|(n, _)| *n == fname) else {
-                return err(fv.member.span(), format!("struct `{name}` has no field `{fname}`"));
+                return err(
+                    fv.member.span(),
+                    format!("struct `{name}` has no field `{fname}`"),
+                );
             };
             let v = self.expr(&fv.expr)?;
             vals[i] = Some(v);
@@ -889,19 +1080,30 @@ impl<'e> Lower<'e> {
         for (i, v) in vals.into_iter().enumerate() {
             match v {
                 Some(v) => out.push(v),
-                None => return err(s.span(), format!("missing field `{}` in `{name}`", def.fields[i].0)),
+                None => {
+                    return err(
+                        s.span(),
+                        format!("missing field `{}` in `{name}`", def.fields[i].0),
+                    );
+                }
             }
         }
         self.b.construct(Type::Struct(name), out, s.span())
     }
 
-    fn args(&mut self, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) -> Result<Vec<ValueId>> {
+    fn args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+    ) -> Result<Vec<ValueId>> {
         args.iter().map(|a| self.expr(a)).collect()
     }
 
     fn call(&mut self, c: &syn::ExprCall) -> Result<ValueId> {
         let syn::Expr::Path(fp) = &*c.func else {
-            return err(c.func.span(), "only named functions can be called in kernels");
+            return err(
+                c.func.span(),
+                "only named functions can be called in kernels",
+            );
         };
         let path = &fp.path;
         let span = c.span();
@@ -925,8 +1127,12 @@ impl<'e> Lower<'e> {
                     }
                     return Ok(self.b.tid(1, span)?[0]);
                 }
-                "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" => return self.atomic(&name, c),
-                "unroll" => return err(span, "`unroll(a..b)` is only allowed as a `for` loop range"),
+                "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" => {
+                    return self.atomic(&name, c);
+                }
+                "unroll" => {
+                    return err(span, "`unroll(a..b)` is only allowed as a `for` loop range");
+                }
                 _ => {}
             }
             if RNG_BUILTINS.contains(&name.as_str()) {
@@ -937,7 +1143,10 @@ impl<'e> Lower<'e> {
                 return self.b.builtin(&name, args, span);
             }
             if self.lookup(&name).is_some() {
-                return err(c.func.span(), format!("`{name}` is a local value, not a function"));
+                return err(
+                    c.func.span(),
+                    format!("`{name}` is a local value, not a function"),
+                );
             }
         }
         let args = self.args(&c.args)?;
@@ -949,17 +1158,29 @@ impl<'e> Lower<'e> {
         let span = c.span();
         let args = self.args(&c.args)?;
         match (t, ctor) {
-            (Type::Vector(..), "new") | (Type::Quat(_), "from_xyzw") | (Type::Matrix(..), "from_cols")
-            | (Type::Transform(_), "new") | (Type::SpatialVector(_), "new") => self.b.construct(t.clone(), args, span),
-            (Type::Vector(..), "splat") if args.len() == 1 => self.b.splat(t.clone(), args[0], span),
-            (Type::Quat(_), "from_axis_angle") => self.b.builtin("quat_from_axis_angle", args, span),
+            (Type::Vector(..), "new")
+            | (Type::Quat(_), "from_xyzw")
+            | (Type::Matrix(..), "from_cols")
+            | (Type::Transform(_), "new")
+            | (Type::SpatialVector(_), "new") => self.b.construct(t.clone(), args, span),
+            (Type::Vector(..), "splat") if args.len() == 1 => {
+                self.b.splat(t.clone(), args[0], span)
+            }
+            (Type::Quat(_), "from_axis_angle") => {
+                self.b.builtin("quat_from_axis_angle", args, span)
+            }
             (Type::Quat(_), "from_mat3") => self.b.builtin("quat_from_matrix", args, span),
             (Type::Matrix(3, _), "from_quat") => self.b.builtin("quat_to_matrix", args, span),
             (Type::Matrix(_, _), "from_diagonal") => self.b.builtin("diag", args, span),
-            (Type::Scalar(_), _) => err(span, format!("`{t}::{ctor}` is not supported; use `as` or a builtin")),
+            (Type::Scalar(_), _) => err(
+                span,
+                format!("`{t}::{ctor}` is not supported; use `as` or a builtin"),
+            ),
             _ => err(
                 span,
-                format!("unknown constructor `{t}::{ctor}`; use `new` (vectors, Transform, SpatialVector), `splat`, `from_cols` (matrices), `from_xyzw` / `from_axis_angle` (Quat)"),
+                format!(
+                    "unknown constructor `{t}::{ctor}`; use `new` (vectors, Transform, SpatialVector), `splat`, `from_cols` (matrices), `from_xyzw` / `from_axis_angle` (Quat)"
+                ),
             ),
         }
     }
@@ -972,17 +1193,29 @@ impl<'e> Lower<'e> {
             _ => AtomicOp::Max,
         };
         if c.args.len() != 2 {
-            return err(c.span(), format!("`{name}` takes two arguments: `{name}(&mut a[i], value)`"));
+            return err(
+                c.span(),
+                format!("`{name}` takes two arguments: `{name}(&mut a[i], value)`"),
+            );
         }
         let target = &c.args[0];
         let syn::Expr::Reference(r) = target else {
-            return err(target.span(), format!("the first argument of `{name}` is an array element: `&mut a[i]`"));
+            return err(
+                target.span(),
+                format!("the first argument of `{name}` is an array element: `&mut a[i]`"),
+            );
         };
         if r.mutability.is_none() {
-            return err(r.span(), format!("write `&mut a[i]` as the first argument of `{name}`"));
+            return err(
+                r.span(),
+                format!("write `&mut a[i]` as the first argument of `{name}`"),
+            );
         }
         let Some((arr, idx)) = self.array_index(&r.expr)? else {
-            return err(r.expr.span(), format!("the first argument of `{name}` must be an array element `&mut a[i]`"));
+            return err(
+                r.expr.span(),
+                format!("the first argument of `{name}` must be an array element `&mut a[i]`"),
+            );
         };
         let v = self.expr(&c.args[1])?;
         self.b.atomic(op, arr, idx, v, c.span())
@@ -990,16 +1223,31 @@ impl<'e> Lower<'e> {
 
     fn rng(&mut self, name: &str, c: &syn::ExprCall) -> Result<ValueId> {
         let Some(syn::Expr::Reference(r)) = c.args.first() else {
-            return err(c.span(), format!("`{name}` takes the random state first: `{name}(&mut state, …)`"));
+            return err(
+                c.span(),
+                format!("`{name}` takes the random state first: `{name}(&mut state, …)`"),
+            );
         };
         let state = match &*r.expr {
-            syn::Expr::Path(p) if r.mutability.is_some() => p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+            syn::Expr::Path(p) if r.mutability.is_some() => {
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+            }
             _ => None,
         };
         let Some(Local::Var(state)) = state else {
-            return err(r.span(), format!("`{name}` needs `&mut state` where `state` is a `let mut` local from `rand_init`"));
+            return err(
+                r.span(),
+                format!(
+                    "`{name}` needs `&mut state` where `state` is a `let mut` local from `rand_init`"
+                ),
+            );
         };
-        let rest = c.args.iter().skip(1).map(|a| self.expr(a)).collect::<Result<Vec<_>>>()?;
+        let rest = c
+            .args
+            .iter()
+            .skip(1)
+            .map(|a| self.expr(a))
+            .collect::<Result<Vec<_>>>()?;
         self.b.rng(name, state, rest, c.span())
     }
 
@@ -1018,7 +1266,10 @@ impl<'e> Lower<'e> {
                     let d = literal_bound(&Some(Box::new(m.args[0].clone())), m.args.span())?;
                     self.b.len(recv, Some(d as u8), span)
                 }
-                _ => err(span, format!("arrays have `len()` and `shape(d)` in kernels, not `{name}`")),
+                _ => err(
+                    span,
+                    format!("arrays have `len()` and `shape(d)` in kernels, not `{name}`"),
+                ),
             };
         }
         match (&rty, name.as_str()) {
@@ -1043,11 +1294,17 @@ impl<'e> Lower<'e> {
     }
 
     fn mat_row_col(&mut self, m: ValueId, i: ValueId, col: bool, span: Span) -> Result<ValueId> {
-        let Type::Matrix(n, s) = self.b.ty(m).clone() else { unreachable!() };
+        let Type::Matrix(n, s) = self.b.ty(m).clone() else {
+            unreachable!()
+        };
         let parts = (0..n as i128)
             .map(|k| {
                 let k = self.b.lit_int(k, Some(Scalar::I32), span)?;
-                if col { self.b.mat_elem(m, k, i, span) } else { self.b.mat_elem(m, i, k, span) }
+                if col {
+                    self.b.mat_elem(m, k, i, span)
+                } else {
+                    self.b.mat_elem(m, i, k, span)
+                }
             })
             .collect::<Result<Vec<_>>>()?;
         self.b.construct(Type::Vector(n, s), parts, span)
@@ -1084,8 +1341,15 @@ fn is_plain_call(c: &syn::ExprCall, name: &str) -> bool {
 
 fn literal_bound(e: &Option<Box<syn::Expr>>, span: Span) -> Result<i128> {
     match e.as_deref() {
-        Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) => i.base10_parse().map_err(|e| Error::new(i.span(), e.to_string())),
-        Some(syn::Expr::Unary(u)) if matches!(u.op, syn::UnOp::Neg(_)) => Ok(-literal_bound(&Some(u.expr.clone()), span)?),
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        })) => i
+            .base10_parse()
+            .map_err(|e| Error::new(i.span(), e.to_string())),
+        Some(syn::Expr::Unary(u)) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            Ok(-literal_bound(&Some(u.expr.clone()), span)?)
+        }
         Some(other) => err(other.span(), "expected an integer literal"),
         None => err(span, "expected an integer literal bound"),
     }

@@ -5,7 +5,10 @@ use weft_ir::{Access, Env, Error, Result, Scalar, Type};
 
 /// The last segment of a path as a string.
 pub fn last_ident(p: &syn::Path) -> String {
-    p.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
+    p.segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
 }
 
 /// Converts a type written in a kernel, func or struct to an IR type.
@@ -14,15 +17,24 @@ pub fn last_ident(p: &syn::Path) -> String {
 pub fn lower_type(env: &Env, t: &syn::Type, param: bool) -> Result<Type> {
     match t {
         syn::Type::Reference(r) => {
-            let access = if r.mutability.is_some() { Access::Write } else { Access::Read };
+            let access = if r.mutability.is_some() {
+                Access::Write
+            } else {
+                Access::Read
+            };
             let inner = lower_type(env, &r.elem, false)?;
             match inner {
                 Type::Array { elem, ndim, .. } if param => Ok(Type::Array { elem, ndim, access }),
                 Type::Struct(n) if param => Ok(Type::Struct(n)),
-                _ if !param => Err(Error::new(t.span(), "references are only allowed on kernel and func parameters (`&Array<T>`, `&mut Array<T>`)")),
+                _ if !param => Err(Error::new(
+                    t.span(),
+                    "references are only allowed on kernel and func parameters (`&Array<T>`, `&mut Array<T>`)",
+                )),
                 other => Err(Error::new(
                     t.span(),
-                    format!("pass `{other}` by value; only arrays and structs are passed by reference"),
+                    format!(
+                        "pass `{other}` by value; only arrays and structs are passed by reference"
+                    ),
                 )),
             }
         }
@@ -32,7 +44,11 @@ pub fn lower_type(env: &Env, t: &syn::Type, param: bool) -> Result<Type> {
             if tt.elems.is_empty() {
                 return Ok(Type::Unit);
             }
-            let ts = tt.elems.iter().map(|e| lower_type(env, e, false)).collect::<Result<Vec<_>>>()?;
+            let ts = tt
+                .elems
+                .iter()
+                .map(|e| lower_type(env, e, false))
+                .collect::<Result<Vec<_>>>()?;
             Ok(Type::Tuple(ts))
         }
         syn::Type::Path(p) if p.qself.is_none() => {
@@ -43,7 +59,10 @@ pub fn lower_type(env: &Env, t: &syn::Type, param: bool) -> Result<Type> {
             }
             if let Some(b) = Type::from_builtin_name(&name) {
                 if !seg.arguments.is_none() {
-                    return Err(Error::new(seg.arguments.span(), format!("`{name}` takes no type arguments")));
+                    return Err(Error::new(
+                        seg.arguments.span(),
+                        format!("`{name}` takes no type arguments"),
+                    ));
                 }
                 return Ok(b);
             }
@@ -57,44 +76,74 @@ pub fn lower_type(env: &Env, t: &syn::Type, param: bool) -> Result<Type> {
                 ),
             ))
         }
-        _ => Err(Error::new(t.span(), "this kind of type is not supported in kernels")),
+        _ => Err(Error::new(
+            t.span(),
+            "this kind of type is not supported in kernels",
+        )),
     }
 }
 
 fn lower_array(env: &Env, seg: &syn::PathSegment, t: &syn::Type) -> Result<Type> {
     let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
-        return Err(Error::new(t.span(), "write the element type: `Array<T>` or `Array<T, N>`"));
+        return Err(Error::new(
+            t.span(),
+            "write the element type: `Array<T>` or `Array<T, N>`",
+        ));
     };
     let mut it = args.args.iter();
     let Some(syn::GenericArgument::Type(elem)) = it.next() else {
-        return Err(Error::new(args.span(), "the first argument of `Array` is the element type"));
+        return Err(Error::new(
+            args.span(),
+            "the first argument of `Array` is the element type",
+        ));
     };
     let elem = lower_type(env, elem, false)?;
     if let Type::Struct(n) = &elem
         && weft_ir::builder::struct_has_arrays(&env.structs, n)
     {
-        return Err(Error::new(args.span(), format!("arrays cannot hold `{n}`, which itself holds arrays")));
+        return Err(Error::new(
+            args.span(),
+            format!("arrays cannot hold `{n}`, which itself holds arrays"),
+        ));
     }
     if !elem.is_value() || matches!(elem, Type::Tuple(_)) {
-        return Err(Error::new(args.span(), format!("arrays cannot hold `{elem}`")));
+        return Err(Error::new(
+            args.span(),
+            format!("arrays cannot hold `{elem}`"),
+        ));
     }
     let ndim = match it.next() {
         None => 1,
         Some(a) => {
             let n = match a {
-                syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) => i.base10_parse::<u8>().ok(),
+                syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                })) => i.base10_parse::<u8>().ok(),
                 _ => None,
             };
             match n {
                 Some(n @ 1..=4) => n,
-                _ => return Err(Error::new(a.span(), "the dimension count of `Array<T, N>` is a literal 1 to 4")),
+                _ => {
+                    return Err(Error::new(
+                        a.span(),
+                        "the dimension count of `Array<T, N>` is a literal 1 to 4",
+                    ));
+                }
             }
         }
     };
     if let Some(extra) = it.next() {
-        return Err(Error::new(extra.span(), "`Array` takes an element type and an optional dimension count"));
+        return Err(Error::new(
+            extra.span(),
+            "`Array` takes an element type and an optional dimension count",
+        ));
     }
-    Ok(Type::Array { elem: Box::new(elem), ndim, access: Access::Read })
+    Ok(Type::Array {
+        elem: Box::new(elem),
+        ndim,
+        access: Access::Read,
+    })
 }
 
 /// Parses a literal suffix such as `f32`.

@@ -33,7 +33,10 @@ impl<T: Elem, const N: usize> std::fmt::Debug for Array<T, N> {
 }
 
 fn check_ndim<const N: usize>() {
-    assert!((1..=4).contains(&N), "arrays have 1 to 4 dimensions, not {N}");
+    assert!(
+        (1..=4).contains(&N),
+        "arrays have 1 to 4 dimensions, not {N}"
+    );
 }
 
 impl<T: Elem, const N: usize> Array<T, N> {
@@ -41,7 +44,11 @@ impl<T: Elem, const N: usize> Array<T, N> {
     pub fn zeros(device: Device, shape: [usize; N]) -> Self {
         check_ndim::<N>();
         let n = shape.iter().product();
-        Array { data: vec![T::zeroed(); n], shape, device }
+        Array {
+            data: vec![T::zeroed(); n],
+            shape,
+            device,
+        }
     }
 
     /// An array taking ownership of `data`, viewed with `shape`.
@@ -56,7 +63,11 @@ impl<T: Elem, const N: usize> Array<T, N> {
                 data.len()
             )));
         }
-        Ok(Array { data, shape, device })
+        Ok(Array {
+            data,
+            shape,
+            device,
+        })
     }
 
     /// The shape.
@@ -141,12 +152,20 @@ impl<T: Elem, const N: usize> Array<T, N> {
 impl<T: Elem> Array<T, 1> {
     /// A 1-D array holding a copy of `data`.
     pub fn from_slice(device: Device, data: &[T]) -> Self {
-        Array { data: data.to_vec(), shape: [data.len()], device }
+        Array {
+            data: data.to_vec(),
+            shape: [data.len()],
+            device,
+        }
     }
 
     /// A 1-D array taking ownership of `data`.
     pub fn from_vec(device: Device, data: Vec<T>) -> Self {
         let n = data.len();
-        Array { data, shape: [n], device }
+        Array {
+            data,
+            shape: [n],
+            device,
+        }
     }
 }

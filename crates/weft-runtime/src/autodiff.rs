@@ -7,7 +7,6 @@ use weft_types::*;
 
 use crate::{ArrayView, AtomicElem, Elem, Offset};
 
-
 /// The zero of a kernel value type (adjoint accumulators start at zero; adjoint
 /// functions declare every value up front).
 pub trait KernelZero: Copy {
@@ -25,9 +24,47 @@ macro_rules! zero_via_zeroable {
         }
     )*};
 }
-zero_via_zeroable!(bool, i32, u32, i64, u64, f32, f64, Vec2, Vec3, Vec4, DVec2, DVec3, DVec4, IVec2, IVec3, IVec4,
-    UVec2, UVec3, UVec4, Mat2, Mat3, Mat4, DMat2, DMat3, DMat4, Quat, DQuat, Transform, DTransform, SpatialVector,
-    DSpatialVector, SpatialMatrix, DSpatialMatrix, I64Vec2, I64Vec3, I64Vec4, U64Vec2, U64Vec3, U64Vec4);
+zero_via_zeroable!(
+    bool,
+    i32,
+    u32,
+    i64,
+    u64,
+    f32,
+    f64,
+    Vec2,
+    Vec3,
+    Vec4,
+    DVec2,
+    DVec3,
+    DVec4,
+    IVec2,
+    IVec3,
+    IVec4,
+    UVec2,
+    UVec3,
+    UVec4,
+    Mat2,
+    Mat3,
+    Mat4,
+    DMat2,
+    DMat3,
+    DMat4,
+    Quat,
+    DQuat,
+    Transform,
+    DTransform,
+    SpatialVector,
+    DSpatialVector,
+    SpatialMatrix,
+    DSpatialMatrix,
+    I64Vec2,
+    I64Vec3,
+    I64Vec4,
+    U64Vec2,
+    U64Vec3,
+    U64Vec4
+);
 
 impl KernelZero for () {
     #[inline(always)]
@@ -58,8 +95,28 @@ macro_rules! accum_via_add {
         }
     )*};
 }
-accum_via_add!(f32, f64, Vec2, Vec3, Vec4, DVec2, DVec3, DVec4, Mat2, Mat3, Mat4, DMat2, DMat3, DMat4, Quat, DQuat,
-    SpatialVector, DSpatialVector, SpatialMatrix, DSpatialMatrix);
+accum_via_add!(
+    f32,
+    f64,
+    Vec2,
+    Vec3,
+    Vec4,
+    DVec2,
+    DVec3,
+    DVec4,
+    Mat2,
+    Mat3,
+    Mat4,
+    DMat2,
+    DMat3,
+    DMat4,
+    Quat,
+    DQuat,
+    SpatialVector,
+    DSpatialVector,
+    SpatialMatrix,
+    DSpatialMatrix
+);
 
 impl Accum for Transform {
     #[inline(always)]
@@ -200,7 +257,11 @@ impl AdjointStack {
     #[inline(always)]
     pub fn pop<T: Copy>(&mut self) -> T {
         let n = std::mem::size_of::<T>();
-        let at = self.bytes.len().checked_sub(n).expect("adjoint stack underflow");
+        let at = self
+            .bytes
+            .len()
+            .checked_sub(n)
+            .expect("adjoint stack underflow");
         // SAFETY: the bytes at `at..at + n` were written by `push::<T>` (the generated
         // code pops in exactly the reverse order of its pushes, with the same types).
         let v = unsafe { (self.bytes.as_ptr().add(at) as *const T).read_unaligned() };
@@ -217,7 +278,11 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
     where
         T: KernelZero,
     {
-        if self.is_null() { T::zero() } else { self.read(o) }
+        if self.is_null() {
+            T::zero()
+        } else {
+            self.read(o)
+        }
     }
 }
 

@@ -33,7 +33,10 @@ impl Device {
 
     /// The single device shared by all arrays of a launch of `kernel`; the CPU if
     /// there are no arrays.
-    pub fn common(kernel: &'static str, devices: &[(&'static str, Device)]) -> Result<Device, Error> {
+    pub fn common(
+        kernel: &'static str,
+        devices: &[(&'static str, Device)],
+    ) -> Result<Device, Error> {
         let Some(&(first_name, first)) = devices.first() else {
             return Ok(Device::Cpu);
         };

@@ -21,7 +21,11 @@ impl Dims {
         );
         let mut s = [1; 4];
         s[..shape.len()].copy_from_slice(shape);
-        Dims { shape: s, ndim: shape.len(), total: shape.iter().product() }
+        Dims {
+            shape: s,
+            ndim: shape.len(),
+            total: shape.iter().product(),
+        }
     }
 
     /// Number of dimensions.

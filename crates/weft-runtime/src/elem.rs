@@ -7,7 +7,9 @@
 //! cost is nil, but a racy kernel reads some value that was written rather than
 //! causing undefined behaviour.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed,
+};
 
 use weft_types::*;
 
@@ -293,5 +295,12 @@ unsafe fn vec4_op(p: *mut Vec4, v: Vec4, f: impl Fn(*mut f32, f32) -> f32) -> Ve
     let base = p as *mut f32;
     let v = v.to_array();
     // SAFETY: caller guarantees a valid Vec4 (four f32).
-    unsafe { Vec4::new(f(base, v[0]), f(base.add(1), v[1]), f(base.add(2), v[2]), f(base.add(3), v[3])) }
+    unsafe {
+        Vec4::new(
+            f(base, v[0]),
+            f(base.add(1), v[1]),
+            f(base.add(2), v[2]),
+            f(base.add(3), v[3]),
+        )
+    }
 }

@@ -6,7 +6,9 @@ use crate::Device;
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The arrays of one launch live on different devices.
-    #[error("kernel `{kernel}`: array `{first}` is on {first_device} but `{other}` is on {other_device}; all arrays of a launch must be on one device")]
+    #[error(
+        "kernel `{kernel}`: array `{first}` is on {first_device} but `{other}` is on {other_device}; all arrays of a launch must be on one device"
+    )]
     DeviceMismatch {
         /// Kernel name.
         kernel: &'static str,
@@ -20,7 +22,9 @@ pub enum Error {
         other_device: Device,
     },
     /// The launch grid has the wrong number of dimensions for the kernel's `tid()`.
-    #[error("kernel `{kernel}` destructures `tid()` into {expected} indices but was launched with a {got}-D grid")]
+    #[error(
+        "kernel `{kernel}` destructures `tid()` into {expected} indices but was launched with a {got}-D grid"
+    )]
     LaunchDims {
         /// Kernel name.
         kernel: &'static str,

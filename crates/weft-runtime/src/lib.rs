@@ -16,7 +16,9 @@ mod error;
 mod view;
 
 pub use array::Array;
-pub use autodiff::{Accum, AdjointStack, GradElem, KernelZero, MatrixSet, SplatSum, adj_splat, with_mat_elem};
+pub use autodiff::{
+    Accum, AdjointStack, GradElem, KernelZero, MatrixSet, SplatSum, adj_splat, with_mat_elem,
+};
 pub use device::Device;
 pub use dims::Dims;
 pub use elem::{AtomicElem, Elem};

@@ -44,7 +44,13 @@ impl<T, const N: usize> ArrayView<T, N> {
     /// A view of no array: every access fails the bounds check; gradient reads give
     /// zero and gradient adds do nothing.
     pub fn null() -> Self {
-        ArrayView { ptr: std::ptr::null_mut(), shape: [0; N], kernel: "", param: "", _t: PhantomData }
+        ArrayView {
+            ptr: std::ptr::null_mut(),
+            shape: [0; N],
+            kernel: "",
+            param: "",
+            _t: PhantomData,
+        }
     }
 
     /// The base pointer (for the runtime's own element access).
@@ -61,8 +67,19 @@ impl<T, const N: usize> ArrayView<T, N> {
 }
 
 impl<T: Elem, const N: usize> ArrayView<T, N> {
-    pub(crate) fn new(ptr: *mut T, shape: [usize; N], kernel: &'static str, param: &'static str) -> Self {
-        ArrayView { ptr, shape, kernel, param, _t: PhantomData }
+    pub(crate) fn new(
+        ptr: *mut T,
+        shape: [usize; N],
+        kernel: &'static str,
+        param: &'static str,
+    ) -> Self {
+        ArrayView {
+            ptr,
+            shape,
+            kernel,
+            param,
+            _t: PhantomData,
+        }
     }
 
     /// The row-major offset of an element, after checking every index against the shape.
@@ -86,7 +103,6 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
         }
         Offset(off)
     }
-
 
     /// Reads an element.
     #[inline(always)]
@@ -186,7 +202,12 @@ impl<T: AtomicElem, const N: usize> ArrayView<T, N> {
 
 #[cold]
 #[inline(never)]
-fn out_of_bounds<const N: usize>(kernel: &'static str, param: &'static str, idx: [i64; N], shape: [usize; N]) -> ! {
+fn out_of_bounds<const N: usize>(
+    kernel: &'static str,
+    param: &'static str,
+    idx: [i64; N],
+    shape: [usize; N],
+) -> ! {
     panic!("kernel `{kernel}`: index {idx:?} out of bounds for array `{param}` of shape {shape:?}")
 }
 

@@ -39,8 +39,9 @@ pub use weft_math as math;
 pub mod prelude {
     pub use crate::{Array, Device, Dims, Error, func, kernel, structure};
     pub use weft_types::{
-        DMat2, DMat3, DMat4, DQuat, DSpatialMatrix, DSpatialVector, DTransform, DVec2, DVec3, DVec4, IVec2, IVec3,
-        IVec4, Mat2, Mat3, Mat4, Quat, SpatialMatrix, SpatialVector, Transform, UVec2, UVec3, UVec4, Vec2, Vec3, Vec4,
+        DMat2, DMat3, DMat4, DQuat, DSpatialMatrix, DSpatialVector, DTransform, DVec2, DVec3,
+        DVec4, IVec2, IVec3, IVec4, Mat2, Mat3, Mat4, Quat, SpatialMatrix, SpatialVector,
+        Transform, UVec2, UVec3, UVec4, Vec2, Vec3, Vec4,
     };
 }
 
@@ -50,11 +51,11 @@ pub mod __private {
     pub use bytemuck;
     pub use weft_macros::__chain;
     pub use weft_runtime::{
-        Accum, AdjointStack, Array, ArrayView, AtomicElem, Device, Dims, Elem, Error, KernelStruct, KernelZero,
-        adj_splat, component, cpu, mat_elem, with_component, with_mat_elem,
+        Accum, AdjointStack, Array, ArrayView, AtomicElem, Device, Dims, Elem, Error, KernelStruct,
+        KernelZero, adj_splat, component, cpu, mat_elem, with_component, with_mat_elem,
     };
-    pub use weft_types::adjoint;
     pub use weft_types as types;
+    pub use weft_types::adjoint;
     pub use weft_types::builtins;
 }
 

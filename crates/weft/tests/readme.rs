@@ -4,7 +4,10 @@ fn contains_word(text: &str, word: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).any(|(i, _)| {
         let before = text[..i].chars().next_back().is_none_or(|c| !ident(c));
-        let after = text[i + word.len()..].chars().next().is_none_or(|c| !ident(c));
+        let after = text[i + word.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !ident(c));
         before && after
     })
 }
@@ -18,5 +21,8 @@ fn readme_lists_every_builtin() {
         .map(|b| b.name)
         .filter(|n| !contains_word(table, n))
         .collect();
-    assert!(missing.is_empty(), "README builtins table misses {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "README builtins table misses {missing:?}"
+    );
 }

@@ -99,7 +99,10 @@ fn used_outer_vars(b: &Block) -> Vec<VarId> {
 
 impl Gen {
     fn emit(&mut self) -> Emit<'_> {
-        Emit { f: &mut self.g, out: Vec::new() }
+        Emit {
+            f: &mut self.g,
+            out: Vec::new(),
+        }
     }
 
     fn ty(&self, v: ValueId) -> Type {
@@ -128,7 +131,10 @@ impl Gen {
 
     /// `adj(target) += contribution`, for float-based targets.
     fn accum_into(&mut self, out: &mut Vec<Stmt>, target: VarId, contribution: ValueId) {
-        let mut e = Emit { f: &mut self.g, out: Vec::new() };
+        let mut e = Emit {
+            f: &mut self.g,
+            out: Vec::new(),
+        };
         let cur = e.read(target);
         let t = e.f.vars[target.0 as usize].ty.clone();
         let sum = e.def(t, Expr::Accum(cur, contribution));
@@ -146,7 +152,10 @@ impl Gen {
 
     fn reset(&mut self, out: &mut Vec<Stmt>, var: VarId) {
         let t = self.g.vars[var.0 as usize].ty.clone();
-        let mut e = Emit { f: &mut self.g, out: Vec::new() };
+        let mut e = Emit {
+            f: &mut self.g,
+            out: Vec::new(),
+        };
         let z = e.def(t.clone(), Expr::Zero(t));
         e.out.push(Stmt::Assign(var, z));
         out.extend(e.out);
@@ -319,7 +328,10 @@ impl Gen {
     }
 
     fn grad_of(&self, arr: ValueId) -> Option<ValueId> {
-        self.array_param.get(&arr).and_then(|p| self.grad_value.get(p)).copied()
+        self.array_param
+            .get(&arr)
+            .and_then(|p| self.grad_value.get(p))
+            .copied()
     }
 
     fn reverse_def(&mut self, out: &mut Vec<Stmt>, v: ValueId, e: &Expr) {
@@ -351,16 +363,16 @@ impl Gen {
             }
             return;
         }
-        let Some(&adj) = self.adj_val.get(&v) else { return };
+        let Some(&adj) = self.adj_val.get(&v) else {
+            return;
+        };
         let mut em = self.emit();
         let a_v = em.read(adj);
         out.extend(em.out);
         match e {
-            Expr::Var(var) => {
-                if differentiable(&self.g.vars[var.0 as usize].ty) {
-                    let t = self.adj_of_var(*var);
-                    self.accum_into(out, t, a_v);
-                }
+            Expr::Var(var) if differentiable(&self.g.vars[var.0 as usize].ty) => {
+                let t = self.adj_of_var(*var);
+                self.accum_into(out, t, a_v);
             }
             Expr::Param(i) => {
                 let t = self.param_adj_var(*i);
@@ -385,7 +397,10 @@ impl Gen {
                 let tt = Type::Tuple(vec![self.ty(*a), self.ty(*b)]);
                 let mut em = self.emit();
                 let r = em.def(tt, Expr::Adjoint(name, vec![*a, *b, a_v]));
-                let (ta, tb) = (em.f.values[a.0 as usize].ty.clone(), em.f.values[b.0 as usize].ty.clone());
+                let (ta, tb) = (
+                    em.f.values[a.0 as usize].ty.clone(),
+                    em.f.values[b.0 as usize].ty.clone(),
+                );
                 let ra = em.def(ta, Expr::Extract(r, 0));
                 let rb = em.def(tb, Expr::Extract(r, 1));
                 out.extend(em.out);
@@ -402,17 +417,27 @@ impl Gen {
             }
             Expr::Builtin(name, args) => {
                 let diff = builtins::doc(name).is_some_and(|d| d.differentiable);
-                if diff && differentiable(&self.ty(v)) && args.iter().all(|a| differentiable(&self.ty(*a))) {
+                if diff
+                    && differentiable(&self.ty(v))
+                    && args.iter().all(|a| differentiable(&self.ty(*a)))
+                {
                     let mut call = args.clone();
                     call.push(a_v);
                     let tys: Vec<Type> = args.iter().map(|a| self.ty(*a)).collect();
-                    let rt = if tys.len() == 1 { tys[0].clone() } else { Type::Tuple(tys.clone()) };
+                    let rt = if tys.len() == 1 {
+                        tys[0].clone()
+                    } else {
+                        Type::Tuple(tys.clone())
+                    };
                     let mut em = self.emit();
                     let r = em.def(rt, Expr::Adjoint(name, call));
                     let parts: Vec<ValueId> = if tys.len() == 1 {
                         vec![r]
                     } else {
-                        tys.iter().enumerate().map(|(i, t)| em.def(t.clone(), Expr::Extract(r, i as u32))).collect()
+                        tys.iter()
+                            .enumerate()
+                            .map(|(i, t)| em.def(t.clone(), Expr::Extract(r, i as u32)))
+                            .collect()
                     };
                     out.extend(em.out);
                     for (a, p) in args.iter().zip(parts) {
@@ -433,12 +458,18 @@ impl Gen {
                 let mut em = self.emit();
                 let r = em.def(
                     Type::Tuple(tys.clone()),
-                    Expr::FuncAdjoint { name: name.clone(), path: path.clone(), args: call },
+                    Expr::FuncAdjoint {
+                        name: name.clone(),
+                        path: path.clone(),
+                        args: call,
+                    },
                 );
                 let parts: Vec<Option<ValueId>> = tys
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| (*t != Type::Unit).then(|| em.def(t.clone(), Expr::Extract(r, i as u32))))
+                    .map(|(i, t)| {
+                        (*t != Type::Unit).then(|| em.def(t.clone(), Expr::Extract(r, i as u32)))
+                    })
                     .collect();
                 out.extend(em.out);
                 for (a, p) in args.iter().zip(parts) {
@@ -466,15 +497,13 @@ impl Gen {
                 out.extend(em.out);
                 self.accum_value(out, *x, r);
             }
-            Expr::Extract(a, i) => {
-                if differentiable(&self.ty(*a)) {
-                    let t = self.ty(*a);
-                    let mut em = self.emit();
-                    let z = em.def(t.clone(), Expr::Zero(t.clone()));
-                    let r = em.def(t, Expr::Insert(z, *i, a_v));
-                    out.extend(em.out);
-                    self.accum_value(out, *a, r);
-                }
+            Expr::Extract(a, i) if differentiable(&self.ty(*a)) => {
+                let t = self.ty(*a);
+                let mut em = self.emit();
+                let z = em.def(t.clone(), Expr::Zero(t.clone()));
+                let r = em.def(t, Expr::Insert(z, *i, a_v));
+                out.extend(em.out);
+                self.accum_value(out, *a, r);
             }
             Expr::Insert(a, i, x) => {
                 let (ta, tx) = (self.ty(*a), self.ty(*x));
@@ -553,14 +582,23 @@ pub fn adjoint(f: &Function) -> Adjoint {
                 grad_params[i] = Some(g.params.len());
                 g.params.push(Param {
                     name: format!("adj_{}", p.name),
-                    ty: Type::Array { elem: elem.clone(), ndim: *ndim, access: Access::Write },
+                    ty: Type::Array {
+                        elem: elem.clone(),
+                        ndim: *ndim,
+                        access: Access::Write,
+                    },
                     span: Span::call_site(),
                     writable: false,
                 });
             }
         }
     } else if f.ret != Type::Unit {
-        g.params.push(Param { name: "adj_result".into(), ty: f.ret.clone(), span: Span::call_site(), writable: false });
+        g.params.push(Param {
+            name: "adj_result".into(),
+            ty: f.ret.clone(),
+            span: Span::call_site(),
+            writable: false,
+        });
     }
     let mut st = Gen {
         g,
@@ -642,7 +680,11 @@ pub fn adjoint(f: &Function) -> Adjoint {
         st.g.ret = rt;
     }
     st.g.body = Block(body);
-    Adjoint { function: st.g, grad_params, blockers: st.blockers.into_iter().collect() }
+    Adjoint {
+        function: st.g,
+        grad_params,
+        blockers: st.blockers.into_iter().collect(),
+    }
 }
 
 fn find_array_params(b: &Block, out: &mut HashMap<ValueId, usize>) {
@@ -666,8 +708,16 @@ fn find_array_params(b: &Block, out: &mut HashMap<ValueId, usize>) {
 }
 
 /// Parameters read (loads) and written (stores, atomics) anywhere in the body.
-fn array_accesses(b: &Block, params: &HashMap<ValueId, usize>) -> (BTreeSet<usize>, BTreeSet<usize>) {
-    fn walk(b: &Block, params: &HashMap<ValueId, usize>, r: &mut BTreeSet<usize>, w: &mut BTreeSet<usize>) {
+fn array_accesses(
+    b: &Block,
+    params: &HashMap<ValueId, usize>,
+) -> (BTreeSet<usize>, BTreeSet<usize>) {
+    fn walk(
+        b: &Block,
+        params: &HashMap<ValueId, usize>,
+        r: &mut BTreeSet<usize>,
+        w: &mut BTreeSet<usize>,
+    ) {
         for s in &b.0 {
             match s {
                 Stmt::Def(_, Expr::Load(a, _)) => {
