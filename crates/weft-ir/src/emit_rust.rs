@@ -69,6 +69,37 @@ struct Emitter<'f> {
     /// Array values (from parameters in [`unsync_arrays`]) accessed with plain loads
     /// and stores.
     unsync: std::collections::HashSet<ValueId>,
+    /// In hoisted functions, the values declared at the top (those defined inside
+    /// an `if`, whose adjoint code lives in another block); the rest keep `let`.
+    hoist: std::collections::HashSet<ValueId>,
+}
+
+/// Values defined inside `if` branches (at any depth) of a hoisted function.
+fn values_in_ifs(f: &Function) -> std::collections::HashSet<ValueId> {
+    fn walk(b: &Block, in_if: bool, out: &mut std::collections::HashSet<ValueId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Def(v, _) if in_if => {
+                    out.insert(*v);
+                }
+                Stmt::If(_, a, c) => {
+                    walk(a, true, out);
+                    walk(c, true, out);
+                }
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, in_if, out),
+                Stmt::While(c, _, body) => {
+                    walk(c, in_if, out);
+                    walk(body, in_if, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    if f.hoisted {
+        walk(&f.body, false, &mut out);
+    }
+    out
 }
 
 fn unsync_values(f: &Function) -> std::collections::HashSet<ValueId> {
@@ -585,7 +616,7 @@ impl Emitter<'_> {
             .values
             .iter()
             .enumerate()
-            .filter(|(_, v)| v.ty != Type::Unit)
+            .filter(|(i, v)| v.ty != Type::Unit && self.hoist.contains(&ValueId(*i as u32)))
             .map(|(i, v)| {
                 let n = val(ValueId(i as u32));
                 let t = rust_type(&v.ty);
@@ -616,7 +647,7 @@ impl Emitter<'_> {
                 let e = self.expr(e);
                 if *ty == Type::Unit {
                     quote!(#e;)
-                } else if self.f.hoisted {
+                } else if self.hoist.contains(v) {
                     quote!(#name = #e;)
                 } else {
                     let t = rust_type(ty);
@@ -788,6 +819,7 @@ pub fn emit_func(
         rt: rt(),
         tid: tid_values(f),
         unsync: unsync_values(f),
+        hoist: values_in_ifs(f),
     };
     let name = format_ident!("{}", f.name);
     let (wp, wr) = match written {
@@ -824,6 +856,7 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
         rt: rt(),
         tid: tid_values(f),
         unsync: unsync_values(f),
+        hoist: values_in_ifs(f),
     };
     let rt = rt();
     let params = f.params.iter().map(|p| {
