@@ -479,6 +479,44 @@ fn called_funcs(b: &weft_ir::Block) -> Vec<String> {
     out
 }
 
+/// The check that a launch grid has the dimensions `tid()` is destructured into.
+fn dims_check(ir: &weft_ir::Function) -> TokenStream {
+    let rt = quote!(::weft::__private);
+    if ir.launch_dims > 1 {
+        let d = ir.launch_dims as usize;
+        quote! {
+            if dims.ndim() != #d {
+                return Err(#rt::Error::LaunchDims { kernel: NAME, expected: #d, got: dims.ndim() });
+            }
+        }
+    } else {
+        quote!()
+    }
+}
+
+/// The CPU launch of a kernel body over `dims`: the body is called in a loop over
+/// each chunk of thread indices, with the arguments copied into locals (so the loop
+/// keeps them in registers instead of reloading them after every store). Threads
+/// below `__fast` access every array they index by `tid()` in bounds; the optimizer
+/// sees that in the first loop and drops those checks; the rest keep them.
+fn cpu_launch(body: &syn::Ident, args: &[TokenStream], fast_arrays: &[syn::Ident]) -> TokenStream {
+    let rt = quote!(::weft::__private);
+    quote! {
+        #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
+            #(let #args = #args;)*
+            let __dims = dims;
+            let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
+            let __split = __fast.max(__range.start);
+            for __tid in __range.start..__split {
+                #body(__tid, &__dims, #(#args),*);
+            }
+            for __tid in __split..__range.end {
+                #body(__tid, &__dims, #(#args),*);
+            }
+        });
+    }
+}
+
 /// The hidden `__adjoint` launch of a kernel: primal arrays read-only, then one
 /// optional gradient array per float array parameter.
 fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> TokenStream {
@@ -553,16 +591,8 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
         .into_iter()
         .map(|i| format_ident!("{}", adj.function.params[i].name))
         .collect();
-    let dims_check = if ir.launch_dims > 1 {
-        let d = ir.launch_dims as usize;
-        quote! {
-            if dims.ndim() != #d {
-                return Err(#rt::Error::LaunchDims { kernel: NAME, expected: #d, got: dims.ndim() });
-            }
-        }
-    } else {
-        quote!()
-    };
+    let dims_check = dims_check(ir);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays);
     quote! {
         /// Runs the kernel's adjoint: accumulates into the gradient arrays the
         /// gradients of the inputs, given the gradients of the outputs. Used by the
@@ -577,18 +607,7 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
             #dims_check
             #(#checks)*
             #(#views)*
-            #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
-                #(let #call_args = #call_args;)*
-                let __dims = dims;
-                let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
-                let __split = __fast.max(__range.start);
-                for __tid in __range.start..__split {
-                    #body_ident(__tid, &__dims, #(#call_args),*);
-                }
-                for __tid in __split..__range.end {
-                    #body_ident(__tid, &__dims, #(#call_args),*);
-                }
-            });
+            #cpu_launch
             Ok(())
         }
     }
@@ -666,16 +685,8 @@ fn expand_kernel(
         .into_iter()
         .map(|i| format_ident!("{}", ir.params[i].name))
         .collect();
-    let dims_check = if ir.launch_dims > 1 {
-        let d = ir.launch_dims as usize;
-        quote! {
-            if dims.ndim() != #d {
-                return Err(#rt::Error::LaunchDims { kernel: NAME, expected: #d, got: dims.ndim() });
-            }
-        }
-    } else {
-        quote!()
-    };
+    let dims_check = dims_check(ir);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays);
     let doc = format!(
         "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
          Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape)."
@@ -710,24 +721,7 @@ fn expand_kernel(
                 match device {
                     #rt::Device::Cpu => {
                         #(#views)*
-                        #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
-                            // Copies of the arguments in locals: the loop below then
-                            // keeps them in registers instead of reloading them after
-                            // every store.
-                            #(let #call_args = #call_args;)*
-                            let __dims = dims;
-                            // Threads below `__fast` index every array they access by
-                            // `tid()` in bounds; the optimizer can see that in this loop
-                            // and drop those checks. The rest keep them.
-                            let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
-                            let __split = __fast.max(__range.start);
-                            for __tid in __range.start..__split {
-                                #body_ident(__tid, &__dims, #(#call_args),*);
-                            }
-                            for __tid in __split..__range.end {
-                                #body_ident(__tid, &__dims, #(#call_args),*);
-                            }
-                        });
+                        #cpu_launch
                         Ok(())
                     }
                     other => Err(#rt::Error::NoBackend { kernel: NAME, device: other }),
