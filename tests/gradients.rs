@@ -263,3 +263,37 @@ fn gradient_shapes_are_checked() {
         "{e}"
     );
 }
+
+/// A straight-through estimator: rounds in the forward pass, passes the gradient
+/// through (clipped) in the backward pass — a case the automatic adjoint cannot
+/// express (its derivative of `round` is zero).
+#[weft::func(adjoint = round_ste_adjoint)]
+fn round_ste(x: f64) -> f64 {
+    round(x)
+}
+
+/// The user-supplied adjoint: the forward arguments, then the result's adjoint;
+/// returns one adjoint per parameter.
+fn round_ste_adjoint(_x: f64, adj_result: f64) -> (f64,) {
+    (adj_result.clamp(-1.0, 1.0),)
+}
+
+#[weft::kernel]
+fn quantize(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    y[i] = round_ste(x[i]) * 0.5;
+}
+
+#[test]
+fn user_supplied_func_adjoints() {
+    let x = Array::from_slice(Device::Cpu, &[0.3, 1.7, -2.2]);
+    let y = Array::zeros(Device::Cpu, [3]);
+    let mut gx = Array::zeros(Device::Cpu, [3]);
+    let mut seed = Array::from_slice(Device::Cpu, &[1.0, 4.0, -6.0]);
+    quantize::__adjoint(3, &x, &y, Some(&mut gx), Some(&mut seed)).unwrap();
+    // d(0.5 r)/dr = 0.5, then the custom rule clips 0.5·seed to [-1, 1].
+    assert_eq!(gx.to_vec(), vec![0.5, 1.0, -1.0]);
+    let mut out = Array::zeros(Device::Cpu, [3]);
+    quantize::launch(3, &x, &mut out).unwrap();
+    assert_eq!(out.to_vec(), vec![0.0, 1.0, -1.0]);
+}

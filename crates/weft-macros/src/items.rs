@@ -327,10 +327,39 @@ fn stub(defs: &[Def], target: &Def) -> TokenStream {
     }
 }
 
-fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStream, Error> {
-    if !attr.is_empty() {
-        return Err(Error::new(attr.span(), "this attribute takes no arguments"));
+/// `#[weft::func(adjoint = path)]`: a user-supplied adjoint.
+fn custom_adjoint(kind: Kind, attr: &TokenStream) -> Result<Option<syn::Path>, Error> {
+    if attr.is_empty() {
+        return Ok(None);
     }
+    let bad = |span| {
+        Error::new(
+            span,
+            if kind == Kind::Func {
+                "expected `adjoint = path::to::fn` (a user-supplied adjoint) or nothing"
+            } else {
+                "this attribute takes no arguments"
+            },
+        )
+    };
+    if kind != Kind::Func {
+        return Err(bad(attr.span()));
+    }
+    let nv: syn::MetaNameValue = syn::parse2(attr.clone()).map_err(|_| bad(attr.span()))?;
+    if !nv.path.is_ident("adjoint") {
+        return Err(bad(nv.path.span()));
+    }
+    match nv.value {
+        syn::Expr::Path(p) => Ok(Some(p.path)),
+        other => Err(bad(other.span())),
+    }
+}
+
+/// Marks a func definition (as carried to kernels) whose adjoint the user wrote.
+const CUSTOM_ADJOINT_MARK: &str = "weft_custom_adjoint";
+
+fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStream, Error> {
+    let custom = custom_adjoint(target.kind, attr)?;
     let defs_parsed = dedup(defs)?;
     match target.kind {
         Kind::Struct => {
@@ -366,7 +395,7 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 // Recursion is not supported: a func does not see itself.
                 env.funcs.remove(&f.sig.ident.to_string());
                 let ir = lower_fn(&env, &f, FnKind::Func)?;
-                Ok(expand_func(&f, &ir, defs, target))
+                Ok(expand_func(&f, &ir, defs, target, custom.as_ref()))
             } else {
                 let ir = lower_fn(&env, &f, FnKind::Kernel)?;
                 let func_blockers = func_adjoint_blockers(&env, &defs_parsed, &ir)?;
@@ -376,8 +405,18 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
     }
 }
 
-fn expand_func(f: &syn::ItemFn, ir: &weft_ir::Function, defs: &[Def], target: &Def) -> TokenStream {
-    let attrs = &f.attrs;
+fn expand_func(
+    f: &syn::ItemFn,
+    ir: &weft_ir::Function,
+    defs: &[Def],
+    target: &Def,
+    custom: Option<&syn::Path>,
+) -> TokenStream {
+    let attrs: Vec<_> = f
+        .attrs
+        .iter()
+        .filter(|a| !a.path().is_ident(CUSTOM_ADJOINT_MARK))
+        .collect();
     let vis_tokens = {
         let v = &f.vis;
         quote!(#v)
@@ -402,9 +441,40 @@ fn expand_func(f: &syn::ItemFn, ir: &weft_ir::Function, defs: &[Def], target: &D
     let adj = weft_ir::autodiff::adjoint(ir);
     let mut adj_fn = adj.function;
     adj_fn.name = "adjoint".into();
-    let adj_native = emit_func(&adj_fn, &vis_tokens, None);
+    let adj_native = match custom {
+        None => emit_func(&adj_fn, &vis_tokens, None),
+        Some(path) => {
+            // Same signature as the generated adjoint; the body calls the user's.
+            let params: Vec<_> = adj_fn
+                .params
+                .iter()
+                .map(|p| {
+                    let n = format_ident!("{}", p.name);
+                    let t = weft_ir::emit_rust::rust_type(&p.ty);
+                    (quote!(#n: #t), n)
+                })
+                .collect();
+            let decls = params.iter().map(|(d, _)| d);
+            let names = params.iter().map(|(_, n)| n);
+            let ret = weft_ir::emit_rust::rust_type(&adj_fn.ret);
+            quote! {
+                #[inline]
+                #vis_tokens fn adjoint(#(#decls),*) -> #ret {
+                    #path(#(#names),*)
+                }
+            }
+        }
+    };
     let fname = &f.sig.ident;
     let vis = &f.vis;
+    let mut target = target.clone();
+    if custom.is_some() {
+        // Kernels that call this func must not second-guess its adjoint.
+        let mark = format_ident!("{}", CUSTOM_ADJOINT_MARK);
+        let item = &target.item;
+        target.item = quote!(#[#mark] #item);
+    }
+    let target = &target;
     let mut all = vec![target.clone()];
     all.extend(defs.iter().cloned());
     let export = export_macro(&f.sig.ident, &f.vis, &all);
@@ -434,6 +504,12 @@ fn func_adjoint_blockers(
     let mut funcs = HashMap::new();
     for (_, item) in defs {
         if let syn::Item::Fn(f) = item {
+            if f.attrs
+                .iter()
+                .any(|a| a.path().is_ident(CUSTOM_ADJOINT_MARK))
+            {
+                continue;
+            }
             let mut env = env.clone();
             env.funcs.remove(&f.sig.ident.to_string());
             funcs.insert(f.sig.ident.to_string(), lower_fn(&env, f, FnKind::Func)?);

@@ -1,0 +1,6 @@
+#[weft::func(gradient = my_grad)]
+fn f(x: f32) -> f32 {
+    x
+}
+
+fn main() {}
