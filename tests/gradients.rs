@@ -297,3 +297,50 @@ fn user_supplied_func_adjoints() {
     quantize::launch(3, &x, &mut out).unwrap();
     assert_eq!(out.to_vec(), vec![0.0, 1.0, -1.0]);
 }
+
+/// A typical f32 physics kernel: spring energies between neighbouring particles.
+#[weft::kernel]
+fn spring_energy(x: &Array<Vec3>, e: &mut Array<f32>, k: f32, rest: f32) {
+    let i = tid();
+    if i + 1 >= x.len() {
+        e[i] = 0.0;
+        return;
+    }
+    let d = x[i + 1] - x[i];
+    let stretch = length(d) - rest;
+    e[i] = 0.5 * k * stretch * stretch;
+}
+
+#[test]
+fn vec3_arrays_in_f32() {
+    let n = 16;
+    let r = weft_examples::random_f32s(3 * n, 11, -1.0, 1.0);
+    let x0: Vec<Vec3> = (0..n)
+        .map(|i| Vec3::new(i as f32 + r[3 * i], r[3 * i + 1], r[3 * i + 2]))
+        .collect();
+    let energy = |x: &[Vec3]| -> f64 {
+        let xa = Array::from_slice(Device::Cpu, x);
+        let mut e = Array::zeros(Device::Cpu, [n]);
+        spring_energy::launch(n, &xa, &mut e, 3.0, 0.8).unwrap();
+        e.to_vec().iter().map(|&v| v as f64).sum()
+    };
+    let x = Array::from_slice(Device::Cpu, &x0);
+    let e = Array::zeros(Device::Cpu, [n]);
+    let mut gx = Array::zeros(Device::Cpu, [n]);
+    let mut seed = Array::from_slice(Device::Cpu, &vec![1.0f32; n]);
+    spring_energy::__adjoint(n, &x, &e, 3.0, 0.8, Some(&mut gx), Some(&mut seed)).unwrap();
+    let g = gx.to_vec();
+    let mut worst: f64 = 0.0;
+    for i in 0..n {
+        for c in 0..3 {
+            let h = 1e-2f32;
+            let (mut xp, mut xm) = (x0.clone(), x0.clone());
+            xp[i][c] += h;
+            xm[i][c] -= h;
+            let fd = (energy(&xp) - energy(&xm)) / (2.0 * h as f64);
+            worst = worst.max((fd - g[i][c] as f64).abs() / fd.abs().max(1.0));
+        }
+    }
+    println!("f32 Vec3 springs: worst relative error {worst:.2e}");
+    assert!(worst < 1e-2, "{worst}");
+}
