@@ -119,12 +119,12 @@ fn bench(c: &mut Criterion) {
     integrate::launch(N, &mut a, &mut b, g, DT).unwrap();
     let (mut hx, mut hv) = (x1.clone(), v1.clone());
     hand_written(&mut hx, &mut hv, g, DT);
-    assert_eq!(a.as_slice(), &hx[..]);
-    assert_eq!(b.as_slice(), &hv[..]);
+    assert_eq!(&*a.as_slice(), &hx[..]);
+    assert_eq!(&*b.as_slice(), &hv[..]);
     let (mut cx, mut cv) = (x1, v1);
     hand_written_chunks(&mut cx, &mut cv, g, DT);
-    assert_eq!(a.as_slice(), &cx[..]);
-    assert_eq!(b.as_slice(), &cv[..]);
+    assert_eq!(&*a.as_slice(), &cx[..]);
+    assert_eq!(&*b.as_slice(), &cv[..]);
 }
 
 criterion_group!(benches, bench);

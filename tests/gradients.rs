@@ -4,30 +4,29 @@
 
 use weft::prelude::*;
 
-/// Runs a kernel's adjoint: `(input, input gradient out, output gradient seed)`.
-type AdjointRun<'a> = &'a dyn Fn(&Array<f64>, &mut Array<f64>, &mut Array<f64>);
+/// Runs a kernel: input array, output array.
+type Run<'a> = &'a dyn Fn(&Array<f64>, &mut Array<f64>);
 
 /// The weighted sum `Σ w·out` of a kernel's output as a function of its input, and
-/// the adjoint's gradient of it; returns the worst relative error.
-fn check(
-    n: usize,
-    x0: &[f64],
-    forward: &dyn Fn(&Array<f64>) -> Vec<f64>,
-    adjoint: AdjointRun,
-) -> f64 {
+/// its gradient through the tape; returns the worst relative error against central
+/// differences.
+fn check(n: usize, x0: &[f64], run: Run) -> f64 {
     let w: Vec<f64> = weft_examples::random_f32s(n, 99, 0.5, 1.5)
         .into_iter()
         .map(f64::from)
         .collect();
     let loss = |x: &[f64]| -> f64 {
         let a = Array::from_slice(Device::Cpu, x);
-        forward(&a).iter().zip(&w).map(|(y, w)| y * w).sum()
+        let mut y = Array::zeros(Device::Cpu, [n]);
+        run(&a, &mut y);
+        y.to_vec().iter().zip(&w).map(|(y, w)| y * w).sum()
     };
-    let x = Array::from_slice(Device::Cpu, x0);
-    let mut gx = Array::zeros(Device::Cpu, [x0.len()]);
-    let mut seed = Array::from_slice(Device::Cpu, &w);
-    adjoint(&x, &mut gx, &mut seed);
-    let g = gx.to_vec();
+    let x = Array::from_slice(Device::Cpu, x0).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [n]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| run(&x, &mut y));
+    tape.backward_from(&mut y, &w).unwrap();
+    let g = x.grad_to_vec().unwrap();
     let mut worst: f64 = 0.0;
     for i in 0..x0.len() {
         let h = 1e-6 * x0[i].abs().max(1.0);
@@ -63,19 +62,7 @@ fn scalar_math(x: &Array<f64>, y: &mut Array<f64>) {
 fn scalar_builtins() {
     let n = 64;
     let x0 = inputs(n, 1, -2.0, 2.0);
-    let err = check(
-        n,
-        &x0,
-        &|x| {
-            let mut y = Array::zeros(Device::Cpu, [n]);
-            scalar_math::launch(n, x, &mut y).unwrap();
-            y.to_vec()
-        },
-        &|x, gx, seed| {
-            let y = Array::zeros(Device::Cpu, [n]);
-            scalar_math::__adjoint(n, x, &y, Some(gx), Some(seed)).unwrap();
-        },
-    );
+    let err = check(n, &x0, &|x, y| scalar_math::launch(n, x, y).unwrap());
     // `as i32` is piecewise constant (no gradient); everything else is smooth at
     // random inputs.
     assert!(err < 1e-5, "worst relative error {err}");
@@ -99,19 +86,7 @@ fn vector_math(x: &Array<f64>, y: &mut Array<f64>) {
 fn vector_matrix_quaternion_builtins() {
     let n = 48;
     let x0 = inputs(n, 2, -1.5, 1.5);
-    let err = check(
-        n,
-        &x0,
-        &|x| {
-            let mut y = Array::zeros(Device::Cpu, [n]);
-            vector_math::launch(n, x, &mut y).unwrap();
-            y.to_vec()
-        },
-        &|x, gx, seed| {
-            let y = Array::zeros(Device::Cpu, [n]);
-            vector_math::__adjoint(n, x, &y, Some(gx), Some(seed)).unwrap();
-        },
-    );
+    let err = check(n, &x0, &|x, y| vector_math::launch(n, x, y).unwrap());
     assert!(err < 1e-5, "worst relative error {err}");
 }
 
@@ -149,19 +124,7 @@ fn loops(x: &Array<f64>, y: &mut Array<f64>, steps: i32) {
 fn loops_carrying_values() {
     let n = 32;
     let x0 = inputs(n, 3, -1.0, 1.0);
-    let err = check(
-        n,
-        &x0,
-        &|x| {
-            let mut y = Array::zeros(Device::Cpu, [n]);
-            loops::launch(n, x, &mut y, 12).unwrap();
-            y.to_vec()
-        },
-        &|x, gx, seed| {
-            let y = Array::zeros(Device::Cpu, [n]);
-            loops::__adjoint(n, x, &y, 12, Some(gx), Some(seed)).unwrap();
-        },
-    );
+    let err = check(n, &x0, &|x, y| loops::launch(n, x, y, 12).unwrap());
     assert!(err < 1e-5, "worst relative error {err}");
 }
 
@@ -200,19 +163,7 @@ fn funcs_and_returns(x: &Array<f64>, y: &mut Array<f64>) {
 fn funcs_branches_and_early_returns() {
     let n = 64;
     let x0 = inputs(n, 4, -3.0, 3.0);
-    let err = check(
-        n,
-        &x0,
-        &|x| {
-            let mut y = Array::zeros(Device::Cpu, [n]);
-            funcs_and_returns::launch(n, x, &mut y).unwrap();
-            y.to_vec()
-        },
-        &|x, gx, seed| {
-            let y = Array::zeros(Device::Cpu, [n]);
-            funcs_and_returns::__adjoint(n, x, &y, Some(gx), Some(seed)).unwrap();
-        },
-    );
+    let err = check(n, &x0, &|x, y| funcs_and_returns::launch(n, x, y).unwrap());
     assert!(err < 1e-5, "worst relative error {err}");
 }
 
@@ -227,12 +178,12 @@ fn reduce(x: &Array<f64>, loss: &mut Array<f64>) {
 fn atomic_add_is_differentiable() {
     let n = 100;
     let x0 = inputs(n, 5, -2.0, 2.0);
-    let x = Array::from_slice(Device::Cpu, &x0);
-    let loss = Array::zeros(Device::Cpu, [1]);
-    let mut gx = Array::zeros(Device::Cpu, [n]);
-    let mut seed = Array::from_slice(Device::Cpu, &[1.0]);
-    reduce::__adjoint(n, &x, &loss, Some(&mut gx), Some(&mut seed)).unwrap();
-    for (g, x) in gx.to_vec().iter().zip(&x0) {
+    let x = Array::from_slice(Device::Cpu, &x0).requires_grad();
+    let mut loss = Array::zeros(Device::Cpu, [1]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| reduce::launch(n, &x, &mut loss)).unwrap();
+    tape.backward(&mut loss).unwrap();
+    for (g, x) in x.grad_to_vec().unwrap().iter().zip(&x0) {
         assert!((g - (x + x.cos())).abs() < 1e-12);
     }
 }
@@ -245,23 +196,72 @@ fn in_place(x: &mut Array<f64>, v: &Array<f64>) {
 
 #[test]
 fn in_place_updates_refuse_to_differentiate() {
-    let x = Array::from_slice(Device::Cpu, &[1.0]);
-    let v = Array::from_slice(Device::Cpu, &[1.0]);
-    let e = in_place::__adjoint(1, &x, &v, None, None).unwrap_err();
+    let mut x = Array::from_slice(Device::Cpu, &[1.0]).requires_grad();
+    let v = Array::from_slice(Device::Cpu, &[1.0]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| in_place::launch(1, &mut x, &v)).unwrap();
+    let e = tape.backward(&mut x).unwrap_err();
     assert!(e.to_string().contains("reads and writes array `x`"), "{e}");
 }
 
+#[weft::kernel]
+fn scale(a: &Array<f64>, b: &mut Array<f64>, k: f64) {
+    let i = tid();
+    b[i] = a[i] * k;
+}
+
 #[test]
-fn gradient_shapes_are_checked() {
-    let x = Array::from_slice(Device::Cpu, &[1.0, 2.0]);
-    let y = Array::zeros(Device::Cpu, [2]);
-    let mut bad = Array::zeros(Device::Cpu, [3]);
-    let e = scalar_math::__adjoint(2, &x, &y, Some(&mut bad), None).unwrap_err();
+fn overwriting_a_recorded_input_is_reported_with_both_launches() {
+    let mut a = Array::from_slice(Device::Cpu, &[1.0, 2.0]).requires_grad();
+    let mut b = Array::zeros(Device::Cpu, [2]).requires_grad();
+    let mut c = Array::zeros(Device::Cpu, [2]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| {
+        scale::launch(2, &a, &mut b, 2.0)?;
+        // Overwrites `a`, which the first launch needs again in backward.
+        scale::launch(2, &b, &mut a, 3.0)?;
+        scale::launch(2, &a, &mut c, 1.0)
+    })
+    .unwrap();
+    let e = tape.backward(&mut c).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "tape: kernel `scale` read array `a`, which kernel `scale` (launched later) overwrote before backward; its gradient would be wrong (write to a new array, or record a fresh tape)"
+    );
+    // Host writes are caught too.
+    let x = Array::from_slice(Device::Cpu, &[1.0]).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [1]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| scale::launch(1, &x, &mut y, 2.0)).unwrap();
+    let mut x = x;
+    x.fill(5.0);
+    let e = tape.backward(&mut y).unwrap_err();
     assert!(
         e.to_string()
-            .contains("gradient array `adj_x` has shape [3]"),
+            .contains("was modified outside the recorded launches"),
         "{e}"
     );
+}
+
+#[test]
+fn a_chain_of_launches_and_zeroing() {
+    // y = 3 (2 x) = 6 x through two recorded launches, twice, zeroing in between.
+    let x = Array::from_slice(Device::Cpu, &[1.0, -1.0]).requires_grad();
+    let mut mid = Array::zeros(Device::Cpu, [2]).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| {
+        scale::launch(2, &x, &mut mid, 2.0)?;
+        scale::launch(2, &mid, &mut y, 3.0)
+    })
+    .unwrap();
+    assert_eq!(tape.kernels(), vec!["scale", "scale"]);
+    tape.backward(&mut y).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![6.0, 6.0]);
+    tape.zero();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![0.0, 0.0]);
+    tape.backward(&mut y).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![6.0, 6.0]);
 }
 
 /// A straight-through estimator: rounds in the forward pass, passes the gradient
@@ -286,16 +286,14 @@ fn quantize(x: &Array<f64>, y: &mut Array<f64>) {
 
 #[test]
 fn user_supplied_func_adjoints() {
-    let x = Array::from_slice(Device::Cpu, &[0.3, 1.7, -2.2]);
-    let y = Array::zeros(Device::Cpu, [3]);
-    let mut gx = Array::zeros(Device::Cpu, [3]);
-    let mut seed = Array::from_slice(Device::Cpu, &[1.0, 4.0, -6.0]);
-    quantize::__adjoint(3, &x, &y, Some(&mut gx), Some(&mut seed)).unwrap();
+    let x = Array::from_slice(Device::Cpu, &[0.3, 1.7, -2.2]).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [3]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| quantize::launch(3, &x, &mut y)).unwrap();
+    tape.backward_from(&mut y, &[1.0, 4.0, -6.0]).unwrap();
     // d(0.5 r)/dr = 0.5, then the custom rule clips 0.5·seed to [-1, 1].
-    assert_eq!(gx.to_vec(), vec![0.5, 1.0, -1.0]);
-    let mut out = Array::zeros(Device::Cpu, [3]);
-    quantize::launch(3, &x, &mut out).unwrap();
-    assert_eq!(out.to_vec(), vec![0.0, 1.0, -1.0]);
+    assert_eq!(x.grad_to_vec().unwrap(), vec![0.5, 1.0, -1.0]);
+    assert_eq!(y.to_vec(), vec![0.0, 1.0, -1.0]);
 }
 
 /// A typical f32 physics kernel: spring energies between neighbouring particles.
@@ -324,12 +322,14 @@ fn vec3_arrays_in_f32() {
         spring_energy::launch(n, &xa, &mut e, 3.0, 0.8).unwrap();
         e.to_vec().iter().map(|&v| v as f64).sum()
     };
-    let x = Array::from_slice(Device::Cpu, &x0);
-    let e = Array::zeros(Device::Cpu, [n]);
-    let mut gx = Array::zeros(Device::Cpu, [n]);
-    let mut seed = Array::from_slice(Device::Cpu, &vec![1.0f32; n]);
-    spring_energy::__adjoint(n, &x, &e, 3.0, 0.8, Some(&mut gx), Some(&mut seed)).unwrap();
-    let g = gx.to_vec();
+    let x = Array::from_slice(Device::Cpu, &x0).requires_grad();
+    let mut e = Array::zeros(Device::Cpu, [n]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| spring_energy::launch(n, &x, &mut e, 3.0, 0.8))
+        .unwrap();
+    tape.backward(&mut e).unwrap();
+    let gx = x.grad_to_vec().unwrap();
+    let g = gx;
     let mut worst: f64 = 0.0;
     for i in 0..n {
         for c in 0..3 {

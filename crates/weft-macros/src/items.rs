@@ -605,58 +605,65 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
     blockers.extend(func_blockers);
     let mut params = Vec::new();
     let mut views = Vec::new();
-    let mut checks = Vec::new();
     let mut call_args = Vec::new();
-    for (i, p) in ir.params.iter().enumerate() {
+    for p in &ir.params {
         let n = format_ident!("{}", p.name);
         let pname = &p.name;
         match &p.ty {
             Type::Array { .. } => {
                 let t = host_type(&p.ty);
                 params.push(quote!(#n: &#t));
-                views.push(quote!(let #n = #n.view(NAME, #pname);));
             }
             Type::Struct(_) => {
                 let t = host_type(&p.ty);
                 params.push(quote!(#n: &#t));
-                views.push(quote!(let #n = #rt::KernelStruct::view(#n, NAME, #pname);));
+                views.push(
+                    quote!(let #n = #rt::KernelStruct::view(#n, NAME, #pname, &mut __guards)?;),
+                );
             }
             other => {
                 let t = weft_ir::emit_rust::rust_type(other);
                 params.push(quote!(#n: #t));
             }
         }
-        call_args.push(quote!(#n));
-        let _ = i;
+    }
+    // Gradient views first (they need the array handles), then the primal views.
+    for (i, gp) in adj.grad_params.iter().enumerate() {
+        if gp.is_some() {
+            let p = &ir.params[i];
+            let primal = format_ident!("{}", p.name);
+            let n = format_ident!("adj_{}", p.name);
+            let label = format!("adj_{}", p.name);
+            views.insert(
+                0,
+                quote! {
+                    let (#n, __g) = #primal.grad_view(NAME, #label)?;
+                    __grad_guards.push(__g);
+                },
+            );
+        }
+    }
+    for p in &ir.params {
+        if let Type::Array { .. } = p.ty {
+            let n = format_ident!("{}", p.name);
+            let pname = &p.name;
+            views.push(quote! {
+                let (#n, __g) = #n.view(NAME, #pname)?;
+                __guards.push(__g);
+            });
+        }
+        call_args.push({
+            let n = format_ident!("{}", p.name);
+            quote!(#n)
+        });
     }
     for (i, gp) in adj.grad_params.iter().enumerate() {
-        if gp.is_none() {
-            continue;
+        if gp.is_some() {
+            let n = format_ident!("adj_{}", ir.params[i].name);
+            call_args.push(quote!(#n));
         }
-        let p = &ir.params[i];
-        let primal = format_ident!("{}", p.name);
-        let n = format_ident!("adj_{}", p.name);
-        let t = host_type(&p.ty);
-        let label = format!("adj_{}", p.name);
-        params.push(quote!(#n: ::core::option::Option<&mut #t>));
-        checks.push(quote! {
-            if let ::core::option::Option::Some(g) = &#n
-                && g.shape() != #primal.shape()
-            {
-                return Err(#rt::Error::Shape(format!(
-                    "kernel `{}`: gradient array `{}` has shape {:?} but its array has shape {:?}",
-                    NAME, #label, g.shape(), #primal.shape()
-                )));
-            }
-        });
-        views.push(quote! {
-            let #n = match #n {
-                ::core::option::Option::Some(g) => g.view_mut(NAME, #label),
-                ::core::option::Option::None => #rt::ArrayView::null(),
-            };
-        });
-        call_args.push(quote!(#n));
     }
+    let checks: Vec<TokenStream> = Vec::new();
     let blocked = if blockers.is_empty() {
         quote!()
     } else {
@@ -670,9 +677,9 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
     let dims_check = dims_check(ir);
     let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays);
     quote! {
-        /// Runs the kernel's adjoint: accumulates into the gradient arrays the
-        /// gradients of the inputs, given the gradients of the outputs. Used by the
-        /// tape; `None` skips a gradient.
+        /// Runs the kernel's adjoint: accumulates into the gradients of the input
+        /// arrays (those created with `requires_grad`) the gradients of the inputs,
+        /// given the gradients already in the output arrays. Used by the tape.
         #[doc(hidden)]
         #[allow(clippy::too_many_arguments, unreachable_code, unused_variables)]
         pub fn __adjoint(dims: impl ::core::convert::Into<#rt::Dims>, #(#params),*) -> ::core::result::Result<(), #rt::Error> {
@@ -682,8 +689,11 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
             let dims: #rt::Dims = dims.into();
             #dims_check
             #(#checks)*
+            let mut __guards: ::std::vec::Vec<#rt::BorrowGuard> = ::std::vec::Vec::new();
+            let mut __grad_guards: ::std::vec::Vec<::core::option::Option<#rt::BorrowGuard>> = ::std::vec::Vec::new();
             #(#views)*
             #cpu_launch
+            drop((__guards, __grad_guards));
             Ok(())
         }
     }
@@ -706,6 +716,13 @@ fn expand_kernel(
     let mut sig_params = Vec::new();
     let mut devices = Vec::new();
     let mut struct_devices = Vec::new();
+    // Recording on a tape: what to keep of each argument, stamps, zeroing.
+    let mut rec_take = Vec::new();
+    let mut rec_reads = Vec::new();
+    let mut rec_writes = Vec::new();
+    let mut rec_zero = Vec::new();
+    let mut adj_args = Vec::new();
+    let mut rec_blocked = false;
     let mut views = Vec::new();
     let mut call_args = Vec::new();
     let written: Vec<TokenStream> = f
@@ -726,13 +743,23 @@ fn expand_kernel(
         match &p.ty {
             Type::Array { access, .. } => {
                 let _ = host_type(&p.ty);
+                sig_params.push(quote!(#n: #w));
                 if *access == Access::Write {
-                    sig_params.push(quote!(#n: #w));
-                    views.push(quote!(let #n = #n.view_mut(NAME, #pname);));
+                    views.push(quote! {
+                        let (#n, __g) = #n.view_mut(NAME, #pname)?;
+                        __guards.push(__g);
+                    });
+                    rec_writes.push(quote!(#rt::tape::stamp(#pname, &#n)));
                 } else {
-                    sig_params.push(quote!(#n: #w));
-                    views.push(quote!(let #n = #n.view(NAME, #pname);));
+                    views.push(quote! {
+                        let (#n, __g) = #n.view(NAME, #pname)?;
+                        __guards.push(__g);
+                    });
+                    rec_reads.push(quote!(#rt::tape::stamp(#pname, &#n)));
                 }
+                rec_take.push(quote!(#n.tape_handle()));
+                rec_zero.push(quote!(#n.zero_grad();));
+                adj_args.push(quote!(&#n));
                 devices.push(quote!((#pname, #n.device())));
             }
             Type::Struct(_) => {
@@ -746,13 +773,26 @@ fn expand_kernel(
                 }
                 struct_devices.push(quote!(#rt::KernelStruct::devices(&*#n, &mut __devices);));
                 if p.writable {
-                    views.push(quote!(let #n = #rt::KernelStruct::view_mut(#n, NAME, #pname);));
+                    views.push(quote!(let #n = #rt::KernelStruct::view_mut(#n, NAME, #pname, &mut __guards)?;));
                 } else {
-                    views.push(quote!(let #n = #rt::KernelStruct::view(&*#n, NAME, #pname);));
+                    views.push(quote!(let #n = #rt::KernelStruct::view(&*#n, NAME, #pname, &mut __guards)?;));
+                }
+                let Type::Struct(sname) = &p.ty else {
+                    unreachable!()
+                };
+                if weft_ir::builder::struct_has_arrays(&ir.structs, sname) {
+                    rec_blocked = true;
+                    rec_take.push(quote!(()));
+                    adj_args.push(quote!(unreachable!()));
+                } else {
+                    rec_take.push(quote!(*#n));
+                    adj_args.push(quote!(&#n));
                 }
             }
             _ => {
                 sig_params.push(quote!(#n: #w));
+                rec_take.push(quote!(#n));
+                adj_args.push(quote!(#n));
             }
         }
         call_args.push(quote!(#n));
@@ -763,6 +803,49 @@ fn expand_kernel(
         .collect();
     let dims_check = dims_check(ir);
     let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays);
+    let rec_names: Vec<_> = ir
+        .params
+        .iter()
+        .map(|p| format_ident!("{}", p.name))
+        .collect();
+    let record = if rec_blocked {
+        quote! {
+            let _ = (#(#rec_names,)*);
+            #rt::tape::push(#rt::tape::Record {
+                kernel: NAME,
+                reads: ::std::vec::Vec::new(),
+                writes: ::std::vec::Vec::new(),
+                backward: ::std::boxed::Box::new(|| Err(#rt::Error::Gradient {
+                    kernel: NAME,
+                    reason: "the tape cannot record launches whose structure parameters hold arrays yet",
+                })),
+                zero: ::std::boxed::Box::new(|| {}),
+            });
+        }
+    } else {
+        let arrays: Vec<_> = ir
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, Type::Array { .. }))
+            .map(|p| format_ident!("{}", p.name))
+            .collect();
+        let _ = &rec_zero;
+        quote! {
+            let __reads = ::std::vec![#(#rec_reads),*];
+            let __writes = ::std::vec![#(#rec_writes),*];
+            let __zero = {
+                #(let #arrays = #arrays.tape_handle();)*
+                move || { #(#arrays.zero_grad();)* }
+            };
+            #rt::tape::push(#rt::tape::Record {
+                kernel: NAME,
+                reads: __reads,
+                writes: __writes,
+                backward: ::std::boxed::Box::new(move || Self::__adjoint(dims, #(#adj_args),*)),
+                zero: ::std::boxed::Box::new(__zero),
+            });
+        }
+    };
     let doc = format!(
         "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
          Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape)."
@@ -794,14 +877,22 @@ fn expand_kernel(
                 let mut __devices: ::std::vec::Vec<(&'static str, #rt::Device)> = ::std::vec![#(#devices),*];
                 #(#struct_devices)*
                 let device = #rt::Device::common(NAME, &__devices)?;
+                // Handles on the arguments, kept by the tape if one is recording.
+                #[allow(unused_parens, clippy::unused_unit)]
+                let __rec = if #rt::tape::recording() { ::core::option::Option::Some((#(#rec_take,)*)) } else { ::core::option::Option::None };
                 match device {
                     #rt::Device::Cpu => {
+                        let mut __guards: ::std::vec::Vec<#rt::BorrowGuard> = ::std::vec::Vec::new();
                         #(#views)*
                         #cpu_launch
-                        Ok(())
+                        drop(__guards);
                     }
-                    other => Err(#rt::Error::NoBackend { kernel: NAME, device: other }),
+                    other => return Err(#rt::Error::NoBackend { kernel: NAME, device: other }),
                 }
+                if let ::core::option::Option::Some((#(#rec_names,)*)) = __rec {
+                    #record
+                }
+                Ok(())
             }
 
             #adjoint_launch
@@ -887,8 +978,13 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
         impl #rt::KernelStruct for #name {
             type View = #name;
             #[inline]
-            fn view(&self, _kernel: &'static str, _param: &'static str) -> Self {
-                *self
+            fn view(
+                &self,
+                _kernel: &'static str,
+                _param: &'static str,
+                _guards: &mut ::std::vec::Vec<#rt::BorrowGuard>,
+            ) -> ::core::result::Result<Self, #rt::Error> {
+                Ok(*self)
             }
         }
 
@@ -924,15 +1020,15 @@ fn expand_struct_with_arrays(
         let label = format!("{name}.{fname}");
         match ty {
             Type::Array { .. } => {
-                make_view.push(quote!(#fid: self.#fid.view(kernel, #label)));
-                make_view_mut.push(quote!(#fid: self.#fid.view_mut(kernel, #label)));
+                make_view.push(quote!(#fid: { let (v, g) = self.#fid.view(kernel, #label)?; guards.push(g); v }));
+                make_view_mut.push(quote!(#fid: { let (v, g) = self.#fid.view_mut(kernel, #label)?; guards.push(g); v }));
                 devices.push(quote!(out.push((#label, self.#fid.device()));));
             }
             Type::Struct(_) => {
-                make_view.push(quote!(#fid: #rt::KernelStruct::view(&self.#fid, kernel, #label)));
-                make_view_mut.push(
-                    quote!(#fid: #rt::KernelStruct::view_mut(&mut self.#fid, kernel, #label)),
+                make_view.push(
+                    quote!(#fid: #rt::KernelStruct::view(&self.#fid, kernel, #label, guards)?),
                 );
+                make_view_mut.push(quote!(#fid: #rt::KernelStruct::view_mut(&mut self.#fid, kernel, #label, guards)?));
                 devices.push(quote!(#rt::KernelStruct::devices(&self.#fid, out);));
             }
             _ => {
@@ -962,11 +1058,24 @@ fn expand_struct_with_arrays(
 
         impl #rt::KernelStruct for #name {
             type View = #view_name;
-            fn view(&self, kernel: &'static str, _param: &'static str) -> #view_name {
-                #view_name { #(#make_view),* }
+            fn view(
+                &self,
+                kernel: &'static str,
+                _param: &'static str,
+                guards: &mut ::std::vec::Vec<#rt::BorrowGuard>,
+            ) -> ::core::result::Result<#view_name, #rt::Error> {
+                Ok(#view_name { #(#make_view),* })
             }
-            fn view_mut(&mut self, kernel: &'static str, _param: &'static str) -> #view_name {
-                #view_name { #(#make_view_mut),* }
+            fn view_mut(
+                &mut self,
+                kernel: &'static str,
+                _param: &'static str,
+                guards: &mut ::std::vec::Vec<#rt::BorrowGuard>,
+            ) -> ::core::result::Result<#view_name, #rt::Error> {
+                Ok(#view_name { #(#make_view_mut),* })
+            }
+            fn holds_arrays() -> bool {
+                true
             }
             fn devices(&self, out: &mut ::std::vec::Vec<(&'static str, #rt::Device)>) {
                 #(#devices)*

@@ -44,6 +44,28 @@ pub enum Error {
         /// The requested device.
         device: Device,
     },
+    /// An array of a launch is in use elsewhere (a tape or another thread).
+    #[error("kernel `{kernel}`: cannot use array `{param}`: {reason}")]
+    Borrow {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The parameter.
+        param: &'static str,
+        /// What holds it.
+        reason: &'static str,
+    },
+    /// A recorded launch read an array that was overwritten before `backward`.
+    #[error(
+        "tape: kernel `{reader}` read array `{param}`, which {by} before backward; its gradient would be wrong (write to a new array, or record a fresh tape)"
+    )]
+    Overwritten {
+        /// The launch that read the array.
+        reader: &'static str,
+        /// Its parameter name for the array.
+        param: &'static str,
+        /// Who overwrote it: "kernel `name` (launched later) overwrote" or "was modified".
+        by: String,
+    },
     /// The gradient of a kernel would be wrong, so it is refused.
     #[error("cannot differentiate kernel `{kernel}`: {reason}")]
     Gradient {

@@ -8,21 +8,25 @@
 
 mod array;
 mod autodiff;
+mod buffer;
 pub mod cpu;
 mod device;
 mod dims;
 mod elem;
 mod error;
+pub mod tape;
 mod view;
 
-pub use array::Array;
+pub use array::{Array, Slice, SliceMut};
 pub use autodiff::{
     Accum, AdjointStack, GradElem, KernelZero, MatrixSet, SplatSum, adj_splat, with_mat_elem,
 };
+pub use buffer::{BorrowGuard, Flags};
 pub use device::Device;
 pub use dims::Dims;
 pub use elem::{AtomicElem, Elem};
 pub use error::Error;
+pub use tape::Tape;
 pub use view::{ArrayView, Offset, component, mat_elem, with_component};
 
 /// A user struct usable as a kernel parameter (implemented by `#[weft::structure]`).
@@ -32,14 +36,30 @@ pub use view::{ArrayView, Offset, component, mat_elem, with_component};
 pub trait KernelStruct {
     /// The kernel-side representation.
     type View: Copy + Send + Sync;
-    /// The kernel-side representation with read-only arrays, for a launch of `kernel`.
-    fn view(&self, kernel: &'static str, param: &'static str) -> Self::View;
+    /// The kernel-side representation with read-only arrays, for a launch of
+    /// `kernel`; the arrays' borrows are pushed onto `guards`.
+    fn view(
+        &self,
+        kernel: &'static str,
+        param: &'static str,
+        guards: &mut Vec<BorrowGuard>,
+    ) -> Result<Self::View, Error>;
     /// The kernel-side representation with writable arrays (a `&mut S` parameter).
-    fn view_mut(&mut self, kernel: &'static str, param: &'static str) -> Self::View {
-        self.view(kernel, param)
+    fn view_mut(
+        &mut self,
+        kernel: &'static str,
+        param: &'static str,
+        guards: &mut Vec<BorrowGuard>,
+    ) -> Result<Self::View, Error> {
+        self.view(kernel, param, guards)
     }
     /// The devices of the arrays this struct holds, with their names (none for plain data).
     fn devices(&self, out: &mut Vec<(&'static str, Device)>) {
         let _ = out;
+    }
+    /// Whether the struct holds arrays (the tape cannot record launches with such
+    /// parameters yet).
+    fn holds_arrays() -> bool {
+        false
     }
 }

@@ -20,6 +20,27 @@
 //! assert_eq!(x.to_vec()[3], Vec3::new(0.5, 0.0, 0.0));
 //! ```
 //!
+//! Gradients: launches made inside [`Tape::record`] are recorded, and
+//! [`Tape::backward`] runs their adjoints in reverse, accumulating into the
+//! gradients of arrays created with [`Array::requires_grad`]:
+//!
+//! ```
+//! use weft::prelude::*;
+//!
+//! #[weft::kernel]
+//! fn square(x: &Array<f32>, y: &mut Array<f32>) {
+//!     let i = tid();
+//!     y[i] = x[i] * x[i];
+//! }
+//!
+//! let x = Array::from_slice(Device::Cpu, &[1.0f32, 2.0, 3.0]).requires_grad();
+//! let mut y = Array::zeros(Device::Cpu, [3]).requires_grad();
+//! let mut tape = Tape::new();
+//! tape.record(|| square::launch(3, &x, &mut y)).unwrap();
+//! tape.backward_from(&mut y, &[1.0, 1.0, 1.0]).unwrap();
+//! assert_eq!(x.grad_to_vec().unwrap(), vec![2.0, 4.0, 6.0]);
+//! ```
+//!
 //! See the README for the language: types, builtins, control flow, errors, and how
 //! funcs and structs are shared across modules and crates.
 
@@ -27,7 +48,7 @@
 extern crate self as weft;
 
 pub use weft_macros::{func, kernel, structure};
-pub use weft_runtime::{Array, Device, Dims, Error};
+pub use weft_runtime::{Array, Device, Dims, Error, Tape};
 pub use weft_types::*;
 
 pub mod funcs;
@@ -37,7 +58,7 @@ pub use weft_math as math;
 
 /// Everything a kernel file usually needs.
 pub mod prelude {
-    pub use crate::{Array, Device, Dims, Error, func, kernel, structure};
+    pub use crate::{Array, Device, Dims, Error, Tape, func, kernel, structure};
     pub use weft_types::{
         DMat2, DMat3, DMat4, DQuat, DSpatialMatrix, DSpatialVector, DTransform, DVec2, DVec3,
         DVec4, IVec2, IVec3, IVec4, Mat2, Mat3, Mat4, Quat, SpatialMatrix, SpatialVector,
@@ -51,8 +72,9 @@ pub mod __private {
     pub use bytemuck;
     pub use weft_macros::__chain;
     pub use weft_runtime::{
-        Accum, AdjointStack, Array, ArrayView, AtomicElem, Device, Dims, Elem, Error, KernelStruct,
-        KernelZero, adj_splat, component, cpu, mat_elem, with_component, with_mat_elem,
+        Accum, AdjointStack, Array, ArrayView, AtomicElem, BorrowGuard, Device, Dims, Elem, Error,
+        KernelStruct, KernelZero, adj_splat, component, cpu, mat_elem, tape, with_component,
+        with_mat_elem,
     };
     pub use weft_types as types;
     pub use weft_types::adjoint;
