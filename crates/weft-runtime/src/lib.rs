@@ -14,6 +14,7 @@ mod device;
 mod dims;
 mod elem;
 mod error;
+mod gradcheck;
 pub mod tape;
 mod view;
 
@@ -26,6 +27,7 @@ pub use device::Device;
 pub use dims::Dims;
 pub use elem::{AtomicElem, Elem};
 pub use error::Error;
+pub use gradcheck::{Components, GradCheck, gradcheck};
 pub use tape::Tape;
 pub use view::{ArrayView, Offset, component, mat_elem, with_component};
 

@@ -48,7 +48,7 @@
 extern crate self as weft;
 
 pub use weft_macros::{func, kernel, structure};
-pub use weft_runtime::{Array, Device, Dims, Error, Tape};
+pub use weft_runtime::{Array, Device, Dims, Error, GradCheck, Tape, gradcheck};
 pub use weft_types::*;
 
 pub mod funcs;
@@ -58,7 +58,7 @@ pub use weft_math as math;
 
 /// Everything a kernel file usually needs.
 pub mod prelude {
-    pub use crate::{Array, Device, Dims, Error, Tape, func, kernel, structure};
+    pub use crate::{Array, Device, Dims, Error, Tape, func, gradcheck, kernel, structure};
     pub use weft_types::{
         DMat2, DMat3, DMat4, DQuat, DSpatialMatrix, DSpatialVector, DTransform, DVec2, DVec3,
         DVec4, IVec2, IVec3, IVec4, Mat2, Mat3, Mat4, Quat, SpatialMatrix, SpatialVector,
