@@ -375,3 +375,21 @@ fn gradcheck_reports_the_worst_error() {
     // The inputs are restored.
     assert_eq!(th.to_vec(), vec![0.3, -0.8, 1.2]);
 }
+
+#[test]
+fn outputs_of_recorded_launches_get_gradients() {
+    // Only the input asks for a gradient; the intermediate `mid` gets one from the
+    // tape, so the chain x -> mid -> y is not cut.
+    let x = Array::from_slice(Device::Cpu, &[1.0, -1.0]).requires_grad();
+    let mut mid = Array::zeros(Device::Cpu, [2]);
+    let mut y = Array::zeros(Device::Cpu, [2]);
+    let mut tape = Tape::new();
+    tape.record(|| {
+        scale::launch(2, &x, &mut mid, 2.0)?;
+        scale::launch(2, &mid, &mut y, 3.0)
+    })
+    .unwrap();
+    assert!(mid.has_grad() && y.has_grad());
+    tape.backward(&mut y).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![6.0, 6.0]);
+}

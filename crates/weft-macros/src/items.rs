@@ -808,6 +808,38 @@ fn expand_kernel(
         .iter()
         .map(|p| format_ident!("{}", p.name))
         .collect();
+    let float_array =
+        |p: &&weft_ir::Param| matches!(&p.ty, Type::Array { elem, .. } if elem.is_float_based());
+    let grad_inputs: Vec<_> = ir
+        .params
+        .iter()
+        .filter(float_array)
+        .filter(|p| {
+            matches!(
+                p.ty,
+                Type::Array {
+                    access: Access::Read,
+                    ..
+                }
+            )
+        })
+        .map(|p| format_ident!("{}", p.name))
+        .collect();
+    let grad_outputs: Vec<_> = ir
+        .params
+        .iter()
+        .filter(float_array)
+        .filter(|p| {
+            matches!(
+                p.ty,
+                Type::Array {
+                    access: Access::Write,
+                    ..
+                }
+            )
+        })
+        .map(|p| format_ident!("{}", p.name))
+        .collect();
     let record = if rec_blocked {
         quote! {
             let _ = (#(#rec_names,)*);
@@ -878,8 +910,14 @@ fn expand_kernel(
                 #(#struct_devices)*
                 let device = #rt::Device::common(NAME, &__devices)?;
                 // Handles on the arguments, kept by the tape if one is recording.
+                // Outputs of a launch whose inputs carry gradients get gradients too,
+                // so the chain of adjoints is never silently cut.
+                let __recording = #rt::tape::recording();
+                if __recording && (false #(|| #grad_inputs.has_grad())*) {
+                    #(#grad_outputs.ensure_grad();)*
+                }
                 #[allow(unused_parens, clippy::unused_unit)]
-                let __rec = if #rt::tape::recording() { ::core::option::Option::Some((#(#rec_take,)*)) } else { ::core::option::Option::None };
+                let __rec = if __recording { ::core::option::Option::Some((#(#rec_take,)*)) } else { ::core::option::Option::None };
                 match device {
                     #rt::Device::Cpu => {
                         let mut __guards: ::std::vec::Vec<#rt::BorrowGuard> = ::std::vec::Vec::new();

@@ -239,10 +239,16 @@ impl<T: Elem, const N: usize> Array<T, N> {
     /// Gives the array a zero gradient of its shape (if it has none), so a tape's
     /// `backward` accumulates into it.
     pub fn requires_grad(mut self) -> Self {
+        self.ensure_grad();
+        self
+    }
+
+    /// Gives the array a zero gradient if it has none (the tape does this for the
+    /// outputs of recorded launches whose inputs carry gradients).
+    pub fn ensure_grad(&mut self) {
         if self.grad.is_none() {
             self.grad = Some(Buffer::new(self.device(), vec![T::zeroed(); self.len()]));
         }
-        self
     }
 
     /// Whether the array carries a gradient.
