@@ -86,8 +86,14 @@ fn simulate(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dev = Device::Cpu;
-    let target = Vec3::new(-2.0, 0.0, 1.5);
     let x0 = Array::from_slice(dev, &[Vec3::new(-0.5, 0.0, 1.0)]);
+    // A target the ball can reach: where a throw at (11, 0, -3) m/s ends after it
+    // bounces off the ground and the wall.
+    let target = {
+        let mut loss = Array::zeros(dev, [1]);
+        let throw = Array::from_slice(dev, &[Vec3::new(11.0, 0.0, -3.0)]);
+        simulate(&x0, &throw, Vec3::ZERO, &mut loss)?
+    };
     // (5, 0, -5) would reach the wall exactly at a step boundary, a kink of the
     // discretized trajectory; start nearby instead.
     let mut v0 = Array::from_slice(dev, &[Vec3::new(4.7, 0.0, -5.3)]).requires_grad();
