@@ -207,48 +207,14 @@ macro_rules! impl_mat4 {
         impl Cofactors for $m {
             #[inline]
             fn cofactors(self) -> $m {
-                let [
-                    [m00, m10, m20, m30],
-                    [m01, m11, m21, m31],
-                    [m02, m12, m22, m32],
-                    [m03, m13, m23, m33],
-                ] = self.to_cols_array_2d();
-                // The 2×2 minors of rows 0–1 (s) and rows 2–3 (c), and the adjugate
-                // b[row][col] = C[col][row], as in `builtins::inverse`.
-                let s0 = m00 * m11 - m10 * m01;
-                let s1 = m00 * m12 - m10 * m02;
-                let s2 = m00 * m13 - m10 * m03;
-                let s3 = m01 * m12 - m11 * m02;
-                let s4 = m01 * m13 - m11 * m03;
-                let s5 = m02 * m13 - m12 * m03;
-                let c0 = m20 * m31 - m30 * m21;
-                let c1 = m20 * m32 - m30 * m22;
-                let c2 = m20 * m33 - m30 * m23;
-                let c3 = m21 * m32 - m31 * m22;
-                let c4 = m21 * m33 - m31 * m23;
-                let c5 = m22 * m33 - m32 * m23;
-                let b00 = m11 * c5 - m12 * c4 + m13 * c3;
-                let b01 = -m01 * c5 + m02 * c4 - m03 * c3;
-                let b02 = m31 * s5 - m32 * s4 + m33 * s3;
-                let b03 = -m21 * s5 + m22 * s4 - m23 * s3;
-                let b10 = -m10 * c5 + m12 * c2 - m13 * c1;
-                let b11 = m00 * c5 - m02 * c2 + m03 * c1;
-                let b12 = -m30 * s5 + m32 * s2 - m33 * s1;
-                let b13 = m20 * s5 - m22 * s2 + m23 * s1;
-                let b20 = m10 * c4 - m11 * c2 + m13 * c0;
-                let b21 = -m00 * c4 + m01 * c2 - m03 * c0;
-                let b22 = m30 * s4 - m31 * s2 + m33 * s0;
-                let b23 = -m20 * s4 + m21 * s2 - m23 * s0;
-                let b30 = -m10 * c3 + m11 * c1 - m12 * c0;
-                let b31 = m00 * c3 - m01 * c1 + m02 * c0;
-                let b32 = -m30 * s3 + m31 * s1 - m32 * s0;
-                let b33 = m20 * s3 - m21 * s1 + m22 * s0;
+                // C[row][col] = b[col][row] for the adjugate b of `builtins::inverse`.
+                let (b, _) = crate::builtins::matrix::adjugate4(self.to_cols_array_2d());
                 // Column j of C is (C0j, C1j, C2j, C3j) = (bj0, bj1, bj2, bj3).
                 $m::from_cols(
-                    $v::new(b00, b01, b02, b03),
-                    $v::new(b10, b11, b12, b13),
-                    $v::new(b20, b21, b22, b23),
-                    $v::new(b30, b31, b32, b33),
+                    $v::new(b[0][0], b[0][1], b[0][2], b[0][3]),
+                    $v::new(b[1][0], b[1][1], b[1][2], b[1][3]),
+                    $v::new(b[2][0], b[2][1], b[2][2], b[2][3]),
+                    $v::new(b[3][0], b[3][1], b[3][2], b[3][3]),
                 )
             }
         }

@@ -296,36 +296,12 @@ macro_rules! impl_mat4 {
             #[inline]
             fn inverse(self) -> $m {
                 let cols = self.to_cols_array_2d();
-                let [
-                    [m00, m10, m20, m30],
-                    [m01, m11, m21, m31],
-                    [m02, m12, m22, m32],
-                    [m03, m13, m23, m33],
-                ] = cols;
-                let ([s0, s1, s2, s3, s4, s5], [c0, c1, c2, c3, c4, c5]) = minors4(cols);
-                let det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
-                // Adjugate b[row][col].
-                let b00 = m11 * c5 - m12 * c4 + m13 * c3;
-                let b01 = -m01 * c5 + m02 * c4 - m03 * c3;
-                let b02 = m31 * s5 - m32 * s4 + m33 * s3;
-                let b03 = -m21 * s5 + m22 * s4 - m23 * s3;
-                let b10 = -m10 * c5 + m12 * c2 - m13 * c1;
-                let b11 = m00 * c5 - m02 * c2 + m03 * c1;
-                let b12 = -m30 * s5 + m32 * s2 - m33 * s1;
-                let b13 = m20 * s5 - m22 * s2 + m23 * s1;
-                let b20 = m10 * c4 - m11 * c2 + m13 * c0;
-                let b21 = -m00 * c4 + m01 * c2 - m03 * c0;
-                let b22 = m30 * s4 - m31 * s2 + m33 * s0;
-                let b23 = -m20 * s4 + m21 * s2 - m23 * s0;
-                let b30 = -m10 * c3 + m11 * c1 - m12 * c0;
-                let b31 = m00 * c3 - m01 * c1 + m02 * c0;
-                let b32 = -m30 * s3 + m31 * s1 - m32 * s0;
-                let b33 = m20 * s3 - m21 * s1 + m22 * s0;
+                let (b, det) = adjugate4(cols);
                 $m::from_cols(
-                    $v::new(b00 / det, b10 / det, b20 / det, b30 / det),
-                    $v::new(b01 / det, b11 / det, b21 / det, b31 / det),
-                    $v::new(b02 / det, b12 / det, b22 / det, b32 / det),
-                    $v::new(b03 / det, b13 / det, b23 / det, b33 / det),
+                    $v::new(b[0][0] / det, b[1][0] / det, b[2][0] / det, b[3][0] / det),
+                    $v::new(b[0][1] / det, b[1][1] / det, b[2][1] / det, b[3][1] / det),
+                    $v::new(b[0][2] / det, b[1][2] / det, b[2][2] / det, b[3][2] / det),
+                    $v::new(b[0][3] / det, b[1][3] / det, b[2][3] / det, b[3][3] / det),
                 )
             }
         }
@@ -392,3 +368,51 @@ impl_mat3!(Mat3, Vec3, f32);
 impl_mat3!(DMat3, DVec3, f64);
 impl_mat4!(Mat4, Vec4, f32);
 impl_mat4!(DMat4, DVec4, f64);
+
+/// The adjugate `b[row][col]` of a 4×4 matrix given by columns, and its
+/// determinant, from the 2×2 minors of `minors4` (the operation order the GPU back
+/// end reproduces). Shared by `inverse` and the adjoint of `determinant`.
+pub(crate) fn adjugate4<S>(cols: [[S; 4]; 4]) -> ([[S; 4]; 4], S)
+where
+    S: Copy
+        + core::ops::Mul<Output = S>
+        + core::ops::Sub<Output = S>
+        + core::ops::Add<Output = S>
+        + core::ops::Neg<Output = S>,
+{
+    let [
+        [m00, m10, m20, m30],
+        [m01, m11, m21, m31],
+        [m02, m12, m22, m32],
+        [m03, m13, m23, m33],
+    ] = cols;
+    let ([s0, s1, s2, s3, s4, s5], [c0, c1, c2, c3, c4, c5]) = minors4(cols);
+    let det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
+    let b = [
+        [
+            m11 * c5 - m12 * c4 + m13 * c3,
+            -m01 * c5 + m02 * c4 - m03 * c3,
+            m31 * s5 - m32 * s4 + m33 * s3,
+            -m21 * s5 + m22 * s4 - m23 * s3,
+        ],
+        [
+            -m10 * c5 + m12 * c2 - m13 * c1,
+            m00 * c5 - m02 * c2 + m03 * c1,
+            -m30 * s5 + m32 * s2 - m33 * s1,
+            m20 * s5 - m22 * s2 + m23 * s1,
+        ],
+        [
+            m10 * c4 - m11 * c2 + m13 * c0,
+            -m00 * c4 + m01 * c2 - m03 * c0,
+            m30 * s4 - m31 * s2 + m33 * s0,
+            -m20 * s4 + m21 * s2 - m23 * s0,
+        ],
+        [
+            -m10 * c3 + m11 * c1 - m12 * c0,
+            m00 * c3 - m01 * c1 + m02 * c0,
+            -m30 * s3 + m31 * s1 - m32 * s0,
+            m20 * s3 - m21 * s1 + m22 * s0,
+        ],
+    ];
+    (b, det)
+}

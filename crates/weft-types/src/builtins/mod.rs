@@ -29,7 +29,7 @@
 //! means `((a + b) + c) + d`, each operation rounded to nearest, no fused multiply-add.
 
 mod bits;
-mod matrix;
+pub(crate) mod matrix;
 mod quat;
 mod random;
 mod scalar;
