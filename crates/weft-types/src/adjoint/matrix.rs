@@ -170,17 +170,9 @@ macro_rules! impl_mat3 {
         impl Cofactors for $m {
             #[inline]
             fn cofactors(self) -> $m {
-                let [[m00, m10, m20], [m01, m11, m21], [m02, m12, m22]] = self.to_cols_array_2d();
                 // c[row][col], as in `builtins::inverse`.
-                let c00 = m11 * m22 - m12 * m21;
-                let c01 = m12 * m20 - m10 * m22;
-                let c02 = m10 * m21 - m11 * m20;
-                let c10 = m02 * m21 - m01 * m22;
-                let c11 = m00 * m22 - m02 * m20;
-                let c12 = m01 * m20 - m00 * m21;
-                let c20 = m01 * m12 - m02 * m11;
-                let c21 = m02 * m10 - m00 * m12;
-                let c22 = m00 * m11 - m01 * m10;
+                let [[c00, c01, c02], [c10, c11, c12], [c20, c21, c22]] =
+                    crate::builtins::matrix::cofactors3(self.to_cols_array_2d());
                 $m::from_cols(
                     $v::new(c00, c10, c20),
                     $v::new(c01, c11, c21),

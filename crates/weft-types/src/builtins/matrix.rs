@@ -204,17 +204,9 @@ macro_rules! impl_mat3 {
         impl Inverse for $m {
             #[inline]
             fn inverse(self) -> $m {
-                let [[m00, m10, m20], [m01, m11, m21], [m02, m12, m22]] = self.to_cols_array_2d();
-                // Cofactors c[row][col].
-                let c00 = m11 * m22 - m12 * m21;
-                let c01 = m12 * m20 - m10 * m22;
-                let c02 = m10 * m21 - m11 * m20;
-                let c10 = m02 * m21 - m01 * m22;
-                let c11 = m00 * m22 - m02 * m20;
-                let c12 = m01 * m20 - m00 * m21;
-                let c20 = m01 * m12 - m02 * m11;
-                let c21 = m02 * m10 - m00 * m12;
-                let c22 = m00 * m11 - m01 * m10;
+                let cols = self.to_cols_array_2d();
+                let [[m00, _, _], [m01, _, _], [m02, _, _]] = cols;
+                let [[c00, c01, c02], [c10, c11, c12], [c20, c21, c22]] = cofactors3(cols);
                 let det = m00 * c00 + m01 * c01 + m02 * c02;
                 // inv[i][j] = c[j][i] / det; column j of the inverse is row j of c.
                 $m::from_cols(
@@ -415,4 +407,31 @@ where
         ],
     ];
     (b, det)
+}
+
+/// The cofactors `c[row][col]` of a 3×3 matrix given by columns, in the operation
+/// order the GPU back end reproduces. Shared by `inverse` and the adjoint of
+/// `determinant`.
+pub(crate) fn cofactors3<S>(cols: [[S; 3]; 3]) -> [[S; 3]; 3]
+where
+    S: Copy + core::ops::Mul<Output = S> + core::ops::Sub<Output = S>,
+{
+    let [[m00, m10, m20], [m01, m11, m21], [m02, m12, m22]] = cols;
+    [
+        [
+            m11 * m22 - m12 * m21,
+            m12 * m20 - m10 * m22,
+            m10 * m21 - m11 * m20,
+        ],
+        [
+            m02 * m21 - m01 * m22,
+            m00 * m22 - m02 * m20,
+            m01 * m20 - m00 * m21,
+        ],
+        [
+            m01 * m12 - m02 * m11,
+            m02 * m10 - m00 * m12,
+            m00 * m11 - m01 * m10,
+        ],
+    ]
 }
