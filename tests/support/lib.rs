@@ -2,6 +2,8 @@
 
 #![deny(missing_docs)]
 
+pub mod bounce;
+
 /// Deterministic pseudo-random f32 values in `[lo, hi)` (SplitMix64), for test inputs.
 pub fn random_f32s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
     let mut s = seed;

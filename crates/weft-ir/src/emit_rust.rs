@@ -201,7 +201,9 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
             Expr::MatInsert(a, b, c, d) => vec![*a, *b, *c, *d],
             Expr::Accum(a, b) => vec![*a, *b],
             Expr::Adjoint(_, args) | Expr::FuncAdjoint { args, .. } => args.clone(),
-            Expr::GradRead(g, p, idx) => [*g, *p].into_iter().chain(idx.iter().copied()).collect(),
+            Expr::GradRead(g, p, idx, _) => {
+                [*g, *p].into_iter().chain(idx.iter().copied()).collect()
+            }
             Expr::Lit(_) | Expr::Param(_) | Expr::Var(_) | Expr::Tid(_) | Expr::Zero(_) => vec![],
         }
     }
@@ -230,6 +232,10 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
                     check(a, idx, bad, param_of);
                 }
                 Stmt::Def(_, Expr::Len(..)) => {}
+                Stmt::Def(_, Expr::GradRead(g, p, idx, _)) | Stmt::GradAdd(g, p, idx, _) => {
+                    check(g, idx, bad, param_of);
+                    check(p, idx, bad, param_of);
+                }
                 Stmt::Def(_, e) => {
                     // Any other use of an array value (passed to a func, stored in a
                     // struct): its accesses are unknown here.
@@ -513,10 +519,17 @@ impl Emitter<'_> {
                 let path = adjoint_path(path);
                 quote!(#path(#(#args),*))
             }
-            Expr::GradRead(g, p, idx) => {
+            Expr::GradRead(g, p, idx, take) => {
+                let unsync = self.unsync.contains(g);
                 let (g, p) = (val(*g), val(*p));
-                let idx = self.indices(idx);
-                quote!(#g.grad_read(#p.offset(#idx)))
+                let o = self.offset(&p, idx);
+                match (*take, unsync) {
+                    // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
+                    (true, true) => quote!(unsafe { #g.grad_take_unsync(#o) }),
+                    (false, true) => quote!(unsafe { #g.grad_read_unsync(#o) }),
+                    (true, false) => quote!(#g.grad_take(#o)),
+                    (false, false) => quote!(#g.grad_read(#o)),
+                }
             }
             Expr::Tid(None) => quote!(__tid as i32),
             Expr::Tid(Some(d)) => {
@@ -686,9 +699,15 @@ impl Emitter<'_> {
                 quote!(#(#vars = __stack.pop();)*)
             }
             Stmt::GradAdd(g, p, idx, v) => {
+                let unsync = self.unsync.contains(g);
                 let (g, p, v) = (val(*g), val(*p), val(*v));
-                let idx = self.indices(idx);
-                quote!(#g.grad_add(#p.offset(#idx), #v);)
+                let o = self.offset(&p, idx);
+                if unsync {
+                    // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
+                    quote!(unsafe { #g.grad_add_unsync(#o, #v) };)
+                } else {
+                    quote!(#g.grad_add(#o, #v);)
+                }
             }
             Stmt::Assign(var, v) => {
                 let (n, v) = (self.var(*var), val(*v));
@@ -843,7 +862,9 @@ pub fn emit_func(
     let body = quote!(#prologue #body);
     quote! {
         #[allow(unused, unused_mut, unused_variables, unreachable_code, unused_assignments, non_snake_case, clippy::all)]
-        #[inline]
+        // Inlined into every caller, as GPU back ends do: kernel loops then see
+        // through funcs and their adjoints.
+        #[inline(always)]
         #vis fn #name(#(#params),*) -> #ret { #body }
     }
 }

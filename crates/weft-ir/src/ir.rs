@@ -242,8 +242,10 @@ pub enum Expr {
         args: Vec<ValueId>,
     },
     /// Reads the gradient of an array element: `(gradient array, primal array,
-    /// indices)`; zero when the gradient array is absent.
-    GradRead(ValueId, ValueId, Vec<ValueId>),
+    /// indices, take)`; zero when the gradient array is absent. With `take` the
+    /// element's gradient is reset to zero after the read: the adjoint of a store,
+    /// since the value the store overwrote did not reach the output.
+    GradRead(ValueId, ValueId, Vec<ValueId>, bool),
 }
 
 /// A statement.

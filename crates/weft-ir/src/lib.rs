@@ -8,6 +8,7 @@
 
 #![deny(missing_docs)]
 
+pub mod access;
 pub mod autodiff;
 pub mod builder;
 pub mod builtins;

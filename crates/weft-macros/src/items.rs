@@ -634,13 +634,15 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
             let primal = format_ident!("{}", p.name);
             let n = format_ident!("adj_{}", p.name);
             let label = format!("adj_{}", p.name);
-            views.insert(
-                0,
+            let view = if let Type::Struct(_) = p.ty {
+                quote!(let #n = #rt::KernelStruct::grad_view(#primal, NAME, #label, &mut __grad_guards)?;)
+            } else {
                 quote! {
                     let (#n, __g) = #primal.grad_view(NAME, #label)?;
                     __grad_guards.push(__g);
-                },
-            );
+                }
+            };
+            views.insert(0, view);
         }
     }
     for p in &ir.params {
@@ -716,13 +718,9 @@ fn expand_kernel(
     let mut sig_params = Vec::new();
     let mut devices = Vec::new();
     let mut struct_devices = Vec::new();
-    // Recording on a tape: what to keep of each argument, stamps, zeroing.
+    // Recording on a tape: what to keep of each argument.
     let mut rec_take = Vec::new();
-    let mut rec_reads = Vec::new();
-    let mut rec_writes = Vec::new();
-    let mut rec_zero = Vec::new();
     let mut adj_args = Vec::new();
-    let mut rec_blocked = false;
     let mut views = Vec::new();
     let mut call_args = Vec::new();
     let written: Vec<TokenStream> = f
@@ -749,16 +747,13 @@ fn expand_kernel(
                         let (#n, __g) = #n.view_mut(NAME, #pname)?;
                         __guards.push(__g);
                     });
-                    rec_writes.push(quote!(#rt::tape::stamp(#pname, &#n)));
                 } else {
                     views.push(quote! {
                         let (#n, __g) = #n.view(NAME, #pname)?;
                         __guards.push(__g);
                     });
-                    rec_reads.push(quote!(#rt::tape::stamp(#pname, &#n)));
                 }
-                rec_take.push(quote!(#n.tape_handle()));
-                rec_zero.push(quote!(#n.zero_grad();));
+                rec_take.push(quote!(#n.share()));
                 adj_args.push(quote!(&#n));
                 devices.push(quote!((#pname, #n.device())));
             }
@@ -777,17 +772,8 @@ fn expand_kernel(
                 } else {
                     views.push(quote!(let #n = #rt::KernelStruct::view(&*#n, NAME, #pname, &mut __guards)?;));
                 }
-                let Type::Struct(sname) = &p.ty else {
-                    unreachable!()
-                };
-                if weft_ir::builder::struct_has_arrays(&ir.structs, sname) {
-                    rec_blocked = true;
-                    rec_take.push(quote!(()));
-                    adj_args.push(quote!(unreachable!()));
-                } else {
-                    rec_take.push(quote!(*#n));
-                    adj_args.push(quote!(&#n));
-                }
+                rec_take.push(quote!(#rt::KernelStruct::share(&*#n)));
+                adj_args.push(quote!(&#n));
             }
             _ => {
                 sig_params.push(quote!(#n: #w));
@@ -808,75 +794,68 @@ fn expand_kernel(
         .iter()
         .map(|p| format_ident!("{}", p.name))
         .collect();
-    let float_array =
-        |p: &&weft_ir::Param| matches!(&p.ty, Type::Array { elem, .. } if elem.is_float_based());
-    let grad_inputs: Vec<_> = ir
-        .params
-        .iter()
-        .filter(float_array)
-        .filter(|p| {
-            matches!(
-                p.ty,
-                Type::Array {
-                    access: Access::Read,
-                    ..
-                }
-            )
-        })
-        .map(|p| format_ident!("{}", p.name))
-        .collect();
-    let grad_outputs: Vec<_> = ir
-        .params
-        .iter()
-        .filter(float_array)
-        .filter(|p| {
-            matches!(
-                p.ty,
-                Type::Array {
-                    access: Access::Write,
-                    ..
-                }
-            )
-        })
-        .map(|p| format_ident!("{}", p.name))
-        .collect();
-    let record = if rec_blocked {
-        quote! {
-            let _ = (#(#rec_names,)*);
-            #rt::tape::push(#rt::tape::Record {
-                kernel: NAME,
-                reads: ::std::vec::Vec::new(),
-                writes: ::std::vec::Vec::new(),
-                backward: ::std::boxed::Box::new(|| Err(#rt::Error::Gradient {
-                    kernel: NAME,
-                    reason: "the tape cannot record launches whose structure parameters hold arrays yet",
-                })),
-                zero: ::std::boxed::Box::new(|| {}),
-            });
-        }
-    } else {
-        let arrays: Vec<_> = ir
-            .params
+    // What the tape stamps (for its overwrite check), which arrays get gradients
+    // (outputs, when an input has one) and which it zeroes: from the arrays the
+    // body actually reads and writes, inside structure parameters too.
+    let accesses = weft_ir::access::array_accesses(ir);
+    let place = |a: &weft_ir::access::ArrayAccess| {
+        let n = format_ident!("{}", ir.params[a.source.param].name);
+        let fs = a.fields.iter().map(|f| format_ident!("{}", f));
+        quote!(#n #(.#fs)*)
+    };
+    let stamps = |pick: fn(&weft_ir::access::ArrayAccess) -> bool| -> Vec<TokenStream> {
+        accesses
             .iter()
-            .filter(|p| matches!(p.ty, Type::Array { .. }))
-            .map(|p| format_ident!("{}", p.name))
-            .collect();
-        let _ = &rec_zero;
-        quote! {
-            let __reads = ::std::vec![#(#rec_reads),*];
-            let __writes = ::std::vec![#(#rec_writes),*];
-            let __zero = {
-                #(let #arrays = #arrays.tape_handle();)*
-                move || { #(#arrays.zero_grad();)* }
-            };
-            #rt::tape::push(#rt::tape::Record {
-                kernel: NAME,
-                reads: __reads,
-                writes: __writes,
-                backward: ::std::boxed::Box::new(move || Self::__adjoint(dims, #(#adj_args),*)),
-                zero: ::std::boxed::Box::new(__zero),
-            });
-        }
+            .filter(|a| pick(a))
+            .map(|a| {
+                let (e, label) = (place(a), a.label(ir));
+                quote!(#rt::tape::stamp(#label, &#e))
+            })
+            .collect()
+    };
+    let rec_reads = stamps(|a| a.read);
+    let rec_writes = stamps(|a| a.written);
+    let places = |pick: fn(&weft_ir::access::ArrayAccess) -> bool| -> Vec<TokenStream> {
+        accesses
+            .iter()
+            .filter(|a| a.differentiable() && pick(a))
+            .map(place)
+            .collect()
+    };
+    let grad_inputs = places(|a| a.read);
+    let grad_outputs = places(|a| a.written);
+    let zeroed = places(|_| true);
+    let zero_handles: Vec<_> = ir
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            accesses
+                .iter()
+                .any(|a| a.source.param == *i && a.differentiable())
+        })
+        .map(|(_, p)| {
+            let n = format_ident!("{}", p.name);
+            match p.ty {
+                Type::Struct(_) => quote!(let #n = #rt::KernelStruct::share(&#n);),
+                _ => quote!(let #n = #n.share();),
+            }
+        })
+        .collect();
+    let record = quote! {
+        let __reads = ::std::vec![#(#rec_reads),*];
+        let __writes = ::std::vec![#(#rec_writes),*];
+        let __zero = {
+            #(#zero_handles)*
+            move || { #(#zeroed.zero_grad();)* }
+        };
+        #rt::tape::push(#rt::tape::Record {
+            kernel: NAME,
+            reads: __reads,
+            writes: __writes,
+            backward: ::std::boxed::Box::new(move || Self::__adjoint(dims, #(#adj_args),*)),
+            zero: ::std::boxed::Box::new(__zero),
+        });
     };
     let doc = format!(
         "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
@@ -1024,6 +1003,10 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
             ) -> ::core::result::Result<Self, #rt::Error> {
                 Ok(*self)
             }
+            #[inline]
+            fn share(&self) -> Self {
+                *self
+            }
         }
 
         #export
@@ -1051,6 +1034,8 @@ fn expand_struct_with_arrays(
     let mut view_fields = Vec::new();
     let mut make_view = Vec::new();
     let mut make_view_mut = Vec::new();
+    let mut make_grad_view = Vec::new();
+    let mut handles = Vec::new();
     let mut devices = Vec::new();
     for ((fname, ty), fid) in def.fields.iter().zip(fids) {
         let vt = weft_ir::emit_rust::rust_type(ty);
@@ -1060,6 +1045,8 @@ fn expand_struct_with_arrays(
             Type::Array { .. } => {
                 make_view.push(quote!(#fid: { let (v, g) = self.#fid.view(kernel, #label)?; guards.push(g); v }));
                 make_view_mut.push(quote!(#fid: { let (v, g) = self.#fid.view_mut(kernel, #label)?; guards.push(g); v }));
+                make_grad_view.push(quote!(#fid: { let (v, g) = self.#fid.grad_view(kernel, #label)?; guards.push(g); v }));
+                handles.push(quote!(#fid: self.#fid.share()));
                 devices.push(quote!(out.push((#label, self.#fid.device()));));
             }
             Type::Struct(_) => {
@@ -1067,11 +1054,17 @@ fn expand_struct_with_arrays(
                     quote!(#fid: #rt::KernelStruct::view(&self.#fid, kernel, #label, guards)?),
                 );
                 make_view_mut.push(quote!(#fid: #rt::KernelStruct::view_mut(&mut self.#fid, kernel, #label, guards)?));
+                make_grad_view.push(
+                    quote!(#fid: #rt::KernelStruct::grad_view(&self.#fid, kernel, #label, guards)?),
+                );
+                handles.push(quote!(#fid: #rt::KernelStruct::share(&self.#fid)));
                 devices.push(quote!(#rt::KernelStruct::devices(&self.#fid, out);));
             }
             _ => {
                 make_view.push(quote!(#fid: self.#fid));
                 make_view_mut.push(quote!(#fid: self.#fid));
+                make_grad_view.push(quote!(#fid: self.#fid));
+                handles.push(quote!(#fid: self.#fid));
             }
         }
     }
@@ -1111,6 +1104,17 @@ fn expand_struct_with_arrays(
                 guards: &mut ::std::vec::Vec<#rt::BorrowGuard>,
             ) -> ::core::result::Result<#view_name, #rt::Error> {
                 Ok(#view_name { #(#make_view_mut),* })
+            }
+            fn grad_view(
+                &self,
+                kernel: &'static str,
+                _param: &'static str,
+                guards: &mut ::std::vec::Vec<::core::option::Option<#rt::BorrowGuard>>,
+            ) -> ::core::result::Result<#view_name, #rt::Error> {
+                Ok(#view_name { #(#make_grad_view),* })
+            }
+            fn share(&self) -> Self {
+                #name { #(#handles),* }
             }
             fn holds_arrays() -> bool {
                 true

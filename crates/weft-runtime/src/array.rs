@@ -325,10 +325,19 @@ impl<T: Elem, const N: usize> Array<T, N> {
         }
     }
 
-    /// Another handle on the same memory and gradient, for the tape. Accesses through
-    /// either handle take the shared borrow flag, so a conflicting use is an error.
-    #[doc(hidden)]
-    pub fn tape_handle(&self) -> Self {
+    /// Another handle on the same memory and gradient (what a tape keeps, and how
+    /// one array goes into several structures). Launches through either handle take
+    /// the same borrow flags, so conflicting uses are errors, never data races;
+    /// [`Clone`] copies the data instead.
+    ///
+    /// ```
+    /// use weft_runtime::{Array, Device};
+    /// let a = Array::from_slice(Device::Cpu, &[1.0f32, 2.0]);
+    /// let mut b = a.share();
+    /// b.fill(3.0);
+    /// assert_eq!(a.to_vec(), vec![3.0, 3.0]);
+    /// ```
+    pub fn share(&self) -> Self {
         Array {
             buf: self.buf.clone(),
             grad: self.grad.clone(),

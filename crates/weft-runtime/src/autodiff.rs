@@ -284,6 +284,24 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
             self.read(o)
         }
     }
+
+    /// Reads the gradient of an element and resets it to zero: the adjoint of a
+    /// store, whose overwritten value did not reach the output. This keeps
+    /// gradients right when an array is written twice, and leaves the gradients of
+    /// intermediate arrays zero after a backward pass (no clearing pass needed).
+    #[inline(always)]
+    pub fn grad_take(&self, o: Offset) -> T
+    where
+        T: KernelZero,
+    {
+        if self.is_null() {
+            T::zero()
+        } else {
+            let g = self.read(o);
+            self.write(o, T::zero());
+            g
+        }
+    }
 }
 
 impl<T: GradElem, const N: usize> ArrayView<T, N> {
@@ -294,6 +312,56 @@ impl<T: GradElem, const N: usize> ArrayView<T, N> {
             // SAFETY: `o` passed the bounds check of the primal array, which has this
             // gradient array's shape (checked at the adjoint launch).
             unsafe { T::grad_atomic_add(self.ptr().add(o.index()), v) }
+        }
+    }
+
+    /// [`grad_add`](Self::grad_add) with plain (non-atomic) adds.
+    ///
+    /// # Safety
+    /// No other thread may access this element during the launch (the generated
+    /// code uses it only for arrays every thread accesses at its own `tid()`).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn grad_add_unsync(&self, o: Offset, v: T) {
+        if !self.is_null() {
+            // SAFETY: in bounds as in `grad_add`; race-free by the caller's contract.
+            unsafe { T::grad_plain_add(self.ptr().add(o.index()), v) }
+        }
+    }
+}
+
+impl<T: Elem + KernelZero, const N: usize> ArrayView<T, N> {
+    /// [`grad_read`](Self::grad_read) with a plain load.
+    ///
+    /// # Safety
+    /// As for [`grad_add_unsync`](Self::grad_add_unsync).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn grad_read_unsync(&self, o: Offset) -> T {
+        if self.is_null() {
+            T::zero()
+        } else {
+            // SAFETY: race-free by the caller's contract.
+            unsafe { self.read_unsync(o) }
+        }
+    }
+
+    /// [`grad_take`](Self::grad_take) with a plain load and store.
+    ///
+    /// # Safety
+    /// As for [`grad_add_unsync`](Self::grad_add_unsync).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn grad_take_unsync(&self, o: Offset) -> T {
+        if self.is_null() {
+            T::zero()
+        } else {
+            // SAFETY: race-free by the caller's contract.
+            unsafe {
+                let g = self.read_unsync(o);
+                self.write_unsync(o, T::zero());
+                g
+            }
         }
     }
 }
@@ -309,6 +377,11 @@ pub unsafe trait GradElem: Elem {
     /// # Safety
     /// `p` must be valid and aligned.
     unsafe fn grad_atomic_add(p: *mut Self, v: Self);
+    /// Adds `v` to the element at `p` with plain loads and stores.
+    ///
+    /// # Safety
+    /// `p` must be valid and aligned, and no other thread may access it meanwhile.
+    unsafe fn grad_plain_add(p: *mut Self, v: Self);
 }
 
 macro_rules! grad_words {
@@ -326,6 +399,16 @@ macro_rules! grad_words {
                     }
                 }
             }
+            #[inline(always)]
+            unsafe fn grad_plain_add(p: *mut Self, v: Self) {
+                const N: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
+                let words: [$w; N] = bytemuck::cast(v);
+                let base = p as *mut $w;
+                for (i, x) in words.into_iter().enumerate() {
+                    // SAFETY: the element is N consecutive floats, owned by this thread.
+                    unsafe { *base.add(i) += x };
+                }
+            }
         }
     )*};
 }
@@ -339,6 +422,14 @@ unsafe impl GradElem for Transform {
         unsafe {
             Vec3::grad_atomic_add(std::ptr::addr_of_mut!((*p).p), v.p);
             Quat::grad_atomic_add(std::ptr::addr_of_mut!((*p).q), v.q);
+        }
+    }
+    #[inline(always)]
+    unsafe fn grad_plain_add(p: *mut Self, v: Self) {
+        // SAFETY: field pointers of a valid, aligned Transform owned by this thread.
+        unsafe {
+            Vec3::grad_plain_add(std::ptr::addr_of_mut!((*p).p), v.p);
+            Quat::grad_plain_add(std::ptr::addr_of_mut!((*p).q), v.q);
         }
     }
 }

@@ -195,9 +195,11 @@ trait FloatBits: Sized {
 
 impl FloatBits for AtomicU32 {
     type F = f32;
+    #[inline(always)]
     fn load_f(&self) -> f32 {
         f32::from_bits(self.load(Relaxed))
     }
+    #[inline(always)]
     fn cas_f(&self, old: f32, new: f32) -> Result<f32, f32> {
         self.compare_exchange_weak(old.to_bits(), new.to_bits(), Relaxed, Relaxed)
             .map(f32::from_bits)
@@ -207,9 +209,11 @@ impl FloatBits for AtomicU32 {
 
 impl FloatBits for AtomicU64 {
     type F = f64;
+    #[inline(always)]
     fn load_f(&self) -> f64 {
         f64::from_bits(self.load(Relaxed))
     }
+    #[inline(always)]
     fn cas_f(&self, old: f64, new: f64) -> Result<f64, f64> {
         self.compare_exchange_weak(old.to_bits(), new.to_bits(), Relaxed, Relaxed)
             .map(f64::from_bits)

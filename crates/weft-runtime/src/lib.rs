@@ -55,12 +55,26 @@ pub trait KernelStruct {
     ) -> Result<Self::View, Error> {
         self.view(kernel, param, guards)
     }
+    /// The kernel-side representation of the arrays' gradients: each array replaced
+    /// by its gradient array (a null view where it has none), for an adjoint launch.
+    fn grad_view(
+        &self,
+        kernel: &'static str,
+        param: &'static str,
+        guards: &mut Vec<Option<BorrowGuard>>,
+    ) -> Result<Self::View, Error> {
+        let _ = guards;
+        self.view(kernel, param, &mut Vec::new())
+    }
+    /// Another handle on the same arrays and gradients ([`Array::share`]).
+    fn share(&self) -> Self
+    where
+        Self: Sized;
     /// The devices of the arrays this struct holds, with their names (none for plain data).
     fn devices(&self, out: &mut Vec<(&'static str, Device)>) {
         let _ = out;
     }
-    /// Whether the struct holds arrays (the tape cannot record launches with such
-    /// parameters yet).
+    /// Whether the struct holds arrays.
     fn holds_arrays() -> bool {
         false
     }

@@ -21,6 +21,7 @@ use std::collections::{BTreeSet, HashMap};
 use proc_macro2::Span;
 
 use super::jumps::{Emit, FnBuild, eliminate_jumps};
+use crate::access::{ArraySource, array_accesses, array_sources};
 use crate::builtins;
 use crate::ir::*;
 use crate::types::{Access, Scalar, Type};
@@ -53,10 +54,10 @@ struct Gen {
     g: Function,
     adj_val: HashMap<ValueId, VarId>,
     adj_var: HashMap<VarId, VarId>,
-    /// Array values defined by `Param(i)`.
-    array_param: HashMap<ValueId, usize>,
-    /// Gradient array values for each forward array parameter, defined at the top.
-    grad_value: HashMap<usize, ValueId>,
+    /// Array values that come from parameters (directly or through structures).
+    array_param: HashMap<ValueId, ArraySource>,
+    /// Gradient array values for each differentiable array, defined at the top.
+    grad_value: HashMap<ArraySource, ValueId>,
     /// Forward value parameters' adjoint accumulators (kept for funcs).
     param_adj: HashMap<usize, VarId>,
     blockers: BTreeSet<String>,
@@ -267,7 +268,7 @@ impl Gen {
                     {
                         let t = self.ty(*v);
                         let mut e = self.emit();
-                        let r = e.def(t, Expr::GradRead(g, *arr, idx.clone()));
+                        let r = e.def(t, Expr::GradRead(g, *arr, idx.clone(), true));
                         out.extend(e.out);
                         self.accum_value(&mut out, *v, r);
                     }
@@ -330,7 +331,7 @@ impl Gen {
     fn grad_of(&self, arr: ValueId) -> Option<ValueId> {
         self.array_param
             .get(&arr)
-            .and_then(|p| self.grad_value.get(p))
+            .and_then(|src| self.grad_value.get(src))
             .copied()
     }
 
@@ -345,7 +346,7 @@ impl Gen {
                     {
                         let t = self.ty(*val);
                         let mut em = self.emit();
-                        let mut r = em.def(t.clone(), Expr::GradRead(g, *arr, idx.clone()));
+                        let mut r = em.def(t.clone(), Expr::GradRead(g, *arr, idx.clone(), false));
                         if *op == AtomicOp::Sub {
                             r = em.def(t, Expr::Unary(UnOp::Neg, r));
                         }
@@ -546,7 +547,7 @@ impl Gen {
                     out.push(Stmt::GradAdd(g, *arr, idx.clone(), a_v));
                 } else if differentiable(&self.ty(v)) {
                     self.blockers.insert(
-                        "it reads a float array that is not a kernel parameter (an array inside a structure, or an array parameter of a func); gradients through such arrays are not supported yet".into(),
+                        "it reads a float array that is neither a kernel parameter nor a field of one (an array parameter of a func, or a structure copied into a local); gradients through such arrays are not supported yet".into(),
                     );
                 }
             }
@@ -574,23 +575,38 @@ pub fn adjoint(f: &Function) -> Adjoint {
     g.hoisted = true;
     g.body = Block::default();
     let mut grad_params = vec![None; f.params.len()];
+    let accesses = if f.kind == FnKind::Kernel {
+        array_accesses(&fwd)
+    } else {
+        vec![]
+    };
     if f.kind == FnKind::Kernel {
         for (i, p) in f.params.iter().enumerate() {
-            if let Type::Array { elem, ndim, .. } = &p.ty
-                && differentiable(elem)
-            {
-                grad_params[i] = Some(g.params.len());
-                g.params.push(Param {
-                    name: format!("adj_{}", p.name),
-                    ty: Type::Array {
-                        elem: elem.clone(),
-                        ndim: *ndim,
-                        access: Access::Write,
-                    },
-                    span: Span::call_site(),
-                    writable: false,
-                });
-            }
+            // An array parameter gets a gradient array of its shape; a structure
+            // parameter holding differentiable arrays gets a structure of the same
+            // type whose arrays are those arrays' gradients.
+            let ty = match &p.ty {
+                Type::Array { elem, ndim, .. } if differentiable(elem) => Type::Array {
+                    elem: elem.clone(),
+                    ndim: *ndim,
+                    access: Access::Write,
+                },
+                Type::Struct(_)
+                    if accesses
+                        .iter()
+                        .any(|a| a.source.param == i && a.differentiable()) =>
+                {
+                    p.ty.clone()
+                }
+                _ => continue,
+            };
+            grad_params[i] = Some(g.params.len());
+            g.params.push(Param {
+                name: format!("adj_{}", p.name),
+                ty,
+                span: Span::call_site(),
+                writable: false,
+            });
         }
     } else if f.ret != Type::Unit {
         g.params.push(Param {
@@ -609,26 +625,33 @@ pub fn adjoint(f: &Function) -> Adjoint {
         param_adj: HashMap::new(),
         blockers: BTreeSet::new(),
     };
-    // Array parameter values, and the gradient arrays, at the top.
+    // The gradient arrays, at the top.
     let mut prologue = Vec::new();
-    find_array_params(&fwd.body, &mut st.array_param);
-    for (i, gp) in grad_params.iter().enumerate() {
-        if let Some(gp) = gp {
-            let t = st.g.params[*gp].ty.clone();
-            let mut e = st.emit();
-            let v = e.def(t, Expr::Param(*gp));
-            prologue.extend(e.out);
-            st.grad_value.insert(i, v);
+    st.array_param = array_sources(&fwd, &fwd.body);
+    for a in accesses.iter().filter(|a| a.differentiable()) {
+        let Some(gp) = grad_params[a.source.param] else {
+            continue;
+        };
+        let mut t = st.g.params[gp].ty.clone();
+        let mut e = st.emit();
+        let mut v = e.def(t.clone(), Expr::Param(gp));
+        for k in &a.source.path {
+            let Type::Struct(name) = &t else {
+                unreachable!("a field path through a non-structure")
+            };
+            t = e.f.structs[name].fields[*k as usize].1.clone();
+            v = e.def(t.clone(), Expr::Extract(v, *k));
         }
+        prologue.extend(e.out);
+        st.grad_value.insert(a.source.clone(), v);
     }
     // In-place updates within one kernel break the replay: the adjoint would read
     // the array after the forward pass overwrote it.
-    let (reads, writes) = array_accesses(&fwd.body, &st.array_param);
-    for p in reads.intersection(&writes) {
-        if grad_params[*p].is_some() {
+    for a in &accesses {
+        if a.read && a.written && st.grad_value.contains_key(&a.source) {
             st.blockers.insert(format!(
                 "it reads and writes array `{}`; the adjoint replays the kernel after the writes, so it would see the new values (write the result to a separate array)",
-                f.params[*p].name
+                a.label(f)
             ));
         }
     }
@@ -685,65 +708,4 @@ pub fn adjoint(f: &Function) -> Adjoint {
         grad_params,
         blockers: st.blockers.into_iter().collect(),
     }
-}
-
-fn find_array_params(b: &Block, out: &mut HashMap<ValueId, usize>) {
-    for s in &b.0 {
-        match s {
-            Stmt::Def(v, Expr::Param(i)) => {
-                out.insert(*v, *i);
-            }
-            Stmt::If(_, a, c) => {
-                find_array_params(a, out);
-                find_array_params(c, out);
-            }
-            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => find_array_params(body, out),
-            Stmt::While(c, _, body) => {
-                find_array_params(c, out);
-                find_array_params(body, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Parameters read (loads) and written (stores, atomics) anywhere in the body.
-fn array_accesses(
-    b: &Block,
-    params: &HashMap<ValueId, usize>,
-) -> (BTreeSet<usize>, BTreeSet<usize>) {
-    fn walk(
-        b: &Block,
-        params: &HashMap<ValueId, usize>,
-        r: &mut BTreeSet<usize>,
-        w: &mut BTreeSet<usize>,
-    ) {
-        for s in &b.0 {
-            match s {
-                Stmt::Def(_, Expr::Load(a, _)) => {
-                    if let Some(p) = params.get(a) {
-                        r.insert(*p);
-                    }
-                }
-                Stmt::Def(_, Expr::Atomic(_, a, _, _)) | Stmt::Store(a, _, _) => {
-                    if let Some(p) = params.get(a) {
-                        w.insert(*p);
-                    }
-                }
-                Stmt::If(_, x, y) => {
-                    walk(x, params, r, w);
-                    walk(y, params, r, w);
-                }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, params, r, w),
-                Stmt::While(c, _, body) => {
-                    walk(c, params, r, w);
-                    walk(body, params, r, w);
-                }
-                _ => {}
-            }
-        }
-    }
-    let (mut r, mut w) = (BTreeSet::new(), BTreeSet::new());
-    walk(b, params, &mut r, &mut w);
-    (r, w)
 }
