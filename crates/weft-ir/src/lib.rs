@@ -12,6 +12,7 @@ pub mod access;
 pub mod autodiff;
 pub mod builder;
 pub mod builtins;
+pub mod emit_ptx;
 pub mod emit_rust;
 pub mod ir;
 pub mod types;

@@ -398,8 +398,10 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 Ok(expand_func(&f, &ir, defs, target, custom.as_ref()))
             } else {
                 let ir = lower_fn(&env, &f, FnKind::Kernel)?;
-                let func_blockers = func_adjoint_blockers(&env, &defs_parsed, &ir)?;
-                Ok(expand_kernel(&f, &ir, func_blockers))
+                let funcs = dep_funcs(&env, &defs_parsed)?;
+                let func_blockers = func_adjoint_blockers(&funcs, &ir);
+                let ptx = crate::ptx::constants(&ir, &funcs);
+                Ok(expand_kernel(&f, &ir, func_blockers, ptx))
             }
         }
     }
@@ -494,13 +496,12 @@ fn expand_func(
     }
 }
 
-/// Why the adjoints of the funcs a kernel calls (directly or through other funcs)
-/// would be wrong, prefixed with the func's name.
-fn func_adjoint_blockers(
+/// The funcs a kernel may call, lowered to IR, by name (funcs with a user-supplied
+/// adjoint excluded: their derivative is Rust code).
+fn dep_funcs(
     env: &Env,
     defs: &[(Def, syn::Item)],
-    kernel: &weft_ir::Function,
-) -> Result<Vec<String>, Error> {
+) -> Result<HashMap<String, weft_ir::Function>, Error> {
     let mut funcs = HashMap::new();
     for (_, item) in defs {
         if let syn::Item::Fn(f) = item {
@@ -515,6 +516,15 @@ fn func_adjoint_blockers(
             funcs.insert(f.sig.ident.to_string(), lower_fn(&env, f, FnKind::Func)?);
         }
     }
+    Ok(funcs)
+}
+
+/// Why the adjoints of the funcs a kernel calls (directly or through other funcs)
+/// would be wrong, prefixed with the func's name.
+fn func_adjoint_blockers(
+    funcs: &HashMap<String, weft_ir::Function>,
+    kernel: &weft_ir::Function,
+) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
     let mut todo = called_funcs(&kernel.body);
     let mut out = Vec::new();
@@ -529,7 +539,7 @@ fn func_adjoint_blockers(
             todo.extend(called_funcs(&f.body));
         }
     }
-    Ok(out)
+    out
 }
 
 fn called_funcs(b: &weft_ir::Block) -> Vec<String> {
@@ -705,6 +715,7 @@ fn expand_kernel(
     f: &syn::ItemFn,
     ir: &weft_ir::Function,
     func_blockers: Vec<String>,
+    ptx: TokenStream,
 ) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
@@ -873,6 +884,8 @@ fn expand_kernel(
         impl #name {
             /// The kernel's name.
             pub const NAME: &'static str = #name_str;
+
+            #ptx
 
             #[doc = #doc]
             #[allow(clippy::too_many_arguments)]

@@ -9,6 +9,7 @@ mod chain;
 mod deps;
 mod items;
 mod lower;
+mod ptx;
 mod types;
 
 use proc_macro::TokenStream;

@@ -15,6 +15,7 @@ mod dims;
 mod elem;
 mod error;
 mod gradcheck;
+pub mod pack;
 pub mod tape;
 mod view;
 

@@ -1,0 +1,58 @@
+//! The PTX of a kernel and of its adjoint, embedded in the expansion as constants.
+
+use std::collections::HashMap;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `PTX` and `ADJOINT_PTX` constants for a kernel: the PTX module text, or why the
+/// CUDA back end cannot run it (the CPU back end is unaffected).
+pub fn constants(
+    ir: &weft_ir::Function,
+    funcs: &HashMap<String, weft_ir::Function>,
+) -> TokenStream {
+    let kernel_id = kernel_id(&ir.name);
+    let mut adj_fn = weft_ir::autodiff::adjoint(ir).function;
+    adj_fn.name = format!("{}_adjoint", ir.name);
+    // Both variants are embedded; the user's build profile picks one (bounds checks
+    // on in debug builds, as on the CPU).
+    let emit = |f: &weft_ir::Function| {
+        let variant = |bounds_checks| {
+            let options = weft_ir::emit_ptx::Options {
+                bounds_checks,
+                kernel_id,
+            };
+            match weft_ir::emit_ptx::kernel(f, funcs, options) {
+                Ok(k) => {
+                    let t = k.text;
+                    quote!(::core::result::Result::Ok(#t))
+                }
+                Err(e) => quote!(::core::result::Result::Err(#e)),
+            }
+        };
+        let (checked, fast) = (variant(true), variant(false));
+        quote!(if cfg!(debug_assertions) { #checked } else { #fast })
+    };
+    let (f, a) = (emit(ir), emit(&adj_fn));
+    quote! {
+        /// The kernel as a PTX module for the CUDA back end (entry named like the
+        /// kernel), or why it cannot run on CUDA yet.
+        pub const PTX: ::core::result::Result<&'static str, &'static str> = #f;
+        /// The adjoint kernel's PTX (entry `<name>_adjoint`), or why it has none.
+        #[doc(hidden)]
+        pub const ADJOINT_PTX: ::core::result::Result<&'static str, &'static str> = #a;
+        /// The kernel's id in the device error record.
+        #[doc(hidden)]
+        pub const KERNEL_ID: u32 = #kernel_id;
+    }
+}
+
+/// A stable 32-bit id of a kernel name (FNV-1a), written by GPU bounds checks.
+pub fn kernel_id(name: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}

@@ -1,0 +1,115 @@
+//! The PTX back end without a GPU: every kernel here compiles to a PTX module whose
+//! structure is checked; with `WEFT_PTXAS=/path/to/ptxas` each module is also
+//! assembled for sm_90 (the check a driver's JIT would make).
+
+use weft::prelude::*;
+
+#[weft::kernel]
+fn integrate(x: &mut Array<Vec3>, v: &mut Array<Vec3>, gravity: Vec3, dt: f32) {
+    let i = tid();
+    v[i] += gravity * dt;
+    x[i] += v[i] * dt;
+    if x[i].z < 0.0 {
+        x[i].z = 0.0;
+        v[i].z = -0.5 * v[i].z;
+    }
+}
+
+#[weft::func]
+fn spring(a: Vec3, b: Vec3, k: f32) -> Vec3 {
+    (b - a) * k
+}
+
+#[weft::kernel]
+fn control_flow(x: &Array<f32>, y: &mut Array<f32>, n: i32) {
+    let i = tid();
+    let mut s = 0.0;
+    for k in 0..n {
+        if k % 2 == 0 {
+            continue;
+        }
+        s += x[i] * k as f32;
+        if s > 100.0 {
+            break;
+        }
+    }
+    let mut j = 0;
+    while j < 3 {
+        s = s * 0.5;
+        j += 1;
+    }
+    y[i] = s + length(spring(Vec3::ZERO, Vec3::ONE, 2.0));
+}
+
+#[weft::kernel]
+fn grid2d(a: &mut Array<f64, 2>, q: &Array<Quat>, m: &Array<Mat3>, out: &mut Array<Vec3>) {
+    let (i, j) = tid();
+    a[i][j] = (i * 10 + j) as f64;
+    if j == 0 {
+        let r = q[i] * Vec3::X;
+        out[i] = m[i] * r + normalize(cross(r, Vec3::Z));
+        atomic_add(&mut a[0][0], 1.0);
+    }
+}
+
+#[weft::kernel]
+fn loss(x: &Array<Vec3>, target: Vec3, l: &mut Array<f32>) {
+    let i = tid();
+    let d = x[i] - target;
+    atomic_add(&mut l[0], dot(d, d));
+}
+
+fn ptxas(name: &str, ptx: &str) {
+    let Ok(tool) = std::env::var("WEFT_PTXAS") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("weft-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.ptx"));
+    std::fs::write(&path, ptx).unwrap();
+    let out = std::process::Command::new(tool)
+        .args(["-arch=sm_90", "-o"])
+        .arg(dir.join(format!("{name}.cubin")))
+        .arg(&path)
+        .output()
+        .expect("run ptxas");
+    assert!(
+        out.status.success(),
+        "ptxas rejected `{name}`:\n{}\n--- PTX ---\n{ptx}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn check(name: &str, ptx: Result<&'static str, &'static str>) {
+    let ptx = ptx.unwrap_or_else(|e| panic!("kernel `{name}` has no PTX: {e}"));
+    assert!(ptx.contains(".version 8.0"), "{ptx}");
+    assert!(ptx.contains(&format!(".visible .entry {name}(")), "{ptx}");
+    // No approximate math and no fused multiply-adds of floats.
+    assert!(!ptx.contains(".approx"), "{ptx}");
+    assert!(!ptx.contains("fma."), "{ptx}");
+    ptxas(name, ptx);
+}
+
+#[test]
+fn kernels_compile_to_ptx() {
+    check("integrate", integrate::PTX);
+    check("control_flow", control_flow::PTX);
+    check("grid2d", grid2d::PTX);
+    check("loss", loss::PTX);
+    if std::env::var("WEFT_PTX_PRINT").is_ok() {
+        println!("{}", integrate::PTX.unwrap());
+    }
+}
+
+#[test]
+fn adjoints_compile_to_ptx() {
+    check("loss_adjoint", loss::ADJOINT_PTX);
+}
+
+#[test]
+fn ptx_uses_exact_arithmetic_and_bounds_checks() {
+    let p = integrate::PTX.unwrap();
+    assert!(p.contains("add.rn.f32") && p.contains("mul.rn.f32"), "{p}");
+    // Bounds checks write the error record instead of faulting.
+    assert!(p.contains("atom.global.cas.b32"), "{p}");
+}
