@@ -442,3 +442,34 @@ fn vector_components_by_runtime_index() {
         vec![Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.0, -1.0, 0.0)]
     );
 }
+
+#[weft::kernel]
+fn if_value_literals(x: &Array<f64>, out: &mut Array<f64>) {
+    let i = tid();
+    let m: f64 = if x[i] > 0.0 { 2.0 } else { -1.0 };
+    let k = if x[i] > 0.0 { 3.0 } else { 1.0 };
+    out[i] = x[i] * m * k;
+}
+
+#[test]
+fn if_expressions_of_literals_take_their_type_from_the_context() {
+    let x = Array::from_slice(Device::Cpu, &[2.0f64, -1.0]);
+    let mut out = Array::zeros(Device::Cpu, [2]);
+    if_value_literals::launch(2, &x, &mut out).unwrap();
+    assert_eq!(out.to_vec(), vec![12.0, 1.0]);
+}
+
+#[weft::kernel]
+fn let_literals(x: &Array<f64>, out: &mut Array<f64>) {
+    let i = tid();
+    let k = 2.0;
+    out[i] = x[i] * k;
+}
+
+#[test]
+fn immutable_literal_locals_take_their_type_from_the_context() {
+    let x = Array::from_slice(Device::Cpu, &[2.0f64]);
+    let mut out = Array::zeros(Device::Cpu, [1]);
+    let_literals::launch(1, &x, &mut out).unwrap();
+    assert_eq!(out.to_vec(), vec![4.0]);
+}

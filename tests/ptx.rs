@@ -103,7 +103,13 @@ fn kernels_compile_to_ptx() {
 
 #[test]
 fn adjoints_compile_to_ptx() {
+    use weft_examples::bounce::{contact_forces, distance_loss, integrate as step};
     check("loss_adjoint", loss::ADJOINT_PTX);
+    check("contact_forces", contact_forces::PTX);
+    check("contact_forces_adjoint", contact_forces::ADJOINT_PTX);
+    check("integrate", step::PTX);
+    check("integrate_adjoint", step::ADJOINT_PTX);
+    check("distance_loss_adjoint", distance_loss::ADJOINT_PTX);
 }
 
 #[test]

@@ -232,7 +232,40 @@ impl<'e> Builder<'e> {
                 _ => {}
             }
         }
-        Err(mismatch(span, want, self.ty(v)))
+        let mut e = mismatch(span, want, self.ty(v));
+        e.retype = self.hint_to(v, want);
+        Err(e)
+    }
+
+    /// A retype hint when `v` reads a variable born from an unsuffixed literal of the
+    /// same kind as `want` (`let x: f64 = if c { 1.0 } else { 2.0 };`).
+    fn hint_to(&self, v: ValueId, want: &Type) -> Option<(String, Scalar)> {
+        let var = self.flex_reads.get(&v)?;
+        let lit = self.flex_born.get(var)?;
+        let (Type::Scalar(cur), Type::Scalar(s)) = (self.ty(*lit), want) else {
+            return None;
+        };
+        (cur.is_float() == s.is_float() && cur.is_int() == s.is_int() && cur != s)
+            .then(|| (span_key(self.span(*lit)), *s))
+    }
+
+    /// Marks a compiler-generated variable as holding an unsuffixed literal `lit`
+    /// (the value of an `if` expression), so a later type mismatch retypes the literal.
+    pub fn mark_flex_born(&mut self, var: VarId, lit: ValueId) {
+        self.flex_born.insert(var, lit);
+    }
+
+    /// An unsuffixed literal given the type a previous attempt's hint asks for.
+    pub fn hinted(&mut self, v: ValueId) -> Result<ValueId> {
+        if self.flex.contains_key(&v)
+            && let Some(s) = self.hints.get(&span_key(self.span(v))).copied()
+        {
+            let fl = self.flex[&v];
+            let r = self.coerce(v, &Type::Scalar(s))?;
+            self.flex.insert(r, fl);
+            return Ok(r);
+        }
+        Ok(v)
     }
 
     /// Makes two operands agree when one is an unsuffixed literal.
@@ -868,9 +901,20 @@ impl<'e> Builder<'e> {
             ));
         }
         let v = self.new_var(name, t, mutable);
-        if mutable && ty.is_none() && self.flex.contains_key(&init) {
-            self.flex_vars.insert(v, init);
+        if ty.is_none() && self.flex.contains_key(&init) {
+            if mutable {
+                self.flex_vars.insert(v, init);
+            }
             self.flex_born.insert(v, init);
+        } else if ty.is_none()
+            && let Some(lit) = self
+                .flex_reads
+                .get(&init)
+                .and_then(|src| self.flex_born.get(src))
+                .copied()
+        {
+            // `let k = if c { 1.0 } else { 2.0 };`: still the literal's type to adapt.
+            self.flex_born.insert(v, lit);
         }
         self.push(Stmt::Let(v, init));
         Ok(v)

@@ -897,11 +897,21 @@ impl<'e> Lower<'e> {
             Some((_, e)) => {
                 // Decide the result type from the then-branch (or the else-branch if the
                 // then-branch has no value).
-                let var = tv.map(|v| {
-                    let v = self.b.settle(v);
-                    let t = self.b.ty(v).clone();
-                    (self.b.hidden_var("if_value", t), v)
-                });
+                let var = match tv {
+                    Some(v) => {
+                        let v = self.b.hinted(v)?;
+                        let flexible = self.b.is_flexible(v);
+                        let v = self.b.settle(v);
+                        let t = self.b.ty(v).clone();
+                        let var = self.b.hidden_var("if_value", t);
+                        if flexible {
+                            // A later mismatch retypes the literal (`let x: f64 = if ..`).
+                            self.b.mark_flex_born(var, v);
+                        }
+                        Some((var, v))
+                    }
+                    None => None,
+                };
                 if let Some((var, v)) = var {
                     self.b.assign_internal(var, v)?;
                 }

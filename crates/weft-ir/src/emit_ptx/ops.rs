@@ -860,6 +860,119 @@ impl Em<'_> {
                 self.c.ins(format!("selp.{} {o}, {q}, {z}, {p}", bits(s)));
                 vec![o]
             }
+            ("min" | "max", 3) if plain(&at[0]) => {
+                // The argument returned gets the adjoint (the first on ties or a NaN second).
+                let cmp = if name == "min" { "le" } else { "ge" };
+                let (mut ax, mut ay) = (Vec::new(), Vec::new());
+                for ((&x, &y), &g) in a[0].iter().zip(&a[1]).zip(&a[2]) {
+                    let (p, q) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
+                    self.c.ins(format!("setp.{cmp}.{} {p}, {x}, {y}", ty(s)));
+                    self.c.ins(format!("setp.nan.{} {q}, {y}, {y}", ty(s)));
+                    self.c.ins(format!("or.pred {p}, {p}, {q}"));
+                    let z = self.flit(0.0, s);
+                    let (u, v) = (self.c.reg(Class::of(s)), self.c.reg(Class::of(s)));
+                    self.c.ins(format!("selp.{} {u}, {g}, {z}, {p}", bits(s)));
+                    self.c.ins(format!("selp.{} {v}, {z}, {g}, {p}", bits(s)));
+                    ax.push(u);
+                    ay.push(v);
+                }
+                ax.extend(ay);
+                ax
+            }
+            ("clamp", 4) if plain(&at[0]) => {
+                let (mut ax, mut alo, mut ahi) = (Vec::new(), Vec::new(), Vec::new());
+                for (((&x, &lo), &hi), &g) in a[0].iter().zip(&a[1]).zip(&a[2]).zip(&a[3]) {
+                    let (below, above) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
+                    self.c.ins(format!("setp.lt.{} {below}, {x}, {lo}", ty(s)));
+                    self.c.ins(format!("setp.gt.{} {above}, {x}, {hi}", ty(s)));
+                    self.c.ins(format!("and.pred {above}, {above}, !{below}"));
+                    let z = self.flit(0.0, s);
+                    let (u, v, w) = (
+                        self.c.reg(Class::of(s)),
+                        self.c.reg(Class::of(s)),
+                        self.c.reg(Class::of(s)),
+                    );
+                    let inside = self.c.reg(Class::Pred);
+                    self.c.ins(format!("or.pred {inside}, {below}, {above}"));
+                    self.c
+                        .ins(format!("selp.{} {u}, {z}, {g}, {inside}", bits(s)));
+                    self.c
+                        .ins(format!("selp.{} {v}, {g}, {z}, {below}", bits(s)));
+                    self.c
+                        .ins(format!("selp.{} {w}, {g}, {z}, {above}", bits(s)));
+                    ax.push(u);
+                    alo.push(v);
+                    ahi.push(w);
+                }
+                ax.extend(alo);
+                ax.extend(ahi);
+                ax
+            }
+            ("abs", 2) if plain(&at[0]) => {
+                let mut out = Vec::new();
+                for (x, g) in a[0].iter().zip(&a[1]) {
+                    let z = self.flit(0.0, s);
+                    let (p, q) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
+                    self.c.ins(format!("setp.gt.{} {p}, {x}, {z}", ty(s)));
+                    self.c.ins(format!("setp.lt.{} {q}, {x}, {z}", ty(s)));
+                    let ng = self.unary(UnOp::Neg, s, *g);
+                    let o = self.c.reg(Class::of(s));
+                    self.c.ins(format!("selp.{} {o}, {g}, {z}, {p}", bits(s)));
+                    self.c.ins(format!("selp.{} {o}, {ng}, {o}, {q}", bits(s)));
+                    out.push(o);
+                }
+                out
+            }
+            ("sign" | "floor" | "ceil" | "round" | "trunc", 2) if plain(&at[0]) => {
+                a[0].iter().map(|_| self.flit(0.0, s)).collect()
+            }
+            ("length_sq", 2) if plain(&at[0]) => {
+                let two = self.flit(2.0, s);
+                let g2 = self.arith("mul", s, two, a[1][0]);
+                a[0].iter().map(|x| self.arith("mul", s, g2, *x)).collect()
+            }
+            ("length", 2) if plain(&at[0]) => {
+                // adj v / |v|, zero at the zero vector.
+                let d = self.dot(s, &a[0], &a[0]);
+                let l = self.un(&format!("sqrt.rn.{}", ty(s)), d);
+                let z = self.flit(0.0, s);
+                let p = self.c.reg(Class::Pred);
+                self.c.ins(format!("setp.gt.{} {p}, {l}, {z}", ty(s)));
+                let k = self.arith("div", s, a[1][0], l);
+                a[0].iter()
+                    .map(|x| {
+                        let v = self.arith("mul", s, k, *x);
+                        let o = self.c.reg(Class::of(s));
+                        self.c.ins(format!("selp.{} {o}, {v}, {z}, {p}", bits(s)));
+                        o
+                    })
+                    .collect()
+            }
+            ("normalize", 2) if plain(&at[0]) => {
+                // (adj - n (n · adj)) / |v|, zero at the zero vector.
+                let d = self.dot(s, &a[0], &a[0]);
+                let l = self.un(&format!("sqrt.rn.{}", ty(s)), d);
+                let z = self.flit(0.0, s);
+                let p = self.c.reg(Class::Pred);
+                self.c.ins(format!("setp.gt.{} {p}, {l}, {z}", ty(s)));
+                let n: Vec<Reg> = a[0].iter().map(|x| self.arith("div", s, *x, l)).collect();
+                let ng = self.dot(s, &n, &a[1]);
+                (0..n.len())
+                    .map(|k| {
+                        let t = self.arith("mul", s, n[k], ng);
+                        let u = self.arith("sub", s, a[1][k], t);
+                        let v = self.arith("div", s, u, l);
+                        let o = self.c.reg(Class::of(s));
+                        self.c.ins(format!("selp.{} {o}, {v}, {z}, {p}", bits(s)));
+                        o
+                    })
+                    .collect()
+            }
+            ("cross", 3) => {
+                let mut out = self.cross(s, &a[1], &a[2]);
+                out.extend(self.cross(s, &a[2], &a[0]));
+                out
+            }
             _ => return Err(unsupported()),
         })
         .inspect(|v| debug_assert_eq!(v.len(), layout::flatten(t, &fr.f.structs).len()))

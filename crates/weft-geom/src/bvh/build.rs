@@ -1,0 +1,508 @@
+//! Binned surface-area-heuristic builder.
+//!
+//! Top-down: at each node the primitives' centroids are binned along all three axes
+//! (in parallel for large nodes), the split plane with the lowest SAH cost is chosen,
+//! and the two halves are built in parallel with `rayon::join`. Each subtree over `k`
+//! primitives writes into its own region of `2k - 1` node slots (the most a binary tree
+//! over `k` leaves can need), so parallel tasks never share memory; a final pass
+//! removes the unused slots, which keeps depth-first pre-order, and fills the parents.
+//!
+//! The primitives' boxes are copied into SIMD-width [`Box3A`]s that are partitioned in
+//! place together with the primitive indices, so every pass reads memory in order.
+
+use glam::{Vec3, Vec3A};
+use rayon::prelude::*;
+
+use super::Bvh;
+use super::layout::{BvhNode, LEAF_BIT, MAX_DEPTH, NO_PARENT};
+use super::prim_ref::Box3A;
+use crate::aabb::Aabb;
+use crate::error::{GeomError, Result};
+
+/// Builder parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BuildOptions {
+    /// Number of SAH bins per axis, 2 ..= 32. Default 16.
+    pub bins: usize,
+    /// Nodes with more primitives are always split; at or below it, a leaf is made
+    /// when the SAH says it is cheaper. 1 ..= 64, default 4.
+    pub max_leaf_size: usize,
+    /// Cost of visiting a node relative to testing one primitive. Default 1.
+    pub traversal_cost: f32,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            bins: 16,
+            max_leaf_size: 4,
+            traversal_cost: 1.0,
+        }
+    }
+}
+
+impl BuildOptions {
+    pub(super) fn validate(&self) -> Result<()> {
+        let bad = |name, message: String| Err(GeomError::InvalidParameter { name, message });
+        if !(2..=MAX_BINS).contains(&self.bins) {
+            return bad(
+                "bins",
+                format!("must be 2 ..= {MAX_BINS}, got {}", self.bins),
+            );
+        }
+        if !(1..=64).contains(&self.max_leaf_size) {
+            return bad(
+                "max_leaf_size",
+                format!("must be 1 ..= 64, got {}", self.max_leaf_size),
+            );
+        }
+        if !(self.traversal_cost >= 0.0 && self.traversal_cost.is_finite()) {
+            return bad(
+                "traversal_cost",
+                format!("must be finite and ≥ 0, got {}", self.traversal_cost),
+            );
+        }
+        Ok(())
+    }
+}
+
+const MAX_BINS: usize = 32;
+/// From this depth on, nodes are split at the median so the tree stays within MAX_DEPTH.
+const MEDIAN_DEPTH: u32 = (MAX_DEPTH / 2) as u32;
+/// Subtrees with more primitives are built with `rayon::join`.
+const PAR_BUILD: usize = 4096;
+/// Nodes with more primitives are binned in parallel chunks.
+const PAR_BIN: usize = 64 * 1024;
+/// Nodes with at most this many primitives are split by a full SAH sweep over their
+/// sorted centroids instead of binning.
+const SMALL: usize = 16;
+/// Marks node slots that the final pass drops.
+const UNUSED: BvhNode = BvhNode {
+    lower: Vec3::ZERO,
+    left_or_first: u32::MAX,
+    upper: Vec3::ZERO,
+    right_or_count: u32::MAX,
+};
+
+pub(super) fn build(aabbs: &[Aabb], options: &BuildOptions) -> Bvh {
+    let n = aabbs.len();
+    assert!(
+        n < LEAF_BIT as usize,
+        "a BVH holds fewer than 2^31 primitives, got {n}"
+    );
+    if n == 0 {
+        return Bvh {
+            nodes: vec![BvhNode::leaf(Aabb::EMPTY, 0, 0)],
+            parents: vec![NO_PARENT],
+            prim_indices: Vec::new(),
+            depth: 1,
+        };
+    }
+    let mut refs: Vec<Box3A> = aabbs
+        .par_iter()
+        .with_min_len(4096)
+        .map(Box3A::from_aabb)
+        .collect();
+    let mut ids: Vec<u32> = (0..n as u32).collect();
+    let (bounds, cbounds) = bounds_of(&refs);
+    let mut slots = vec![UNUSED; 2 * n - 1];
+    let work = Work {
+        refs: &mut refs,
+        ids: &mut ids,
+        first: 0,
+    };
+    let depth = subtree(options, work, bounds, cbounds, &mut slots, 0, 0);
+    let (nodes, parents) = compact(&slots);
+    Bvh {
+        nodes,
+        parents,
+        prim_indices: ids,
+        depth: depth + 1,
+    }
+}
+
+/// The primitives of one subtree: boxes and indices (permuted together), and the
+/// offset of `ids[0]` in the final primitive order.
+struct Work<'a> {
+    refs: &'a mut [Box3A],
+    ids: &'a mut [u32],
+    first: u32,
+}
+
+impl Work<'_> {
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.refs.swap(i, j);
+        self.ids.swap(i, j);
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Bin {
+    bounds: Box3A,
+    count: u32,
+}
+
+const EMPTY_BIN: Bin = Bin {
+    bounds: Box3A::EMPTY,
+    count: 0,
+};
+
+type Bins = [[Bin; MAX_BINS]; 3];
+
+/// How a node is split: the two halves' boxes and centroid boxes, after the work has
+/// been reordered so that the left half comes first.
+struct Split {
+    mid: usize,
+    left: (Box3A, Box3A),
+    right: (Box3A, Box3A),
+}
+
+/// Maps a centroid to its bin on each axis.
+#[derive(Clone, Copy)]
+struct Binner {
+    origin: Vec3A,
+    scale: Vec3A,
+    bins: usize,
+}
+
+impl Binner {
+    fn new(cbounds: &Box3A, bins: usize) -> Self {
+        let extent = cbounds.extent();
+        let scale = Vec3A::select(
+            extent.cmpgt(Vec3A::ZERO),
+            Vec3A::splat(bins as f32) / extent,
+            Vec3A::ZERO,
+        );
+        Self {
+            origin: cbounds.lo,
+            scale,
+            bins,
+        }
+    }
+
+    /// Bins on the three axes.
+    #[inline]
+    fn bins(&self, c: Vec3A) -> [usize; 3] {
+        // `min` then `max` maps NaN to a bound (SSE and scalar `min` both return the
+        // non-NaN operand here), so the value is in `0 ..= bins - 1`.
+        let f = ((c - self.origin) * self.scale)
+            .min(Vec3A::splat((self.bins - 1) as f32))
+            .max(Vec3A::ZERO);
+        // SAFETY: every component is finite and in `0 ..= 31` (see above).
+        [f.x, f.y, f.z].map(|x| unsafe { x.to_int_unchecked::<u32>() } as usize)
+    }
+
+    #[inline]
+    fn bin(&self, c: Vec3A, axis: usize) -> usize {
+        self.bins(c)[axis]
+    }
+}
+
+/// Box and centroid box of `refs`.
+fn bounds_of(refs: &[Box3A]) -> (Box3A, Box3A) {
+    let chunk = |refs: &[Box3A]| {
+        let (mut b, mut cb) = (Box3A::EMPTY, Box3A::EMPTY);
+        for r in refs {
+            b = b.union(*r);
+            cb = cb.grow(r.centroid());
+        }
+        (b, cb)
+    };
+    if refs.len() > PAR_BIN {
+        refs.par_chunks(8192)
+            .map(chunk)
+            .reduce_with(|a, b| (a.0.union(b.0), a.1.union(b.1)))
+            .expect("non-empty")
+    } else {
+        chunk(refs)
+    }
+}
+
+/// Builds the subtree over `work` into `slots` (global node index `base` for
+/// `slots[0]`); returns the depth of its deepest leaf.
+fn subtree(
+    options: &BuildOptions,
+    mut work: Work<'_>,
+    bounds: Box3A,
+    cbounds: Box3A,
+    slots: &mut [BvhNode],
+    base: u32,
+    depth: u32,
+) -> u32 {
+    let k = work.len();
+    let Some(split) = split(options, &mut work, &bounds, &cbounds, depth) else {
+        slots[0] = BvhNode::leaf(bounds.to_aabb(), work.first, k as u32);
+        return depth;
+    };
+    let mid = split.mid;
+    let (left_refs, right_refs) = work.refs.split_at_mut(mid);
+    let (left_ids, right_ids) = work.ids.split_at_mut(mid);
+    let left_work = Work {
+        refs: left_refs,
+        ids: left_ids,
+        first: work.first,
+    };
+    let right_work = Work {
+        refs: right_refs,
+        ids: right_ids,
+        first: work.first + mid as u32,
+    };
+    let (head, rest) = slots.split_at_mut(1);
+    let (left_slots, right_slots) = rest.split_at_mut(2 * mid - 1);
+    let (left, right) = (base + 1, base + 2 * mid as u32);
+    head[0] = BvhNode::inner(bounds.to_aabb(), left, right);
+    let ((lb, lcb), (rb, rcb)) = (split.left, split.right);
+    let build_left = || subtree(options, left_work, lb, lcb, left_slots, left, depth + 1);
+    let build_right = || subtree(options, right_work, rb, rcb, right_slots, right, depth + 1);
+    let (dl, dr) = if k > PAR_BUILD {
+        rayon::join(build_left, build_right)
+    } else {
+        (build_left(), build_right())
+    };
+    dl.max(dr)
+}
+
+/// Chooses how to split the work (reordering it), or `None` for a leaf.
+fn split(
+    options: &BuildOptions,
+    work: &mut Work<'_>,
+    bounds: &Box3A,
+    cbounds: &Box3A,
+    depth: u32,
+) -> Option<Split> {
+    let k = work.len();
+    let max_leaf = options.max_leaf_size;
+    if k <= 1 {
+        return None;
+    }
+    if depth >= MEDIAN_DEPTH {
+        return (k > max_leaf).then(|| median_split(work, cbounds));
+    }
+    if k <= SMALL {
+        return sweep_split(options, work, bounds);
+    }
+    let binner = Binner::new(cbounds, options.bins);
+    let bins = bin(work.refs, &binner);
+    let Some((axis, last_left, cost)) = best_plane(&bins, &binner) else {
+        // All centroids coincide: no plane separates them.
+        return (k > max_leaf).then(|| median_split(work, cbounds));
+    };
+    let area = bounds.area();
+    if k <= max_leaf && (area <= 0.0 || k as f32 <= options.traversal_cost + cost / area) {
+        return None;
+    }
+    let (mid, lcb, rcb) = partition(work, |c| binner.bin(c, axis) <= last_left);
+    if mid == 0 || mid == k {
+        return Some(median_split(work, cbounds));
+    }
+    let fold = |bins: &[Bin]| bins.iter().fold(Box3A::EMPTY, |b, bin| b.union(bin.bounds));
+    Some(Split {
+        mid,
+        left: (fold(&bins[axis][..=last_left]), lcb),
+        right: (fold(&bins[axis][last_left + 1..binner.bins]), rcb),
+    })
+}
+
+/// Exact SAH for small nodes: on each axis, sort the centroids and try every split
+/// between neighbours. Same leaf rule as the binned path.
+fn sweep_split(options: &BuildOptions, work: &mut Work<'_>, bounds: &Box3A) -> Option<Split> {
+    let k = work.len();
+    let mut order = [[0u8; SMALL]; 3];
+    let mut best: Option<(usize, usize, f32)> = None;
+    for (axis, order) in order.iter_mut().enumerate() {
+        let order = &mut order[..k];
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = i as u8;
+        }
+        let mut keys = [0.0f32; SMALL];
+        for (key, r) in keys.iter_mut().zip(work.refs.iter()) {
+            *key = r.centroid()[axis];
+        }
+        order.sort_unstable_by(|&a, &b| keys[a as usize].total_cmp(&keys[b as usize]));
+        // right[i] = area · count of order[i..].
+        let mut right = [0.0f32; SMALL];
+        let mut b = Box3A::EMPTY;
+        for i in (1..k).rev() {
+            b = b.union(work.refs[order[i] as usize]);
+            right[i] = b.area() * (k - i) as f32;
+        }
+        let mut b = Box3A::EMPTY;
+        for i in 1..k {
+            b = b.union(work.refs[order[i - 1] as usize]);
+            let cost = b.area() * i as f32 + right[i];
+            // On equal cost prefer the more balanced split (identical boxes).
+            let better = |(_, j, c): (usize, usize, f32)| {
+                cost < c || (cost == c && (2 * i).abs_diff(k) < (2 * j).abs_diff(k))
+            };
+            if best.is_none_or(better) {
+                best = Some((axis, i, cost));
+            }
+        }
+    }
+    let (axis, mid, cost) = best?;
+    let area = bounds.area();
+    if k <= options.max_leaf_size
+        && (area <= 0.0 || k as f32 <= options.traversal_cost + cost / area)
+    {
+        return None;
+    }
+    let mut refs = [Box3A::EMPTY; SMALL];
+    let mut ids = [0u32; SMALL];
+    for (i, &o) in order[axis][..k].iter().enumerate() {
+        refs[i] = work.refs[o as usize];
+        ids[i] = work.ids[o as usize];
+    }
+    work.refs.copy_from_slice(&refs[..k]);
+    work.ids.copy_from_slice(&ids[..k]);
+    Some(Split {
+        mid,
+        left: bounds_of(&work.refs[..mid]),
+        right: bounds_of(&work.refs[mid..]),
+    })
+}
+
+fn bin(refs: &[Box3A], binner: &Binner) -> Bins {
+    let chunk = |refs: &[Box3A]| {
+        let mut bins = [[EMPTY_BIN; MAX_BINS]; 3];
+        for r in refs {
+            let at = binner.bins(r.centroid());
+            for (axis, axis_bins) in bins.iter_mut().enumerate() {
+                let bin = &mut axis_bins[at[axis]];
+                bin.bounds = bin.bounds.union(*r);
+                bin.count += 1;
+            }
+        }
+        bins
+    };
+    if refs.len() > PAR_BIN {
+        refs.par_chunks(16 * 1024)
+            .map(chunk)
+            .reduce_with(merge_bins)
+            .expect("non-empty")
+    } else {
+        chunk(refs)
+    }
+}
+
+/// Reorders the work so that primitives whose centroid satisfies `left` come first;
+/// returns their count and both sides' centroid boxes.
+fn partition(work: &mut Work<'_>, left: impl Fn(Vec3A) -> bool) -> (usize, Box3A, Box3A) {
+    let (mut i, mut j) = (0, work.len());
+    let (mut lcb, mut rcb) = (Box3A::EMPTY, Box3A::EMPTY);
+    while i < j {
+        let c = work.refs[i].centroid();
+        if left(c) {
+            lcb = lcb.grow(c);
+            i += 1;
+        } else {
+            rcb = rcb.grow(c);
+            j -= 1;
+            work.swap(i, j);
+        }
+    }
+    (i, lcb, rcb)
+}
+
+/// Splits at the median centroid along the widest centroid axis.
+fn median_split(work: &mut Work<'_>, cbounds: &Box3A) -> Split {
+    let e = cbounds.extent();
+    let axis = if e.x >= e.y && e.x >= e.z {
+        0
+    } else if e.y >= e.z {
+        1
+    } else {
+        2
+    };
+    let mid = work.len() / 2;
+    let mut pairs: Vec<(Box3A, u32)> = work
+        .refs
+        .iter()
+        .copied()
+        .zip(work.ids.iter().copied())
+        .collect();
+    let key = |p: &(Box3A, u32)| p.0.centroid()[axis];
+    pairs.select_nth_unstable_by(mid, |a, b| key(a).total_cmp(&key(b)));
+    for (i, (r, id)) in pairs.into_iter().enumerate() {
+        work.refs[i] = r;
+        work.ids[i] = id;
+    }
+    Split {
+        mid,
+        left: bounds_of(&work.refs[..mid]),
+        right: bounds_of(&work.refs[mid..]),
+    }
+}
+
+fn merge_bins(mut a: Bins, b: Bins) -> Bins {
+    for (aa, ba) in a.iter_mut().zip(b.iter()) {
+        for (x, y) in aa.iter_mut().zip(ba.iter()) {
+            x.bounds = x.bounds.union(y.bounds);
+            x.count += y.count;
+        }
+    }
+    a
+}
+
+/// The cheapest split plane: `(axis, last bin on the left, Σ area·count)`; `None` when
+/// no axis has two non-empty sides.
+fn best_plane(bins: &Bins, binner: &Binner) -> Option<(usize, usize, f32)> {
+    let nb = binner.bins;
+    let mut best: Option<(usize, usize, f32)> = None;
+    for (axis, axis_bins) in bins.iter().enumerate() {
+        if binner.scale[axis] == 0.0 {
+            continue;
+        }
+        // right[i] = (area · count, count) of bins i+1 .. nb.
+        let mut right = [(0.0f32, 0u32); MAX_BINS];
+        let (mut b, mut count) = (Box3A::EMPTY, 0u32);
+        for i in (1..nb).rev() {
+            b = b.union(axis_bins[i].bounds);
+            count += axis_bins[i].count;
+            right[i - 1] = (b.area() * count as f32, count);
+        }
+        let (mut b, mut count) = (Box3A::EMPTY, 0u32);
+        for i in 0..nb - 1 {
+            b = b.union(axis_bins[i].bounds);
+            count += axis_bins[i].count;
+            let (right_cost, right_count) = right[i];
+            let cost = b.area() * count as f32 + right_cost;
+            if count > 0 && right_count > 0 && best.is_none_or(|(_, _, c)| cost < c) {
+                best = Some((axis, i, cost));
+            }
+        }
+    }
+    best
+}
+
+/// Drops unused slots (keeping pre-order), remaps child indices and fills parents.
+fn compact(slots: &[BvhNode]) -> (Vec<BvhNode>, Vec<u32>) {
+    let used = |n: &BvhNode| n.left_or_first != u32::MAX || n.right_or_count != u32::MAX;
+    let mut new_index = vec![u32::MAX; slots.len()];
+    let mut count = 0u32;
+    for (slot, n) in new_index.iter_mut().zip(slots) {
+        if used(n) {
+            *slot = count;
+            count += 1;
+        }
+    }
+    let mut nodes = Vec::with_capacity(count as usize);
+    let mut parents = vec![NO_PARENT; count as usize];
+    for n in slots.iter().filter(|n| used(n)) {
+        let me = nodes.len() as u32;
+        let mut n = *n;
+        if !n.is_leaf() {
+            let (l, r) = n.children();
+            let (l, r) = (new_index[l as usize], new_index[r as usize]);
+            n.left_or_first = l;
+            n.right_or_count = r;
+            parents[l as usize] = me;
+            parents[r as usize] = me;
+        }
+        nodes.push(n);
+    }
+    (nodes, parents)
+}

@@ -1,0 +1,258 @@
+//! Closest ray hit with the watertight ray–triangle test of Woop, Benthin and Wald
+//! (2013), "Watertight Ray/Triangle Intersection".
+//!
+//! The ray is sheared so that it becomes the +z axis; the three edge functions are
+//! then evaluated in 2-D. Shared edges give the same edge-function value to both
+//! triangles (same operands, same operations), so a ray through an edge or vertex of a
+//! closed mesh hits at least one of the triangles there — it never slips through. When
+//! an edge function rounds to exactly zero it is recomputed in `f64` (exact products),
+//! which settles its sign.
+
+use glam::Vec3;
+
+use crate::bvh::Bvh;
+use crate::mesh::Mesh;
+use crate::mesh_bvh::MeshBvh;
+
+/// A ray prepared for watertight triangle tests (the per-ray part of the algorithm).
+#[derive(Clone, Copy, Debug)]
+pub struct WatertightRay {
+    origin: Vec3,
+    kx: usize,
+    ky: usize,
+    kz: usize,
+    shear: Vec3,
+}
+
+/// A ray–triangle hit: distance and barycentrics of `p0` (`u`) and `p1` (`v`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriangleHit {
+    /// Distance along the ray in units of `|dir|`.
+    pub t: f32,
+    /// Weight of `p0`.
+    pub u: f32,
+    /// Weight of `p1`.
+    pub v: f32,
+    /// `true` when the ray hits the front (counter-clockwise) side.
+    pub front: bool,
+}
+
+impl WatertightRay {
+    /// Prepares `origin + t dir`; `None` for a zero or non-finite direction or a
+    /// non-finite origin.
+    pub fn new(origin: Vec3, dir: Vec3) -> Option<Self> {
+        if !crate::bvh::valid_ray(origin, dir, 0.0) {
+            return None;
+        }
+        let a = dir.abs();
+        let kz = if a.x >= a.y && a.x >= a.z {
+            0
+        } else if a.y >= a.z {
+            1
+        } else {
+            2
+        };
+        let mut kx = (kz + 1) % 3;
+        let mut ky = (kx + 1) % 3;
+        if dir[kz] < 0.0 {
+            std::mem::swap(&mut kx, &mut ky);
+        }
+        let shear = Vec3::new(dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]);
+        Some(Self {
+            origin,
+            kx,
+            ky,
+            kz,
+            shear,
+        })
+    }
+
+    /// Intersects the triangle `p0 p1 p2` for `0 ≤ t ≤ max_t`. Degenerate triangles and
+    /// triangles containing the ray (coplanar) are never hit.
+    #[inline]
+    pub fn intersect(&self, p0: Vec3, p1: Vec3, p2: Vec3, max_t: f32) -> Option<TriangleHit> {
+        let (kx, ky, kz, s) = (self.kx, self.ky, self.kz, self.shear);
+        let a = p0 - self.origin;
+        let b = p1 - self.origin;
+        let c = p2 - self.origin;
+        let ax = a[kx] - s.x * a[kz];
+        let ay = a[ky] - s.y * a[kz];
+        let bx = b[kx] - s.x * b[kz];
+        let by = b[ky] - s.y * b[kz];
+        let cx = c[kx] - s.x * c[kz];
+        let cy = c[ky] - s.y * c[kz];
+        let mut u = cx * by - cy * bx;
+        let mut v = ax * cy - ay * cx;
+        let mut w = bx * ay - by * ax;
+        if u == 0.0 || v == 0.0 || w == 0.0 {
+            let d =
+                |p: f32, q: f32, r: f32, t: f32| (p as f64 * q as f64 - r as f64 * t as f64) as f32;
+            u = d(cx, by, cy, bx);
+            v = d(ax, cy, ay, cx);
+            w = d(bx, ay, by, ax);
+        }
+        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+            return None;
+        }
+        let det = u + v + w;
+        if det == 0.0 || !det.is_finite() {
+            return None;
+        }
+        let t_scaled = u * (s.z * a[kz]) + v * (s.z * b[kz]) + w * (s.z * c[kz]);
+        // Behind the origin: sign test on the scaled distance (exact).
+        if (det < 0.0 && t_scaled > 0.0) || (det > 0.0 && t_scaled < 0.0) {
+            return None;
+        }
+        let inv = 1.0 / det;
+        let t = (t_scaled * inv).max(0.0);
+        if t.is_nan() || t > max_t {
+            return None;
+        }
+        Some(TriangleHit {
+            t,
+            u: u * inv,
+            v: v * inv,
+            front: det > 0.0,
+        })
+    }
+}
+
+/// The closest hit of a ray with a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// Distance along the ray in units of `|dir|` (the hit is `origin + t dir`).
+    pub t: f32,
+    /// Barycentric weight of the face's first corner.
+    pub u: f32,
+    /// Barycentric weight of the face's second corner.
+    pub v: f32,
+    /// Face index.
+    pub face: u32,
+    /// Unit geometric normal of the face, `(p1 - p0) × (p2 - p0)` normalized.
+    pub normal: Vec3,
+    /// `+1` when the ray hit the front face (against the normal), `-1` for the back.
+    pub sign: f32,
+}
+
+/// Tests face `f` of `mesh` against a prepared ray.
+#[inline]
+pub(crate) fn intersect_face(
+    mesh: &Mesh,
+    ray: &WatertightRay,
+    f: u32,
+    max_t: f32,
+) -> Option<TriangleHit> {
+    let [a, b, c] = mesh.triangle(f as usize);
+    ray.intersect(a, b, c, max_t)
+}
+
+/// Builds the [`RayHit`] for face `f` from its triangle hit.
+pub(crate) fn ray_hit(mesh: &Mesh, f: u32, hit: TriangleHit) -> RayHit {
+    RayHit {
+        t: hit.t,
+        u: hit.u,
+        v: hit.v,
+        face: f,
+        normal: mesh.face_normal(f as usize),
+        sign: if hit.front { 1.0 } else { -1.0 },
+    }
+}
+
+impl MeshBvh {
+    /// Closest hit of the ray `origin + t dir` with `0 ≤ t ≤ max_t` (use
+    /// `f32::INFINITY` for no limit). `None` when nothing is hit, for a zero or
+    /// non-finite direction, or a non-finite origin. `dir` need not be unit length.
+    pub fn ray(&self, origin: Vec3, dir: Vec3, max_t: f32) -> Option<RayHit> {
+        let ray = WatertightRay::new(origin, dir)?;
+        let mesh = self.mesh();
+        let (face, _) = closest_hit(self.bvh(), mesh, &ray, origin, dir, max_t)?;
+        let hit = intersect_face(mesh, &ray, face, max_t)?;
+        Some(ray_hit(mesh, face, hit))
+    }
+
+    /// `true` when anything is hit with `0 ≤ t ≤ max_t` (stops at the first hit).
+    pub fn ray_any(&self, origin: Vec3, dir: Vec3, max_t: f32) -> bool {
+        let Some(ray) = WatertightRay::new(origin, dir) else {
+            return false;
+        };
+        let mesh = self.mesh();
+        self.bvh()
+            .ray_candidates(origin, dir, max_t)
+            .any(|f| intersect_face(mesh, &ray, f, max_t).is_some())
+    }
+}
+
+fn closest_hit(
+    bvh: &Bvh,
+    mesh: &Mesh,
+    ray: &WatertightRay,
+    origin: Vec3,
+    dir: Vec3,
+    max_t: f32,
+) -> Option<(u32, f32)> {
+    // Each face is tested against `max_t`, not the best hit so far, so whether a face
+    // counts does not depend on the visiting order (exact tie-breaking).
+    bvh.cast_ray(origin, dir, max_t, |f, _best| {
+        intersect_face(mesh, ray, f, max_t).map(|h| h.t)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tri() -> [Vec3; 3] {
+        [Vec3::ZERO, Vec3::X, Vec3::Y]
+    }
+
+    #[test]
+    fn front_hit_barycentrics_follow_warp_convention() {
+        let [a, b, c] = tri();
+        let r = WatertightRay::new(Vec3::new(0.2, 0.3, 1.0), -Vec3::Z).unwrap();
+        let h = r.intersect(a, b, c, f32::INFINITY).unwrap();
+        assert!(h.front);
+        assert!((h.t - 1.0).abs() < 1e-6);
+        let p = a * h.u + b * h.v + c * (1.0 - h.u - h.v);
+        assert!((p - Vec3::new(0.2, 0.3, 0.0)).length() < 1e-6, "{p}");
+        // From below: back face.
+        let r = WatertightRay::new(Vec3::new(0.2, 0.3, -1.0), Vec3::Z).unwrap();
+        assert!(!r.intersect(a, b, c, f32::INFINITY).unwrap().front);
+    }
+
+    #[test]
+    fn respects_max_t_and_origin_side() {
+        let [a, b, c] = tri();
+        let r = WatertightRay::new(Vec3::new(0.2, 0.3, 1.0), -Vec3::Z).unwrap();
+        assert!(r.intersect(a, b, c, 0.5).is_none());
+        assert!(r.intersect(a, b, c, 1.0).is_some());
+        let r = WatertightRay::new(Vec3::new(0.2, 0.3, 1.0), Vec3::Z).unwrap();
+        assert!(r.intersect(a, b, c, f32::INFINITY).is_none());
+    }
+
+    #[test]
+    fn degenerate_coplanar_and_zero_direction_miss() {
+        let [a, b, _] = tri();
+        let r = WatertightRay::new(Vec3::new(0.2, 0.0, 1.0), -Vec3::Z).unwrap();
+        assert!(r.intersect(a, b, (a + b) * 0.5, f32::INFINITY).is_none());
+        assert!(r.intersect(a, a, a, f32::INFINITY).is_none());
+        // In the plane of the triangle, along an edge.
+        let r = WatertightRay::new(Vec3::new(-1.0, 0.0, 0.0), Vec3::X).unwrap();
+        let [a, b, c] = tri();
+        assert!(r.intersect(a, b, c, f32::INFINITY).is_none());
+        assert!(WatertightRay::new(Vec3::ZERO, Vec3::ZERO).is_none());
+        assert!(WatertightRay::new(Vec3::NAN, Vec3::X).is_none());
+    }
+
+    #[test]
+    fn shared_edge_hits_exactly_one_or_both_never_none() {
+        // Two triangles sharing the diagonal of the unit square; rays through it.
+        let (p, q, r, s) = (Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y);
+        for i in 0..=100 {
+            let x = i as f32 / 100.0;
+            let ray = WatertightRay::new(Vec3::new(x, x, 1.0), Vec3::new(0.0, 0.0, -1.0)).unwrap();
+            let h1 = ray.intersect(p, q, r, f32::INFINITY);
+            let h2 = ray.intersect(p, r, s, f32::INFINITY);
+            assert!(h1.is_some() || h2.is_some(), "ray at {x} slipped through");
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Ray, closest-point and box queries on random and generated meshes equal the
+//! brute-force answers.
+
+mod common;
+
+use common::{Rng, random_grid, random_soup};
+use glam::Vec3;
+use weft_geom::{Mesh, MeshBvh, brute_force, generate};
+
+fn meshes() -> Vec<(&'static str, Mesh)> {
+    let mut rng = Rng::new(10);
+    vec![
+        ("soup", random_soup(&mut rng, 1500)),
+        ("grid", random_grid(&mut rng, 24)),
+        ("icosphere", generate::icosphere(1.0, 3)),
+        ("torus", generate::torus(0.8, 0.3, 40, 20)),
+        ("knot", generate::torus_knot(2, 3, 1.0, 0.15, 96, 12)),
+        ("box", generate::cuboid(Vec3::new(0.5, 0.7, 0.9))),
+        ("terrain", generate::terrain(2.0, 24, 0.4, 3)),
+    ]
+}
+
+#[test]
+fn rays_match_brute_force() {
+    let mut rng = Rng::new(11);
+    let mut hits = 0;
+    for (name, mesh) in meshes() {
+        let bvh = MeshBvh::new(mesh);
+        for i in 0..500 {
+            let origin = rng.vec3(-2.0, 2.0);
+            // Half the rays aim at a vertex (through shared edges and corners).
+            let dir = if i % 2 == 0 {
+                let pts = bvh.mesh().points();
+                (pts[rng.below(pts.len())] - origin) * rng.range(0.5, 2.0)
+            } else {
+                rng.dir()
+            };
+            let max_t = if i % 5 == 0 {
+                rng.range(0.0, 2.0)
+            } else {
+                f32::INFINITY
+            };
+            let got = bvh.ray(origin, dir, max_t);
+            let want = brute_force::ray(bvh.mesh(), origin, dir, max_t);
+            match (got, want) {
+                (Some(g), Some(w)) => {
+                    hits += 1;
+                    assert_eq!(
+                        g.face, w.face,
+                        "{name}: ray {i} {g:?} {w:?} o={origin:?} d={dir:?}"
+                    );
+                    assert!(
+                        (g.t - w.t).abs() <= 1e-5 * w.t.max(1e-3),
+                        "{name}: {} vs {}",
+                        g.t,
+                        w.t
+                    );
+                    assert_eq!(g, w, "{name}: ray {i}");
+                    assert!(g.u >= 0.0 && g.v >= 0.0 && g.u + g.v <= 1.0 + 1e-6);
+                    let p = origin + dir * g.t;
+                    let [a, b, c] = bvh.mesh().triangle(g.face as usize);
+                    let q = a * g.u + b * g.v + c * (1.0 - g.u - g.v);
+                    assert!(
+                        (p - q).length() < 1e-4 * (1.0 + p.length()),
+                        "{name}: {p} vs {q}"
+                    );
+                    assert_eq!(g.sign > 0.0, dir.dot(g.normal) < 0.0, "{name}: sign");
+                }
+                (g, w) => assert_eq!(g, w, "{name}: ray {i}"),
+            }
+            assert_eq!(bvh.ray_any(origin, dir, max_t), want.is_some());
+        }
+    }
+    assert!(hits > 1000, "too few hits to mean anything: {hits}");
+}
+
+#[test]
+fn closest_points_match_brute_force() {
+    let mut rng = Rng::new(12);
+    for (name, mesh) in meshes() {
+        let bvh = MeshBvh::new(mesh);
+        for i in 0..400 {
+            let p = if i % 4 == 0 {
+                // On or near a vertex / the surface.
+                let pts = bvh.mesh().points();
+                pts[rng.below(pts.len())] + rng.vec3(-1e-3, 1e-3) * (i % 8) as f32
+            } else {
+                rng.vec3(-2.5, 2.5)
+            };
+            let max_dist = if i % 3 == 0 {
+                rng.range(0.0, 0.5)
+            } else {
+                f32::INFINITY
+            };
+            let got = bvh.closest_point(p, max_dist);
+            let want = brute_force::closest_point(bvh.mesh(), p, max_dist);
+            match (got, want) {
+                (Some(g), Some(w)) => {
+                    assert!(
+                        (g.distance - w.distance).abs() <= 1e-6 * (1.0 + w.distance),
+                        "{name}"
+                    );
+                    if g.face != w.face {
+                        // Only a tie may pick another face.
+                        let other = brute_force::closest_point(bvh.mesh(), p, g.distance).unwrap();
+                        assert!(
+                            (other.distance - g.distance).abs() < 1e-6,
+                            "{name}: face differs"
+                        );
+                    }
+                    assert_eq!(g, w, "{name}: point {i} (ties break to the smaller face)");
+                    assert!((g.point - p).length() - g.distance < 1e-5);
+                    assert!(g.distance <= max_dist);
+                }
+                (g, w) => assert_eq!(g, w, "{name}: point {i}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn box_queries_match_brute_force() {
+    let mut rng = Rng::new(13);
+    for (name, mesh) in meshes() {
+        let bvh = MeshBvh::new(mesh);
+        for _ in 0..300 {
+            let c = rng.vec3(-2.0, 2.0);
+            let e = rng.vec3(0.0, 0.4) * rng.f32();
+            let mut got: Vec<u32> = bvh.aabb_query(c - e, c + e).collect();
+            got.sort_unstable();
+            let len = got.len();
+            got.dedup();
+            assert_eq!(got.len(), len, "{name}: duplicates");
+            assert_eq!(
+                got,
+                brute_force::aabb_query(bvh.mesh(), c - e, c + e),
+                "{name}"
+            );
+        }
+        // Inverted box: nothing.
+        assert_eq!(bvh.aabb_query(Vec3::ONE, Vec3::ZERO).count(), 0);
+    }
+}
