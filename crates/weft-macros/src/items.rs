@@ -675,6 +675,33 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
             call_args.push(quote!(#n));
         }
     }
+    // The CUDA launch: primal arguments (arrays read-only), then the gradients.
+    let mut cuda_packs = Vec::new();
+    for p in &ir.params {
+        let n = format_ident!("{}", p.name);
+        let pname = &p.name;
+        cuda_packs.push(match &p.ty {
+            Type::Array { .. } => quote!(#n.pack_cuda(false, NAME, #pname, &mut __args)?;),
+            Type::Struct(_) => {
+                quote!(#rt::KernelStruct::pack_cuda(#n, false, NAME, #pname, &mut __args)?;)
+            }
+            _ => quote!(#rt::pack::PackArg::pack(&#n, &mut __args);),
+        });
+    }
+    for (i, gp) in adj.grad_params.iter().enumerate() {
+        if gp.is_some() {
+            let p = &ir.params[i];
+            let n = format_ident!("{}", p.name);
+            let label = format!("adj_{}", p.name);
+            cuda_packs.push(match p.ty {
+                Type::Struct(_) => {
+                    quote!(#rt::KernelStruct::pack_cuda_grad(#n, NAME, #label, &mut __args)?;)
+                }
+                _ => quote!(#n.pack_cuda_grad(NAME, #label, &mut __args)?;),
+            });
+        }
+    }
+    let adjoint_name = format!("{}_adjoint", ir.name);
     let checks: Vec<TokenStream> = Vec::new();
     let blocked = if blockers.is_empty() {
         quote!()
@@ -694,13 +721,20 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
         /// given the gradients already in the output arrays. Used by the tape.
         #[doc(hidden)]
         #[allow(clippy::too_many_arguments, unreachable_code, unused_variables)]
-        pub fn __adjoint(dims: impl ::core::convert::Into<#rt::Dims>, #(#params),*) -> ::core::result::Result<(), #rt::Error> {
+        pub fn __adjoint(__device: #rt::Device, dims: impl ::core::convert::Into<#rt::Dims>, #(#params),*) -> ::core::result::Result<(), #rt::Error> {
             const NAME: &str = #kernel_name;
             #blocked
             #body
             let dims: #rt::Dims = dims.into();
             #dims_check
             #(#checks)*
+            if let #rt::Device::Cuda(__ordinal) = __device {
+                let __ptx = Self::ADJOINT_PTX
+                    .map_err(|reason| #rt::Error::Unsupported { kernel: NAME, reason })?;
+                let mut __args = #rt::pack::ArgBuf::new(&dims, #rt::cuda::error_record_ptr(__ordinal)?);
+                #(#cuda_packs)*
+                return #rt::pack::launch(__ordinal, __ptx, #adjoint_name, &dims, &__args.finish());
+            }
             let mut __guards: ::std::vec::Vec<#rt::BorrowGuard> = ::std::vec::Vec::new();
             let mut __grad_guards: ::std::vec::Vec<::core::option::Option<#rt::BorrowGuard>> = ::std::vec::Vec::new();
             #(#views)*
@@ -794,6 +828,25 @@ fn expand_kernel(
         }
         call_args.push(quote!(#n));
     }
+    let cuda_packs: Vec<TokenStream> = ir
+        .params
+        .iter()
+        .map(|p| {
+            let n = format_ident!("{}", p.name);
+            let pname = &p.name;
+            match &p.ty {
+                Type::Array { access, .. } => {
+                    let w = *access == Access::Write;
+                    quote!(#n.pack_cuda(#w, NAME, #pname, &mut __args)?;)
+                }
+                Type::Struct(_) => {
+                    let w = p.writable;
+                    quote!(#rt::KernelStruct::pack_cuda(&*#n, #w, NAME, #pname, &mut __args)?;)
+                }
+                _ => quote!(#rt::pack::PackArg::pack(&#n, &mut __args);),
+            }
+        })
+        .collect();
     let fast_arrays: Vec<_> = weft_ir::emit_rust::tid_indexed_arrays(ir)
         .into_iter()
         .map(|i| format_ident!("{}", ir.params[i].name))
@@ -864,7 +917,7 @@ fn expand_kernel(
             kernel: NAME,
             reads: __reads,
             writes: __writes,
-            backward: ::std::boxed::Box::new(move || Self::__adjoint(dims, #(#adj_args),*)),
+            backward: ::std::boxed::Box::new(move || Self::__adjoint(device, dims, #(#adj_args),*)),
             zero: ::std::boxed::Box::new(__zero),
         });
     };
@@ -917,7 +970,13 @@ fn expand_kernel(
                         #cpu_launch
                         drop(__guards);
                     }
-                    other => return Err(#rt::Error::NoBackend { kernel: NAME, device: other }),
+                    #rt::Device::Cuda(__ordinal) => {
+                        let __ptx = Self::PTX
+                            .map_err(|reason| #rt::Error::Unsupported { kernel: NAME, reason })?;
+                        let mut __args = #rt::pack::ArgBuf::new(&dims, #rt::cuda::error_record_ptr(__ordinal)?);
+                        #(#cuda_packs)*
+                        #rt::pack::launch(__ordinal, __ptx, NAME, &dims, &__args.finish())?;
+                    }
                 }
                 if let ::core::option::Option::Some((#(#rec_names,)*)) = __rec {
                     #record
@@ -972,6 +1031,17 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
     if weft_ir::builder::struct_has_arrays(&env.structs, &name.to_string()) {
         return expand_struct_with_arrays(env, s, &fids, export);
     }
+    let pack_fields: Vec<TokenStream> = def
+        .fields
+        .iter()
+        .zip(&fids)
+        .map(|((_, t), fid)| match t {
+            Type::Struct(_) => {
+                quote!(#rt::KernelStruct::pack_cuda(&self.#fid, false, _kernel, _param, b)?;)
+            }
+            _ => quote!(#rt::pack::PackArg::pack(&self.#fid, b);),
+        })
+        .collect();
     quote! {
         #(#attrs)*
         #[repr(C)]
@@ -1020,6 +1090,16 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
             fn share(&self) -> Self {
                 *self
             }
+            fn pack_cuda(
+                &self,
+                _write: bool,
+                _kernel: &'static str,
+                _param: &'static str,
+                b: &mut #rt::pack::ArgBuf,
+            ) -> ::core::result::Result<(), #rt::Error> {
+                #(#pack_fields)*
+                Ok(())
+            }
         }
 
         #export
@@ -1049,6 +1129,8 @@ fn expand_struct_with_arrays(
     let mut make_view_mut = Vec::new();
     let mut make_grad_view = Vec::new();
     let mut handles = Vec::new();
+    let mut packs = Vec::new();
+    let mut grad_packs = Vec::new();
     let mut devices = Vec::new();
     for ((fname, ty), fid) in def.fields.iter().zip(fids) {
         let vt = weft_ir::emit_rust::rust_type(ty);
@@ -1060,6 +1142,8 @@ fn expand_struct_with_arrays(
                 make_view_mut.push(quote!(#fid: { let (v, g) = self.#fid.view_mut(kernel, #label)?; guards.push(g); v }));
                 make_grad_view.push(quote!(#fid: { let (v, g) = self.#fid.grad_view(kernel, #label)?; guards.push(g); v }));
                 handles.push(quote!(#fid: self.#fid.share()));
+                packs.push(quote!(self.#fid.pack_cuda(write, kernel, #label, b)?;));
+                grad_packs.push(quote!(self.#fid.pack_cuda_grad(kernel, #label, b)?;));
                 devices.push(quote!(out.push((#label, self.#fid.device()));));
             }
             Type::Struct(_) => {
@@ -1071,6 +1155,12 @@ fn expand_struct_with_arrays(
                     quote!(#fid: #rt::KernelStruct::grad_view(&self.#fid, kernel, #label, guards)?),
                 );
                 handles.push(quote!(#fid: #rt::KernelStruct::share(&self.#fid)));
+                packs.push(
+                    quote!(#rt::KernelStruct::pack_cuda(&self.#fid, write, kernel, #label, b)?;),
+                );
+                grad_packs.push(
+                    quote!(#rt::KernelStruct::pack_cuda_grad(&self.#fid, kernel, #label, b)?;),
+                );
                 devices.push(quote!(#rt::KernelStruct::devices(&self.#fid, out);));
             }
             _ => {
@@ -1078,6 +1168,8 @@ fn expand_struct_with_arrays(
                 make_view_mut.push(quote!(#fid: self.#fid));
                 make_grad_view.push(quote!(#fid: self.#fid));
                 handles.push(quote!(#fid: self.#fid));
+                packs.push(quote!(#rt::pack::PackArg::pack(&self.#fid, b);));
+                grad_packs.push(quote!(#rt::pack::PackArg::pack(&self.#fid, b);));
             }
         }
     }
@@ -1128,6 +1220,25 @@ fn expand_struct_with_arrays(
             }
             fn share(&self) -> Self {
                 #name { #(#handles),* }
+            }
+            fn pack_cuda(
+                &self,
+                write: bool,
+                kernel: &'static str,
+                _param: &'static str,
+                b: &mut #rt::pack::ArgBuf,
+            ) -> ::core::result::Result<(), #rt::Error> {
+                #(#packs)*
+                Ok(())
+            }
+            fn pack_cuda_grad(
+                &self,
+                kernel: &'static str,
+                _param: &'static str,
+                b: &mut #rt::pack::ArgBuf,
+            ) -> ::core::result::Result<(), #rt::Error> {
+                #(#grad_packs)*
+                Ok(())
             }
             fn holds_arrays() -> bool {
                 true

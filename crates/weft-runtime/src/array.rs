@@ -1,5 +1,5 @@
-//! [`Array`]: an N-dimensional array of elements on a device, with an optional
-//! gradient.
+//! [`Array`]: an N-dimensional array of elements on a device (host memory or a
+//! CUDA GPU), with an optional gradient.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
@@ -11,7 +11,16 @@ use crate::{ArrayView, Device, Elem, Error};
 /// gradient array of the same shape (see [`Array::requires_grad`]).
 ///
 /// Kernel parameters are written `&Array<T>` (read-only) or `&mut Array<T>`
-/// (writable); `N` defaults to 1. `clone()` copies the data (not the gradient).
+/// (writable); `N` defaults to 1. `clone()` copies the data (not the gradient) on
+/// the same device.
+///
+/// Arrays on a CUDA device (`Device::Cuda(i)`) are created, filled and read with
+/// the same calls ([`Array::zeros`], [`Array::from_slice`], [`Array::to_vec`],
+/// [`Array::copy_from`], [`Array::to_device`], ...); copies to the device are queued
+/// on its stream, reading back waits for it. Host views of their memory
+/// ([`Array::as_slice`] and friends) are not possible: those panic with a message
+/// saying where the array lives. Constructors panic if the device is unavailable;
+/// the `try_` variants return the [`Error`] instead.
 ///
 /// ```
 /// use weft_runtime::{Array, Device};
@@ -31,11 +40,8 @@ pub struct Array<T: Elem, const N: usize = 1> {
 impl<T: Elem, const N: usize> Clone for Array<T, N> {
     /// A new array with a copy of the data (without a gradient).
     fn clone(&self) -> Self {
-        Array {
-            buf: Buffer::new(self.device(), self.to_vec()),
-            grad: None,
-            shape: self.shape,
-        }
+        self.try_to_device(self.device())
+            .unwrap_or_else(|e| panic!("Array::clone: {e}"))
     }
 }
 
@@ -106,18 +112,63 @@ fn conflict_panic(what: &str, c: BorrowConflict) -> ! {
     }
 }
 
-fn read_slice<'a, T>(buf: &'a Buffer<T>, what: &str) -> Slice<'a, T> {
+/// The host memory of `buf`, or a panic saying where the array lives.
+fn host_ptr_or_panic<T: Elem>(buf: &Buffer<T>, what: &'static str) -> *mut T {
+    buf.host_ptr().unwrap_or_else(|| {
+        panic!(
+            "{}",
+            Error::NotOnHost {
+                what,
+                device: buf.device
+            }
+        )
+    })
+}
+
+fn read_slice<'a, T: Elem>(buf: &'a Buffer<T>, what: &'static str) -> Slice<'a, T> {
+    let p = host_ptr_or_panic(buf, what);
     let g = BorrowGuard::read(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c));
     // SAFETY: the shared borrow excludes writers for the guard's lifetime.
-    let data = unsafe { std::slice::from_raw_parts(buf.ptr(), buf.len()) };
+    let data = unsafe { std::slice::from_raw_parts(p, buf.len()) };
     Slice { data, _guard: g }
 }
 
-fn write_slice<'a, T>(buf: &'a Buffer<T>, what: &str) -> SliceMut<'a, T> {
+fn write_slice<'a, T: Elem>(buf: &'a Buffer<T>, what: &'static str) -> SliceMut<'a, T> {
+    let p = host_ptr_or_panic(buf, what);
     let g = BorrowGuard::write(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c));
     // SAFETY: the exclusive borrow excludes every other access for its lifetime.
-    let data = unsafe { std::slice::from_raw_parts_mut(buf.ptr(), buf.len()) };
+    let data = unsafe { std::slice::from_raw_parts_mut(p, buf.len()) };
     SliceMut { data, _guard: g }
+}
+
+fn read_guard(buf: &Buffer<impl Elem>, what: &str) -> BorrowGuard {
+    BorrowGuard::read(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c))
+}
+
+fn write_guard(buf: &Buffer<impl Elem>, what: &str) -> BorrowGuard {
+    BorrowGuard::write(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c))
+}
+
+/// Panics with `what` and the error (the infallible wrappers of `try_` methods).
+fn or_panic<R>(what: &str, r: Result<R, Error>) -> R {
+    r.unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+fn host_only(buf: &Buffer<impl Elem>, what: &'static str) -> Result<(), Error> {
+    match buf.host_ptr() {
+        Some(_) => Ok(()),
+        None => Err(Error::NotOnHost {
+            what,
+            device: buf.device,
+        }),
+    }
+}
+
+fn on_device_error(kernel: &'static str, param: &'static str, device: Device) -> Error {
+    Error::Cuda {
+        what: format!("kernel `{kernel}`: array `{param}`"),
+        reason: format!("the array lives on {device}, not on a CUDA device"),
+    }
 }
 
 fn launch_error(kernel: &'static str, param: &'static str, c: BorrowConflict) -> Error {
@@ -132,20 +183,36 @@ fn launch_error(kernel: &'static str, param: &'static str, c: BorrowConflict) ->
 }
 
 impl<T: Elem, const N: usize> Array<T, N> {
-    /// A zero-filled array of the given shape.
-    pub fn zeros(device: Device, shape: [usize; N]) -> Self {
-        check_ndim::<N>();
-        let n = shape.iter().product();
+    fn with_buf(buf: Arc<Buffer<T>>, shape: [usize; N]) -> Self {
         Array {
-            buf: Buffer::new(device, vec![T::zeroed(); n]),
+            buf,
             grad: None,
             shape,
         }
     }
 
-    /// An array taking ownership of `data`, viewed with `shape`.
+    /// A zero-filled array of the given shape.
     ///
-    /// Fails if the shape's element count differs from `data.len()`.
+    /// # Panics
+    /// If the device is unavailable or out of memory ([`Array::try_zeros`] returns
+    /// the error instead).
+    pub fn zeros(device: Device, shape: [usize; N]) -> Self {
+        or_panic("Array::zeros", Self::try_zeros(device, shape))
+    }
+
+    /// A zero-filled array of the given shape, or why it cannot be created (no such
+    /// device, out of memory).
+    pub fn try_zeros(device: Device, shape: [usize; N]) -> Result<Self, Error> {
+        check_ndim::<N>();
+        let n = shape.iter().product();
+        Ok(Self::with_buf(Buffer::zeroed(device, n)?, shape))
+    }
+
+    /// An array taking ownership of `data` (copied to the device unless it is the
+    /// CPU), viewed with `shape`.
+    ///
+    /// Fails if the shape's element count differs from `data.len()`, or if the
+    /// device is unavailable.
     pub fn from_vec_shaped(device: Device, data: Vec<T>, shape: [usize; N]) -> Result<Self, Error> {
         check_ndim::<N>();
         let n: usize = shape.iter().product();
@@ -155,11 +222,16 @@ impl<T: Elem, const N: usize> Array<T, N> {
                 data.len()
             )));
         }
-        Ok(Array {
-            buf: Buffer::new(device, data),
-            grad: None,
-            shape,
-        })
+        Ok(Self::with_buf(Buffer::from_vec(device, data)?, shape))
+    }
+
+    /// An array that carries a device label and a shape but owns no memory: every
+    /// access to its elements fails. For tests of device checks on machines without
+    /// that device.
+    #[doc(hidden)]
+    pub fn placeholder(device: Device, shape: [usize; N]) -> Self {
+        check_ndim::<N>();
+        Self::with_buf(Buffer::placeholder(device, shape.iter().product()), shape)
     }
 
     /// The shape.
@@ -182,15 +254,30 @@ impl<T: Elem, const N: usize> Array<T, N> {
         self.buf.device
     }
 
-    /// A copy of the contents in row-major order.
+    /// A copy of the contents in row-major order. For a CUDA array this waits for
+    /// the work queued on its device.
+    ///
+    /// # Panics
+    /// If the copy fails ([`Array::try_to_vec`] returns the error instead), e.g. a
+    /// bounds-checked GPU kernel reported an out-of-bounds index
+    /// ([`Error::OutOfBounds`]).
     pub fn to_vec(&self) -> Vec<T> {
-        read_slice(&self.buf, "Array::to_vec").to_vec()
+        or_panic("Array::to_vec", self.try_to_vec())
+    }
+
+    /// A copy of the contents in row-major order, or why it could not be read
+    /// (a driver error, or [`Error::OutOfBounds`] reported by a GPU kernel since
+    /// the device last synchronised).
+    pub fn try_to_vec(&self) -> Result<Vec<T>, Error> {
+        let _g = read_guard(&self.buf, "Array::to_vec");
+        self.buf.read_vec("Array::to_vec")
     }
 
     /// The contents in row-major order (CPU arrays).
     ///
     /// # Panics
-    /// If the array is being written by a launch or a tape on another thread.
+    /// If the array is being written by a launch or a tape on another thread, or if
+    /// it lives on a GPU (use [`Array::to_vec`]).
     pub fn as_slice(&self) -> Slice<'_, T> {
         read_slice(&self.buf, "Array::as_slice")
     }
@@ -198,12 +285,14 @@ impl<T: Elem, const N: usize> Array<T, N> {
     /// The contents in row-major order, writable (CPU arrays).
     ///
     /// # Panics
-    /// If the array is being read by a tape on another thread.
+    /// If the array is being read by a tape on another thread, or if it lives on a
+    /// GPU (use [`Array::copy_from_slice`]).
     pub fn as_mut_slice(&mut self) -> SliceMut<'_, T> {
         write_slice(&self.buf, "Array::as_mut_slice")
     }
 
-    /// Copies `src` into this array; shapes must match.
+    /// Copies `src` into this array; shapes must match, devices may differ (host to
+    /// device, device to host, between devices).
     pub fn copy_from(&mut self, src: &Array<T, N>) -> Result<(), Error> {
         if src.shape != self.shape {
             return Err(Error::Shape(format!(
@@ -211,9 +300,12 @@ impl<T: Elem, const N: usize> Array<T, N> {
                 src.shape, self.shape
             )));
         }
-        let s = src.to_vec();
-        self.as_mut_slice().copy_from_slice(&s);
-        Ok(())
+        if Arc::ptr_eq(&src.buf, &self.buf) {
+            return Ok(());
+        }
+        let _r = read_guard(&src.buf, "Array::copy_from");
+        let _w = write_guard(&self.buf, "Array::copy_from");
+        self.buf.copy_from(&src.buf, "Array::copy_from")
     }
 
     /// Overwrites the contents from a host slice of the same length.
@@ -225,13 +317,41 @@ impl<T: Elem, const N: usize> Array<T, N> {
                 self.shape
             )));
         }
-        self.as_mut_slice().copy_from_slice(src);
-        Ok(())
+        let _w = write_guard(&self.buf, "Array::copy_from_slice");
+        self.buf.write_slice(src, "Array::copy_from_slice")
+    }
+
+    /// A copy of this array (without its gradient) on `device`.
+    ///
+    /// # Panics
+    /// If the copy fails ([`Array::try_to_device`] returns the error instead).
+    pub fn to_device(&self, device: Device) -> Self {
+        or_panic("Array::to_device", self.try_to_device(device))
+    }
+
+    /// A copy of this array (without its gradient) on `device`, or why it failed.
+    pub fn try_to_device(&self, device: Device) -> Result<Self, Error> {
+        let out = Array::try_zeros(device, self.shape)?;
+        {
+            let _r = read_guard(&self.buf, "Array::to_device");
+            let _w = write_guard(&out.buf, "Array::to_device");
+            out.buf.copy_from(&self.buf, "Array::to_device")?;
+        }
+        Ok(out)
     }
 
     /// Sets every element to `value`.
+    ///
+    /// # Panics
+    /// If the device fails ([`Array::try_fill`] returns the error instead).
     pub fn fill(&mut self, value: T) {
-        self.as_mut_slice().fill(value);
+        or_panic("Array::fill", self.try_fill(value))
+    }
+
+    /// Sets every element to `value` (queued on a GPU), or says why it failed.
+    pub fn try_fill(&mut self, value: T) -> Result<(), Error> {
+        let _w = write_guard(&self.buf, "Array::fill");
+        self.buf.fill(value, "Array::fill")
     }
 
     // ----- gradients -----------------------------------------------------------------
@@ -245,9 +365,15 @@ impl<T: Elem, const N: usize> Array<T, N> {
 
     /// Gives the array a zero gradient if it has none (the tape does this for the
     /// outputs of recorded launches whose inputs carry gradients).
+    ///
+    /// # Panics
+    /// If the gradient cannot be allocated on the array's device.
     pub fn ensure_grad(&mut self) {
         if self.grad.is_none() {
-            self.grad = Some(Buffer::new(self.device(), vec![T::zeroed(); self.len()]));
+            self.grad = Some(or_panic(
+                "Array::ensure_grad",
+                Buffer::zeroed(self.device(), self.len()),
+            ));
         }
     }
 
@@ -256,56 +382,95 @@ impl<T: Elem, const N: usize> Array<T, N> {
         self.grad.is_some()
     }
 
-    /// The gradient, if the array carries one.
+    /// The gradient, if the array carries one (CPU arrays; see
+    /// [`Array::grad_to_vec`] for any device).
+    ///
+    /// # Panics
+    /// If the array lives on a GPU.
     pub fn grad(&self) -> Option<Slice<'_, T>> {
         self.grad.as_ref().map(|g| read_slice(g, "Array::grad"))
     }
 
-    /// The gradient, writable (to seed an output's gradient before `backward`).
+    /// The gradient, writable (to seed an output's gradient before `backward`; CPU
+    /// arrays, see [`Array::set_grad`] for any device).
+    ///
+    /// # Panics
+    /// If the array lives on a GPU.
     pub fn grad_mut(&mut self) -> Option<SliceMut<'_, T>> {
         self.grad
             .as_ref()
             .map(|g| write_slice(g, "Array::grad_mut"))
     }
 
-    /// A copy of the gradient, if the array carries one.
-    pub fn grad_to_vec(&self) -> Option<Vec<T>> {
-        self.grad().map(|g| g.to_vec())
+    /// Overwrites the gradient with `values` (creating it if needed), on any device.
+    pub fn set_grad(&mut self, values: &[T]) -> Result<(), Error> {
+        if values.len() != self.len() {
+            return Err(Error::Shape(format!(
+                "cannot set the gradient of an array of shape {:?} from {} values",
+                self.shape,
+                values.len()
+            )));
+        }
+        self.ensure_grad();
+        let g = self.grad.as_ref().unwrap();
+        let _w = write_guard(g, "Array::set_grad");
+        g.write_slice(values, "Array::set_grad")
     }
 
-    /// Sets the gradient to zero (if the array carries one).
+    /// A copy of the gradient, if the array carries one (waits for the device).
+    ///
+    /// # Panics
+    /// If reading a GPU gradient fails.
+    pub fn grad_to_vec(&self) -> Option<Vec<T>> {
+        self.grad.as_ref().map(|g| {
+            let _r = read_guard(g, "Array::grad_to_vec");
+            or_panic("Array::grad_to_vec", g.read_vec("Array::grad_to_vec"))
+        })
+    }
+
+    /// Sets the gradient to zero (if the array carries one; queued on a GPU).
+    ///
+    /// # Panics
+    /// If the device fails.
     pub fn zero_grad(&self) {
         if let Some(g) = &self.grad {
-            write_slice(g, "Array::zero_grad").fill(T::zeroed());
+            let _w = write_guard(g, "Array::zero_grad");
+            or_panic("Array::zero_grad", g.zero("Array::zero_grad"));
         }
     }
 
     // ----- for generated code and the tape -----------------------------------------
 
     /// A read-only kernel view, for the launch of `kernel` as parameter `param`,
-    /// with the shared borrow that makes it valid.
+    /// with the shared borrow that makes it valid (CPU arrays).
     #[doc(hidden)]
     pub fn view(
         &self,
         kernel: &'static str,
         param: &'static str,
     ) -> Result<(ArrayView<T, N>, BorrowGuard), Error> {
+        host_only(&self.buf, "Array::view")?;
         let g = BorrowGuard::read(&self.buf.flags).map_err(|c| launch_error(kernel, param, c))?;
-        Ok((ArrayView::new(self.buf.ptr(), self.shape, kernel, param), g))
+        let p = self.buf.host_ptr().unwrap();
+        Ok((ArrayView::new(p, self.shape, kernel, param), g))
     }
 
-    /// A writable kernel view, with the exclusive borrow that makes it valid.
+    /// A writable kernel view, with the exclusive borrow that makes it valid (CPU
+    /// arrays).
     #[doc(hidden)]
     pub fn view_mut(
         &mut self,
         kernel: &'static str,
         param: &'static str,
     ) -> Result<(ArrayView<T, N>, BorrowGuard), Error> {
+        host_only(&self.buf, "Array::view_mut")?;
         let g = BorrowGuard::write(&self.buf.flags).map_err(|c| launch_error(kernel, param, c))?;
-        Ok((ArrayView::new(self.buf.ptr(), self.shape, kernel, param), g))
+        let p = self.buf.host_ptr().unwrap();
+        Ok((ArrayView::new(p, self.shape, kernel, param), g))
     }
 
-    /// A writable view of the gradient (a null view if there is none), for adjoints.
+    /// A writable view of the gradient (a null view if there is none), for adjoints
+    /// (CPU arrays).
     #[doc(hidden)]
     pub fn grad_view(
         &self,
@@ -315,12 +480,84 @@ impl<T: Elem, const N: usize> Array<T, N> {
         match &self.grad {
             None => Ok((ArrayView::null(), None)),
             Some(g) => {
+                host_only(g, "Array::grad_view")?;
                 let guard =
                     BorrowGuard::write(&g.flags).map_err(|c| launch_error(kernel, param, c))?;
                 Ok((
-                    ArrayView::new(g.ptr(), self.shape, kernel, param),
+                    ArrayView::new(g.host_ptr().unwrap(), self.shape, kernel, param),
                     Some(guard),
                 ))
+            }
+        }
+    }
+
+    /// The device address of the elements (`CUdeviceptr`; 0 for an empty array), or
+    /// `None` for an array not in CUDA memory. Only valid while the array lives and
+    /// while a borrow is held for the access a kernel makes
+    /// ([`Array::device_arg`], [`Array::device_arg_mut`]).
+    #[doc(hidden)]
+    pub fn device_ptr(&self) -> Option<u64> {
+        self.buf.device_mem().map(|m| m.ptr())
+    }
+
+    /// The device address of the gradient, or `None` if the array has no gradient or
+    /// is not in CUDA memory.
+    #[doc(hidden)]
+    pub fn grad_device_ptr(&self) -> Option<u64> {
+        self.grad
+            .as_ref()
+            .and_then(|g| g.device_mem())
+            .map(|m| m.ptr())
+    }
+
+    /// The device address for a read-only kernel argument, with the shared borrow
+    /// (held until the launch is queued, so the tape's version counting sees it).
+    #[doc(hidden)]
+    pub fn device_arg(
+        &self,
+        kernel: &'static str,
+        param: &'static str,
+    ) -> Result<(u64, BorrowGuard), Error> {
+        let p = self
+            .device_ptr()
+            .ok_or_else(|| on_device_error(kernel, param, self.device()))?;
+        let g = BorrowGuard::read(&self.buf.flags).map_err(|c| launch_error(kernel, param, c))?;
+        Ok((p, g))
+    }
+
+    /// The device address for a writable kernel argument, with the exclusive borrow
+    /// (which bumps the array's version).
+    #[doc(hidden)]
+    pub fn device_arg_mut(
+        &mut self,
+        kernel: &'static str,
+        param: &'static str,
+    ) -> Result<(u64, BorrowGuard), Error> {
+        let p = self
+            .device_ptr()
+            .ok_or_else(|| on_device_error(kernel, param, self.device()))?;
+        let g = BorrowGuard::write(&self.buf.flags).map_err(|c| launch_error(kernel, param, c))?;
+        Ok((p, g))
+    }
+
+    /// The gradient's device address for an adjoint launch (0 and no borrow if the
+    /// array has no gradient).
+    #[doc(hidden)]
+    pub fn grad_device_arg(
+        &self,
+        kernel: &'static str,
+        param: &'static str,
+    ) -> Result<(u64, Option<BorrowGuard>), Error> {
+        match &self.grad {
+            None => Ok((0, None)),
+            Some(g) => {
+                let p = g
+                    .device_mem()
+                    .map(|m| m.ptr())
+                    .ok_or_else(|| on_device_error(kernel, param, self.device()))?;
+                let guard =
+                    BorrowGuard::write(&g.flags).map_err(|c| launch_error(kernel, param, c))?;
+                Ok((p, Some(guard)))
             }
         }
     }
@@ -354,21 +591,28 @@ impl<T: Elem, const N: usize> Array<T, N> {
 
 impl<T: Elem> Array<T, 1> {
     /// A 1-D array holding a copy of `data`.
+    ///
+    /// # Panics
+    /// If the device is unavailable ([`Array::try_from_slice`] returns the error).
     pub fn from_slice(device: Device, data: &[T]) -> Self {
-        Array {
-            buf: Buffer::new(device, data.to_vec()),
-            grad: None,
-            shape: [data.len()],
-        }
+        or_panic("Array::from_slice", Self::try_from_slice(device, data))
     }
 
-    /// A 1-D array taking ownership of `data`.
+    /// A 1-D array holding a copy of `data`, or why it cannot be created.
+    pub fn try_from_slice(device: Device, data: &[T]) -> Result<Self, Error> {
+        Ok(Self::with_buf(
+            Buffer::from_slice(device, data)?,
+            [data.len()],
+        ))
+    }
+
+    /// A 1-D array taking ownership of `data` (copied to the device unless it is
+    /// the CPU).
+    ///
+    /// # Panics
+    /// If the device is unavailable.
     pub fn from_vec(device: Device, data: Vec<T>) -> Self {
         let n = data.len();
-        Array {
-            buf: Buffer::new(device, data),
-            grad: None,
-            shape: [n],
-        }
+        or_panic("Array::from_vec", Self::from_vec_shaped(device, data, [n]))
     }
 }

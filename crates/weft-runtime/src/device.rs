@@ -1,8 +1,9 @@
 //! Where arrays live and kernels run.
 
 use std::fmt;
+use std::sync::OnceLock;
 
-use crate::Error;
+use crate::{Error, cuda};
 
 /// A compute device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -10,7 +11,8 @@ pub enum Device {
     /// The host CPU: kernels run natively, in parallel over the launch grid with rayon.
     #[default]
     Cpu,
-    /// CUDA GPU with the given ordinal (the CUDA back end is not available yet).
+    /// The CUDA GPU with the given ordinal (see [`Device::cuda`] for a checked
+    /// constructor and [`crate::cuda`] for the back end).
     Cuda(usize),
 }
 
@@ -20,15 +22,57 @@ impl Device {
         Device::Cpu
     }
 
-    /// The best device available: a GPU once the CUDA back end exists, else the CPU.
-    /// Never panics; the choice is returned so callers can report it.
+    /// CUDA device `ordinal`, if a driver is present and the device exists; else an
+    /// [`Error::Cuda`] saying why (no `libcuda.so`, no such ordinal, ...).
+    pub fn cuda(ordinal: usize) -> Result<Device, Error> {
+        let n = cuda::device_count()?;
+        if ordinal < n {
+            Ok(Device::Cuda(ordinal))
+        } else {
+            Err(Error::Cuda {
+                what: format!("Device::cuda({ordinal})"),
+                reason: format!(
+                    "no such device: {n} CUDA device{} present",
+                    if n == 1 { " is" } else { "s are" }
+                ),
+            })
+        }
+    }
+
+    /// The best device available: `Device::Cuda(0)` when a CUDA driver and GPU are
+    /// present, else the CPU. Probed once; never panics. The choice is returned so
+    /// callers can report it (`Display` gives `cpu` or `cuda:0`);
+    /// [`cuda::skip_reason`] says why no GPU was chosen.
     pub fn best() -> Device {
-        Device::Cpu
+        static BEST: OnceLock<Device> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            if cuda::is_available() {
+                Device::Cuda(0)
+            } else {
+                Device::Cpu
+            }
+        })
     }
 
     /// Whether this is the CPU.
     pub fn is_cpu(self) -> bool {
         self == Device::Cpu
+    }
+
+    /// Whether this is a CUDA device.
+    pub fn is_cuda(self) -> bool {
+        matches!(self, Device::Cuda(_))
+    }
+
+    /// Waits for all work queued on the device (nothing to wait for on the CPU,
+    /// whose launches are synchronous). On a GPU this also reports asynchronous
+    /// errors, and [`Error::OutOfBounds`] if a bounds-checked kernel indexed out of
+    /// range since the last synchronisation.
+    pub fn synchronize(self) -> Result<(), Error> {
+        match self {
+            Device::Cpu => Ok(()),
+            Device::Cuda(i) => cuda::synchronize(i),
+        }
     }
 
     /// The single device shared by all arrays of a launch of `kernel`; the CPU if

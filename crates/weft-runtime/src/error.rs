@@ -74,7 +74,51 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
+    /// The kernel uses something the CUDA back end cannot translate yet.
+    #[error("kernel `{kernel}` cannot run on CUDA yet: {reason}")]
+    Unsupported {
+        /// Kernel name.
+        kernel: &'static str,
+        /// What is missing.
+        reason: &'static str,
+    },
     /// The operation needs a device that is not present.
     #[error("device {0} is not available")]
     Unavailable(Device),
+    /// A CUDA operation failed: no driver, no such device, a driver error, a PTX
+    /// module that does not load (with the JIT compiler's log), a failed launch.
+    #[error("CUDA: {what}: {reason}")]
+    Cuda {
+        /// The operation, naming the device and, for launches and module loads, the
+        /// kernel (e.g. "launch of kernel `integrate` on cuda:0").
+        what: String,
+        /// Why it failed: the driver's error name and description, or the JIT log.
+        reason: String,
+    },
+    /// A GPU kernel indexed an array out of bounds. Kernels built with bounds checks
+    /// (debug builds) report the first failing access through the device's error
+    /// record; it is read when the host next synchronizes with the device.
+    #[error(
+        "kernel `{kernel}`: index {index} out of bounds for array `{param}` of extent {len} (reported by the GPU)"
+    )]
+    OutOfBounds {
+        /// Kernel name (or `#<id>` if its id was never registered).
+        kernel: String,
+        /// The array parameter (or `#<index>` if its name is unknown).
+        param: String,
+        /// The offending index (one dimension of a multi-dimensional access).
+        index: i64,
+        /// The extent of that dimension.
+        len: i64,
+    },
+    /// Host code tried to reach the elements of an array that lives on a GPU.
+    #[error(
+        "{what}: the array lives on {device}, not in host memory; copy it with `to_vec()` or `to_device(Device::Cpu)`"
+    )]
+    NotOnHost {
+        /// The operation attempted (e.g. "Array::as_slice").
+        what: &'static str,
+        /// Where the array lives.
+        device: Device,
+    },
 }

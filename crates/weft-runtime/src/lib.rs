@@ -10,6 +10,7 @@ mod array;
 mod autodiff;
 mod buffer;
 pub mod cpu;
+pub mod cuda;
 mod device;
 mod dims;
 mod elem;
@@ -66,6 +67,26 @@ pub trait KernelStruct {
     ) -> Result<Self::View, Error> {
         let _ = guards;
         self.view(kernel, param, &mut Vec::new())
+    }
+    /// Appends the struct's components for a CUDA launch (arrays as device address
+    /// and extents, borrowed for writing when `write`); see [`pack`].
+    #[doc(hidden)]
+    fn pack_cuda(
+        &self,
+        write: bool,
+        kernel: &'static str,
+        param: &'static str,
+        b: &mut pack::ArgBuf,
+    ) -> Result<(), Error>;
+    /// Like [`KernelStruct::pack_cuda`] with each array replaced by its gradient.
+    #[doc(hidden)]
+    fn pack_cuda_grad(
+        &self,
+        kernel: &'static str,
+        param: &'static str,
+        b: &mut pack::ArgBuf,
+    ) -> Result<(), Error> {
+        self.pack_cuda(false, kernel, param, b)
     }
     /// Another handle on the same arrays and gradients ([`Array::share`]).
     fn share(&self) -> Self

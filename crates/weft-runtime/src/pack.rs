@@ -8,7 +8,8 @@
 //! matrices row-major, structures field by field, booleans as u32, arrays as their
 //! device address (u64) then one i32 extent per dimension.
 
-use crate::Dims;
+use crate::buffer::{BorrowConflict, BorrowGuard};
+use crate::{Array, Dims, Elem, Error};
 use weft_types::{
     DMat2, DMat3, DMat4, DQuat, DSpatialMatrix, DSpatialVector, DTransform, DVec2, DVec3, DVec4,
     IVec2, IVec3, IVec4, Mat2, Mat3, Mat4, Quat, SpatialMatrix, SpatialVector, Transform, UVec2,
@@ -148,6 +149,83 @@ pack_spatial!(
     DSpatialVector,
     DSpatialMatrix
 );
+
+fn borrow_error(kernel: &'static str, param: &'static str, c: BorrowConflict) -> Error {
+    Error::Borrow {
+        kernel,
+        param,
+        reason: match c {
+            BorrowConflict::Writing => "it is being written",
+            BorrowConflict::Reading => "it is being read",
+        },
+    }
+}
+
+fn pack_extents(shape: &[usize], b: &mut ArgBuf) {
+    for d in shape {
+        (*d as i32).pack(b);
+    }
+}
+
+impl<T: Elem, const N: usize> Array<T, N> {
+    /// Appends this array's device address and extents for a CUDA launch of
+    /// `kernel`, borrowing it for reading or writing (the launch is ordered on the
+    /// device's stream, so the borrow only has to exclude host-side users now and
+    /// bump the version of written arrays for the tape).
+    #[doc(hidden)]
+    pub fn pack_cuda(
+        &self,
+        write: bool,
+        kernel: &'static str,
+        param: &'static str,
+        b: &mut ArgBuf,
+    ) -> Result<(), Error> {
+        let flags = self.flags();
+        let guard = if write {
+            BorrowGuard::write(&flags)
+        } else {
+            BorrowGuard::read(&flags)
+        };
+        drop(guard.map_err(|c| borrow_error(kernel, param, c))?);
+        let ptr = self.device_ptr().ok_or(Error::Unavailable(self.device()))?;
+        // A graph being captured keeps the memory alive as long as itself.
+        crate::cuda::retain_in_capture(self.share());
+        ptr.pack(b);
+        pack_extents(&self.shape(), b);
+        Ok(())
+    }
+
+    /// Appends this array's gradient (address 0 when it has none) for an adjoint
+    /// launch of `kernel`.
+    #[doc(hidden)]
+    pub fn pack_cuda_grad(
+        &self,
+        kernel: &'static str,
+        param: &'static str,
+        b: &mut ArgBuf,
+    ) -> Result<(), Error> {
+        let _ = (kernel, param);
+        if self.has_grad() {
+            crate::cuda::retain_in_capture(self.share());
+        }
+        self.grad_device_ptr().unwrap_or(0).pack(b);
+        pack_extents(&self.shape(), b);
+        Ok(())
+    }
+}
+
+/// Launches entry `kernel` of `ptx` over `dims` on CUDA device `ordinal` with the
+/// packed arguments (the generated launch code's last step).
+#[doc(hidden)]
+pub fn launch(
+    ordinal: usize,
+    ptx: &'static str,
+    kernel: &'static str,
+    dims: &Dims,
+    args: &[u8],
+) -> Result<(), Error> {
+    crate::cuda::Launcher::new(ordinal).launch(ptx, kernel, dims.total(), args)
+}
 
 #[cfg(test)]
 mod tests {

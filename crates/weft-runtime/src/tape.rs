@@ -171,15 +171,13 @@ impl Tape {
                 output.len()
             )));
         }
-        match output.grad_mut() {
-            Some(mut g) => g.copy_from_slice(seed),
-            None => {
-                return Err(Error::Shape(
-                    "backward: the output array has no gradient; create it with `.requires_grad()`"
-                        .into(),
-                ));
-            }
+        if !output.has_grad() {
+            return Err(Error::Shape(
+                "backward: the output array has no gradient; create it with `.requires_grad()`"
+                    .into(),
+            ));
         }
+        output.set_grad(seed)?;
         self.run_backward()
     }
 

@@ -73,8 +73,8 @@ pub mod __private {
     pub use weft_macros::__chain;
     pub use weft_runtime::{
         Accum, AdjointStack, Array, ArrayView, AtomicElem, BorrowGuard, Device, Dims, Elem, Error,
-        KernelStruct, KernelZero, adj_splat, component, cpu, mat_elem, tape, with_component,
-        with_mat_elem,
+        KernelStruct, KernelZero, adj_splat, component, cpu, cuda, mat_elem, pack, tape,
+        with_component, with_mat_elem,
     };
     pub use weft_types as types;
     pub use weft_types::adjoint;

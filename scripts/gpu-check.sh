@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds Weft's test and benchmark binaries here (no GPU needed to build) and
+# gathers them, stripped, in target-gpu/ (ignored by git) with a runner script.
+# Then, through the device tool, run on the GPU machine in one call:
+#     run(command="bash target-gpu/run.sh", carry=["target-gpu"])
+# The runner executes every test binary (GPU tests run; CPU tests too) and the
+# CUDA benchmark, and prints a summary table last. Logs go to $OUT when set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf target-gpu && mkdir -p target-gpu
+# Test binaries that exercise the GPU or the kernels it runs (debug build, so GPU
+# bounds checks are on), and the runtime's own CUDA tests.
+cargo test -p weft-examples --test cuda --test ptx --test gradients --test language \
+    --test runtime -p weft-runtime --no-run --message-format=json 2>/dev/null \
+    | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' > target-gpu/tests.txt
+cargo bench --bench cuda --no-run --message-format=json 2>/dev/null \
+    | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["executable"])' > target-gpu/bench.txt
+for f in $(cat target-gpu/tests.txt target-gpu/bench.txt); do
+    cp "$f" target-gpu/ && strip "target-gpu/$(basename "$f")"
+done
+sed -i 's#.*/##' target-gpu/tests.txt target-gpu/bench.txt
+cat > target-gpu/run.sh <<'RUN'
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root.
+cd "$(dirname "$0")/.."
+out="${OUT:-/tmp}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+summary=""
+for t in $(cat target-gpu/tests.txt); do
+    log="$out/$t.log"
+    if "./target-gpu/$t" --test-threads=4 >"$log" 2>&1; then status=ok; else status=FAILED; fi
+    passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
+    failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
+    skipped=$(grep -c 'SKIPPED' "$log" || true)
+    summary+="| ${t%-*} | $status | $passed | $failed | $skipped |"$'\n'
+done
+for b in $(cat target-gpu/bench.txt); do "./target-gpu/$b" | tee "$out/bench.log"; done
+echo
+echo "| test binary | status | passed | failed | skipped (no CUDA) |"
+echo "|---|---|---|---|---|"
+printf '%s' "$summary"
+RUN
+chmod +x target-gpu/run.sh
+du -sh target-gpu

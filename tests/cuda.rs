@@ -1,0 +1,211 @@
+//! The CUDA back end against the CPU back end on the same random inputs (skipped
+//! with a printed reason where no GPU and driver exist). Bounds: integers and
+//! single IEEE operations exactly, float results within 4 ulp-scale relative error,
+//! gradients within 1e-5 relative (f32, different atomic summation order).
+
+use weft::prelude::*;
+use weft_examples::bounce::Rollout;
+use weft_examples::random_f32s;
+
+fn gpu() -> Option<Device> {
+    match Device::cuda(0) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            println!("SKIPPED (no CUDA): {e}");
+            None
+        }
+    }
+}
+
+fn vec3s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<Vec3> {
+    let r = random_f32s(3 * n, seed, lo, hi);
+    r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect()
+}
+
+fn close(a: f32, b: f32, rel: f32) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-6) || a == b
+}
+
+#[weft::kernel]
+fn integrate(x: &mut Array<Vec3>, v: &mut Array<Vec3>, g: Vec3, dt: f32) {
+    let i = tid();
+    let mut vel = v[i] + g * dt;
+    let mut pos = x[i] + vel * dt;
+    if pos.z < 0.0 {
+        pos.z = 0.0;
+        vel.z = -0.5 * vel.z;
+    }
+    x[i] = pos;
+    v[i] = vel;
+}
+
+#[test]
+fn particle_step_matches_the_cpu_bit_for_bit() {
+    let Some(dev) = gpu() else { return };
+    let n = 100_003;
+    let (x0, v0) = (vec3s(n, 1, -1.0, 1.0), vec3s(n, 2, -3.0, 3.0));
+    let run = |d: Device| {
+        let mut x = Array::from_slice(d, &x0);
+        let mut v = Array::from_slice(d, &v0);
+        for _ in 0..10 {
+            integrate::launch(n, &mut x, &mut v, Vec3::new(0.0, 0.0, -9.81), 0.01).unwrap();
+        }
+        (x.to_vec(), v.to_vec())
+    };
+    let (cpu, cuda) = (run(Device::Cpu), run(dev));
+    // add, mul and compare only, each correctly rounded on both: identical results.
+    assert_eq!(cpu, cuda);
+}
+
+#[weft::kernel]
+fn mixed(
+    a: &Array<f32>,
+    b: &Array<Vec3>,
+    q: &Array<Quat>,
+    m: &Array<Mat3>,
+    ints: &mut Array<i32>,
+    out: &mut Array<Vec3>,
+    sum: &mut Array<f32>,
+) {
+    let i = tid();
+    let mut acc = Vec3::ZERO;
+    let n = (i % 7) as i32;
+    for k in 0..n {
+        if k == 3 {
+            continue;
+        }
+        acc += b[i] * (k as f32);
+    }
+    let r = q[i] * b[i];
+    let s = clamp(a[i], -0.5, 0.5) + sqrt(abs(a[i])) + floor(a[i] * 3.0) + round(a[i] * 2.5);
+    out[i] = m[i] * acc + normalize(cross(r, Vec3::Z)) * s + Vec3::splat(length(r));
+    ints[i] = (a[i] * 100.0) as i32 * 3 + n;
+    atomic_add(&mut sum[0], a[i]);
+}
+
+#[test]
+fn mixed_kernel_agrees_with_the_cpu() {
+    let Some(dev) = gpu() else { return };
+    let n = 4097;
+    let a = random_f32s(n, 3, -2.0, 2.0);
+    let b = vec3s(n, 4, -1.0, 1.0);
+    let q: Vec<Quat> = vec3s(n, 5, -3.0, 3.0)
+        .into_iter()
+        .map(|v| Quat::from_scaled_axis(v))
+        .collect();
+    let m: Vec<Mat3> = (0..n)
+        .map(|i| Mat3::from_cols(b[i], b[(i + 1) % n], b[(i + 2) % n]))
+        .collect();
+    let run = |d: Device| {
+        let (aa, bb) = (Array::from_slice(d, &a), Array::from_slice(d, &b));
+        let (qq, mm) = (Array::from_slice(d, &q), Array::from_slice(d, &m));
+        let mut ints = Array::zeros(d, [n]);
+        let mut out = Array::zeros(d, [n]);
+        let mut sum = Array::zeros(d, [1]);
+        mixed::launch(n, &aa, &bb, &qq, &mm, &mut ints, &mut out, &mut sum).unwrap();
+        (ints.to_vec(), out.to_vec(), sum.to_vec()[0])
+    };
+    let (c, g) = (run(Device::Cpu), run(dev));
+    assert_eq!(c.0, g.0, "integers must agree exactly");
+    let mut worst = 0.0f32;
+    for (x, y) in c.1.iter().zip(&g.1) {
+        for k in 0..3 {
+            let e = (x[k] - y[k]).abs() / x[k].abs().max(1.0);
+            worst = worst.max(e);
+        }
+    }
+    println!("mixed kernel: worst relative difference {worst:.2e}");
+    assert!(worst < 4.0 * f32::EPSILON * 8.0, "worst {worst:e}");
+    assert!(close(c.2, g.2, 1e-5), "{} vs {}", c.2, g.2);
+}
+
+#[test]
+fn bounce_gradients_agree_with_the_cpu() {
+    let Some(dev) = gpu() else { return };
+    let balls = 64;
+    let x0: Vec<Vec3> = (0..balls)
+        .map(|i| Vec3::new(-0.5 + 0.01 * i as f32, 0.0, 1.0))
+        .collect();
+    let v: Vec<Vec3> = (0..balls)
+        .map(|i| Vec3::new(4.7 + 0.01 * i as f32, 0.0, -5.3))
+        .collect();
+    let run = |d: Device| {
+        let mut r = Rollout::new(d, &x0, Vec3::new(1.0, 0.0, 0.5));
+        let v0 = Array::from_slice(d, &v).requires_grad();
+        let mut loss = Array::zeros(d, [1]).requires_grad();
+        let mut tape = Tape::new();
+        r.gradient(&mut tape, &v0, &mut loss).unwrap();
+        (loss.to_vec()[0], v0.grad_to_vec().unwrap())
+    };
+    let (c, g) = (run(Device::Cpu), run(dev));
+    println!("bounce loss cpu {} cuda {}", c.0, g.0);
+    assert!(close(c.0, g.0, 1e-5));
+    let mut worst = 0.0f32;
+    for (x, y) in c.1.iter().zip(&g.1) {
+        for k in 0..3 {
+            worst = worst.max((x[k] - y[k]).abs() / x[k].abs().max(1.0));
+        }
+    }
+    println!("bounce gradient: worst relative difference {worst:.2e}");
+    assert!(worst < 1e-4, "worst {worst:e}");
+}
+
+#[weft::kernel]
+fn gather(x: &Array<f32>, idx: &Array<i32>, y: &mut Array<f32>) {
+    let i = tid();
+    y[i] = x[idx[i]];
+}
+
+#[test]
+fn out_of_range_indices_are_reported_at_the_next_sync() {
+    let Some(dev) = gpu() else { return };
+    if !cfg!(debug_assertions) {
+        println!("SKIPPED (release build): GPU bounds checks are a debug-build feature");
+        return;
+    }
+    let x = Array::from_slice(dev, &[1.0f32, 2.0]);
+    let idx = Array::from_slice(dev, &[0, 5]);
+    let mut y = Array::zeros(dev, [2]);
+    gather::launch(2, &x, &idx, &mut y).unwrap();
+    let e = dev.synchronize().unwrap_err().to_string();
+    assert!(e.contains("gather") && e.contains('5'), "{e}");
+}
+
+#[test]
+fn kernels_report_what_cuda_cannot_run_yet() {
+    let Some(dev) = gpu() else { return };
+    #[weft::kernel]
+    fn noise(y: &mut Array<f32>) {
+        let i = tid();
+        let mut s = rand_init(7, i as u32);
+        y[i] = randf(&mut s);
+    }
+    let mut y = Array::zeros(dev, [4]);
+    let e = noise::launch(4, &mut y).unwrap_err().to_string();
+    assert!(e.contains("noise") && e.contains("random"), "{e}");
+}
+
+#[test]
+fn these_kernels_have_ptx_without_a_gpu() {
+    for (name, ptx) in [
+        ("integrate", integrate::PTX),
+        ("mixed", mixed::PTX),
+        ("gather", gather::PTX),
+    ] {
+        let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
+        if let Ok(tool) = std::env::var("WEFT_PTXAS") {
+            let path = std::env::temp_dir().join(format!("weft-cuda-{name}.ptx"));
+            std::fs::write(&path, p).unwrap();
+            let out = std::process::Command::new(tool)
+                .args(["-arch=sm_90", "-o", "/dev/null"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
