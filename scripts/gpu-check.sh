@@ -18,7 +18,7 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' > target-gpu/tests.txt
-cargo bench --bench cuda --no-run --message-format=json 2>/dev/null \
+cargo bench --bench cuda --bench bounce --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -44,7 +44,14 @@ for t in $(cat target-gpu/tests.txt); do
     skipped=$(grep -c 'SKIPPED' "$log" || true)
     summary+="| ${t%-*} | $status | $passed | $failed | $skipped |"$'\n'
 done
-for b in $(cat target-gpu/bench.txt); do "./target-gpu/$b" | tee "$out/bench.log"; done
+for b in $(cat target-gpu/bench.txt); do
+    case "$b" in
+        # The CPU benchmark on 2 pinned cores of the (idle) GPU host, for reference.
+        bounce-*) taskset -c 0,1 "./target-gpu/$b" --bench --warm-up-time 1 --measurement-time 3 2>&1 \
+            | grep -E '^bounce|time:' | tee "$out/bounce.log" ;;
+        *) "./target-gpu/$b" | tee "$out/bench.log" ;;
+    esac
+done
 echo
 echo "| test binary | status | passed | failed | skipped (no CUDA) |"
 echo "|---|---|---|---|---|"

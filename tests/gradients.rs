@@ -582,3 +582,26 @@ fn an_overwritten_output_passes_no_gradient() {
     assert_eq!(mid.grad_to_vec().unwrap(), vec![0.0, 0.0]);
     assert_eq!(y.grad_to_vec().unwrap(), vec![0.0, 0.0]);
 }
+
+#[weft::func]
+fn scale_by(x: f64, k: i32) -> (f64, i32) {
+    (x * k as f64, k + 1)
+}
+
+#[weft::kernel]
+fn int_params(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let (a, k) = scale_by(x[i], 3);
+    y[i] = a * k as f64;
+}
+
+#[test]
+fn funcs_with_integer_parameters_and_results_differentiate() {
+    // y = 3 x · 4.
+    let x = Array::from_slice(Device::Cpu, &[1.0, 2.0]).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| int_params::launch(2, &x, &mut y)).unwrap();
+    tape.backward(&mut y).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![12.0, 12.0]);
+}

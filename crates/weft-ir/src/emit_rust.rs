@@ -659,7 +659,9 @@ impl Emitter<'_> {
                 let name = val(*v);
                 let e = self.expr(e);
                 if *ty == Type::Unit {
-                    quote!(#e;)
+                    // Bound anyway: a func's adjoint returns `()` for each
+                    // non-differentiable parameter.
+                    quote!(let #name = #e;)
                 } else if self.hoist.contains(v) {
                     quote!(#name = #e;)
                 } else {

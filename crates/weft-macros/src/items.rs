@@ -400,7 +400,9 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 let ir = lower_fn(&env, &f, FnKind::Kernel)?;
                 let funcs = dep_funcs(&env, &defs_parsed)?;
                 let func_blockers = func_adjoint_blockers(&funcs, &ir);
-                let ptx = crate::ptx::constants(&ir, &funcs);
+                let mut all = math_funcs();
+                all.extend(funcs.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let ptx = crate::ptx::constants(&ir, &all);
                 Ok(expand_kernel(&f, &ir, func_blockers, ptx))
             }
         }
@@ -517,6 +519,53 @@ fn dep_funcs(
         }
     }
     Ok(funcs)
+}
+
+/// The kernel-language versions of the elementary functions (`weft_math::dsl`),
+/// lowered to IR once per compilation, for the PTX emitter.
+pub fn math_funcs() -> HashMap<String, weft_ir::Function> {
+    thread_local! {
+        static FUNCS: std::cell::OnceCell<HashMap<String, weft_ir::Function>> =
+            const { std::cell::OnceCell::new() };
+    }
+    FUNCS.with(|c| c.get_or_init(lower_math_funcs).clone())
+}
+
+fn lower_math_funcs() -> HashMap<String, weft_ir::Function> {
+    {
+        let mut out = HashMap::new();
+        for src in [weft_math::dsl::F32, weft_math::dsl::F64] {
+            let Ok(file) = syn::parse_file(src) else {
+                continue;
+            };
+            let defs: Vec<(Def, syn::Item)> = file
+                .items
+                .into_iter()
+                .filter_map(|item| match item {
+                    syn::Item::Fn(mut f) => {
+                        f.attrs
+                            .retain(|a| a.path().segments.last().is_none_or(|s| s.ident != "func"));
+                        let tokens = quote!(#f);
+                        Some((
+                            Def {
+                                kind: Kind::Func,
+                                item: tokens,
+                            },
+                            syn::Item::Fn(f),
+                        ))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let Ok(env) = build_env(&defs, None) else {
+                continue;
+            };
+            if let Ok(funcs) = dep_funcs(&env, &defs) {
+                out.extend(funcs);
+            }
+        }
+        out
+    }
 }
 
 /// Why the adjoints of the funcs a kernel calls (directly or through other funcs)

@@ -62,6 +62,7 @@
 mod bits;
 mod classify;
 mod double_word;
+pub mod dsl;
 mod exp_log;
 mod exp_log_f64;
 mod hyperbolic;

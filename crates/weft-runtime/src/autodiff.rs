@@ -132,6 +132,20 @@ impl Accum for DTransform {
     }
 }
 
+/// Integers and booleans carry no gradient: accumulating keeps the first value
+/// (their adjoint slots in tuples stay zero).
+macro_rules! accum_none {
+    ($($t:ty),*) => {$(
+        impl Accum for $t {
+            #[inline(always)]
+            fn accum(a: Self, _b: Self) -> Self {
+                a
+            }
+        }
+    )*};
+}
+accum_none!(i32, u32, i64, u64, bool);
+
 impl Accum for () {
     #[inline(always)]
     fn accum(_: Self, _: Self) -> Self {}

@@ -130,6 +130,7 @@ pub(super) fn emit_kernel(
         ret: None,
         loops: Vec::new(),
     };
+    em.zero_vars(&mut frame);
     em.block(&mut frame, &f.body)?;
     em.c.place(&exit);
     em.c.ins("ret");
@@ -202,6 +203,35 @@ impl<'a> Em<'a> {
         let r = self.fresh(&comps);
         fr.vars.insert(var, r.clone());
         r
+    }
+
+    /// Adjoint functions (hoisted) read their accumulators before assigning them, as
+    /// the Rust emitter's zero-initialised declarations allow: start them at zero.
+    fn zero_vars(&mut self, fr: &mut Frame) {
+        if !fr.f.hoisted {
+            return;
+        }
+        for i in 0..fr.f.vars.len() {
+            let regs = self.var_regs(fr, VarId(i as u32));
+            for r in regs {
+                let z = match r.class {
+                    Class::Pred => {
+                        self.c.ins(format!("setp.ne.b32 {r}, 0, 0"));
+                        continue;
+                    }
+                    Class::F32 => super::regs::float_lit(0.0, Scalar::F32),
+                    Class::F64 => super::regs::float_lit(0.0, Scalar::F64),
+                    _ => "0".into(),
+                };
+                let t = match r.class {
+                    Class::B32 => "b32",
+                    Class::B64 => "b64",
+                    Class::F32 => "f32",
+                    _ => "f64",
+                };
+                self.c.ins(format!("mov.{t} {r}, {z}"));
+            }
+        }
     }
 
     pub fn block(&mut self, fr: &mut Frame, b: &Block) -> Res<()> {
@@ -563,6 +593,7 @@ impl<'a> Em<'a> {
             ret: Some((out.clone(), end.clone())),
             loops: Vec::new(),
         };
+        self.zero_vars(&mut inner);
         self.depth += 1;
         let r = self.block(&mut inner, &f.body);
         self.depth -= 1;

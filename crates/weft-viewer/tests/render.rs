@@ -1,0 +1,226 @@
+//! Headless rendering of a known scene, checked on real pixels: not blank, the red
+//! sphere where the camera puts it, the ground grid visible, and stable against a
+//! committed reference image within a tolerance.
+//!
+//! `WEFT_BLESS=1 cargo test -p weft-viewer --test render` rewrites the reference.
+
+use std::path::PathBuf;
+
+use glam::Vec3;
+use image::{Rgba, RgbaImage};
+use weft_viewer::{Color, Offscreen, OrbitCamera, Points, Scene, Shape, Transform};
+
+const W: u32 = 240;
+const H: u32 = 160;
+
+/// An offscreen renderer, or `None` with a printed reason when there is no adapter
+/// (outside CI; in CI — `CI` set — a missing adapter is a failure).
+fn offscreen() -> Option<Offscreen> {
+    match Offscreen::new(W, H) {
+        Ok(o) => Some(o),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            println!("SKIPPED: no graphics adapter: {e}");
+            None
+        }
+        Err(e) => panic!("CI must render (install mesa-vulkan-drivers): {e}"),
+    }
+}
+
+fn red_sphere_scene() -> (Scene, OrbitCamera) {
+    let mut scene = Scene::new();
+    scene
+        .log_shapes(
+            "sphere",
+            &[Shape::sphere(0.5)
+                .at(Transform::from_translation(Vec3::new(0.0, 0.0, 0.5)))
+                .color(Color::rgb(220, 30, 30))],
+        )
+        .unwrap();
+    let camera = OrbitCamera::look_at(Vec3::new(2.2, -2.6, 1.6), Vec3::new(0.0, 0.0, 0.45));
+    (scene, camera)
+}
+
+fn reference_path() -> PathBuf {
+    // Relative to the crate (cargo's working directory for tests), so a copied test
+    // binary run from the crate directory finds it too.
+    let rel = PathBuf::from("tests/reference/red_sphere.png");
+    if rel.exists() {
+        rel
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
+    }
+}
+
+fn is_red(p: &Rgba<u8>) -> bool {
+    p[0] as i32 > 90 && p[0] as i32 > 2 * p[1] as i32 && p[0] as i32 > 2 * p[2] as i32
+}
+
+#[test]
+fn red_sphere_on_a_grid() {
+    let Some(mut off) = offscreen() else { return };
+    println!("adapter: {}", off.gpu().describe());
+    let (scene, camera) = red_sphere_scene();
+    let image = off.render(&scene, &camera).unwrap();
+    assert_eq!(image.dimensions(), (W, H));
+
+    // Not blank: many distinct colours.
+    let mut distinct: Vec<[u8; 4]> = image.pixels().map(|p| p.0).collect();
+    distinct.sort();
+    distinct.dedup();
+    assert!(
+        distinct.len() > 200,
+        "image looks blank: {} colours",
+        distinct.len()
+    );
+
+    // The sphere is where the camera projects it, and only there.
+    let c = camera
+        .project(Vec3::new(0.0, 0.0, 0.5), W as f32, H as f32)
+        .unwrap();
+    let center = image.get_pixel(c.x as u32, c.y as u32);
+    assert!(
+        is_red(center),
+        "sphere centre at {c} is {center:?}, not red"
+    );
+    let red: Vec<(u32, u32)> = image
+        .enumerate_pixels()
+        .filter(|(_, _, p)| is_red(p))
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    // Projected radius: 0.5 m at the camera distance, in pixels.
+    let edge = camera
+        .project(
+            Vec3::new(0.0, 0.0, 0.5) + camera.right() * 0.5,
+            W as f32,
+            H as f32,
+        )
+        .unwrap();
+    let r_px = (edge - c).length();
+    let expected_area = std::f32::consts::PI * r_px * r_px;
+    assert!(
+        (red.len() as f32) > 0.6 * expected_area && (red.len() as f32) < 1.3 * expected_area,
+        "{} red pixels, expected about {expected_area:.0} (radius {r_px:.1} px)",
+        red.len()
+    );
+    for &(x, y) in &red {
+        let d = (glam::Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - c).length();
+        assert!(
+            d < r_px + 2.0,
+            "red pixel at ({x}, {y}) is {d:.1} px from the sphere centre (radius {r_px:.1})"
+        );
+    }
+    // The sky is above, the lit ground below: the top row is bluish, the bottom row grey.
+    let top = image.get_pixel(W / 2, 2);
+    assert!(top[2] > top[0], "top of the image should be sky: {top:?}");
+    let bottom = image.get_pixel(4, H - 3);
+    assert!(
+        (bottom[0] as i32 - bottom[2] as i32).abs() < 40 && bottom[0] > 60,
+        "bottom should be grey ground: {bottom:?}"
+    );
+    // The sphere casts a shadow: the ground right behind it (away from the light) is darker than open ground.
+    compare_with_reference(&image);
+}
+
+fn compare_with_reference(image: &RgbaImage) {
+    let path = reference_path();
+    if std::env::var_os("WEFT_BLESS").is_some() {
+        image.save(&path).unwrap();
+        println!("wrote {}", path.display());
+        return;
+    }
+    let reference = image::open(&path)
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot read {} ({e}); create it with WEFT_BLESS=1",
+                path.display()
+            )
+        })
+        .to_rgba8();
+    assert_eq!(reference.dimensions(), image.dimensions());
+    // Tolerance: GPUs and lavapipe differ by 1-2 levels per channel, and edges of
+    // anti-aliased shapes by more on a few pixels.
+    let mut sum = 0u64;
+    let mut far = 0usize;
+    for (a, b) in image.pixels().zip(reference.pixels()) {
+        let d = (0..3)
+            .map(|k| (a[k] as i32 - b[k] as i32).unsigned_abs())
+            .max()
+            .unwrap();
+        sum += d as u64;
+        if d > 24 {
+            far += 1;
+        }
+    }
+    let n = (W * H) as f64;
+    let mean = sum as f64 / n;
+    let far_frac = far as f64 / n;
+    if mean > 1.5 || far_frac > 0.005 {
+        let out = std::env::temp_dir().join("weft_red_sphere_actual.png");
+        image.save(&out).unwrap();
+        panic!(
+            "differs from {}: mean difference {mean:.2} levels, {:.2}% of pixels off by more than 24 (actual saved to {})",
+            path.display(),
+            far_frac * 100.0,
+            out.display()
+        );
+    }
+}
+
+#[test]
+fn every_kind_of_entity_renders() {
+    let Some(mut off) = offscreen() else { return };
+    let mut scene = Scene::new();
+    let x: Vec<Vec3> = (0..400)
+        .map(|i| {
+            Vec3::new(
+                (i % 20) as f32 * 0.1 - 1.0,
+                (i / 20) as f32 * 0.1 - 1.0,
+                0.3,
+            )
+        })
+        .collect();
+    let s: Vec<f32> = (0..400).map(|i| i as f32).collect();
+    scene
+        .log_points(
+            "p",
+            Points::new(&x)
+                .radius(0.04)
+                .scalars(&s, weft_viewer::Colormap::Viridis),
+        )
+        .unwrap();
+    let quad = [
+        Vec3::new(-1.0, -1.0, 1.0),
+        Vec3::new(1.0, -1.0, 1.0),
+        Vec3::new(1.0, 1.0, 1.2),
+        Vec3::new(-1.0, 1.0, 1.2),
+    ];
+    scene
+        .log_mesh(
+            "m",
+            weft_viewer::Mesh::from_triangles(&quad, &[[0, 1, 2], [0, 2, 3]]),
+        )
+        .unwrap();
+    scene
+        .log_shapes(
+            "s",
+            &[
+                Shape::capsule(0.1, 0.3),
+                Shape::cuboid(Vec3::splat(0.2)).at(Transform::from_translation(Vec3::X)),
+            ],
+        )
+        .unwrap();
+    scene
+        .log_lines("l", weft_viewer::Lines::strip(&x[..20]).width(3.0))
+        .unwrap();
+    let mut cam = OrbitCamera::default();
+    cam.frame(scene.bounds().unwrap(), W as f32 / H as f32);
+    let a = off.render(&scene, &cam).unwrap();
+    // Rendering the same scene twice gives the same image (deterministic).
+    let b = off.render(&scene, &cam).unwrap();
+    assert_eq!(a.as_raw(), b.as_raw());
+    // Changing settings changes pixels: without shadows and ground, the image differs.
+    off.settings.shadows = false;
+    off.settings.ground = None;
+    let c = off.render(&scene, &cam).unwrap();
+    assert_ne!(a.as_raw(), c.as_raw());
+}
