@@ -9,21 +9,9 @@
 use std::time::Instant;
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
+use weft_examples::particles::integrate;
 
 const DT: f32 = 1.0 / 600.0;
-
-#[weft::kernel]
-fn integrate(x: &mut Array<Vec3>, v: &mut Array<Vec3>, g: Vec3, dt: f32) {
-    let i = tid();
-    let mut vel = v[i] + g * dt;
-    let mut pos = x[i] + vel * dt;
-    if pos.z < 0.0 {
-        pos.z = 0.0;
-        vel.z = -0.5 * vel.z;
-    }
-    x[i] = pos;
-    v[i] = vel;
-}
 
 #[weft::kernel]
 fn small(x: &Array<f32>, y: &Array<f32>, z: &mut Array<f32>, a: f32) {

@@ -6,22 +6,10 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use weft::prelude::*;
+use weft_examples::particles::integrate;
 
 const N: usize = 1 << 20;
 const DT: f32 = 1.0 / 600.0;
-
-#[weft::kernel]
-fn integrate(x: &mut Array<Vec3>, v: &mut Array<Vec3>, g: Vec3, dt: f32) {
-    let i = tid();
-    let mut vel = v[i] + g * dt;
-    let mut pos = x[i] + vel * dt;
-    if pos.z < 0.0 {
-        pos.z = 0.0;
-        vel.z = -0.5 * vel.z;
-    }
-    x[i] = pos;
-    v[i] = vel;
-}
 
 fn hand_written(x: &mut [Vec3], v: &mut [Vec3], g: Vec3, dt: f32) {
     let threads = rayon::current_num_threads();

@@ -5,6 +5,7 @@
 
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
+use weft_examples::particles::integrate;
 use weft_examples::random_f32s;
 
 fn gpu() -> Option<Device> {
@@ -24,19 +25,6 @@ fn vec3s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<Vec3> {
 
 fn close(a: f32, b: f32, rel: f32) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-6) || a == b
-}
-
-#[weft::kernel]
-fn integrate(x: &mut Array<Vec3>, v: &mut Array<Vec3>, g: Vec3, dt: f32) {
-    let i = tid();
-    let mut vel = v[i] + g * dt;
-    let mut pos = x[i] + vel * dt;
-    if pos.z < 0.0 {
-        pos.z = 0.0;
-        vel.z = -0.5 * vel.z;
-    }
-    x[i] = pos;
-    v[i] = vel;
 }
 
 #[test]

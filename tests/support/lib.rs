@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod bounce;
+pub mod particles;
 
 /// Deterministic pseudo-random f32 values in `[lo, hi)` (SplitMix64), for test inputs.
 pub fn random_f32s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {

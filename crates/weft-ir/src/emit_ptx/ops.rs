@@ -740,13 +740,24 @@ impl Em<'_> {
             return Err(unsupported());
         }
         let plain = |t: &Type| matches!(t, Type::Scalar(_) | Type::Vector(..));
-        // Sums an adjoint over the components a scalar operand was broadcast to.
-        let sum = |em: &mut Self, v: &[Reg]| -> Reg {
+        // A scalar operand broadcast over the other's components, and back: its
+        // adjoint sums over them.
+        let widen = |v: &Vec<Reg>, n: usize| {
+            if v.len() == 1 {
+                vec![v[0]; n]
+            } else {
+                v.clone()
+            }
+        };
+        let narrow = |em: &mut Self, v: Vec<Reg>, len: usize| -> Vec<Reg> {
+            if len != 1 || v.len() == 1 {
+                return v;
+            }
             let mut acc = v[0];
             for r in &v[1..] {
                 acc = em.arith("add", s, acc, *r);
             }
-            acc
+            vec![acc]
         };
         Ok(match (name, at.len()) {
             ("neg", 2) if plain(&at[0]) => {
@@ -771,32 +782,15 @@ impl Em<'_> {
                 let adj = &a[2];
                 let n = adj.len();
                 let (x, y) = (&a[0], &a[1]);
-                let xs: Vec<Reg> = if x.len() == 1 {
-                    vec![x[0]; n]
-                } else {
-                    x.clone()
-                };
-                let ys: Vec<Reg> = if y.len() == 1 {
-                    vec![y[0]; n]
-                } else {
-                    y.clone()
-                };
+                let (xs, ys) = (widen(x, n), widen(y, n));
                 let ax: Vec<Reg> = (0..n)
                     .map(|k| self.arith("mul", s, adj[k], ys[k]))
                     .collect();
                 let ay: Vec<Reg> = (0..n)
                     .map(|k| self.arith("mul", s, adj[k], xs[k]))
                     .collect();
-                let mut out = if x.len() == 1 && n > 1 {
-                    vec![sum(self, &ax)]
-                } else {
-                    ax
-                };
-                out.extend(if y.len() == 1 && n > 1 {
-                    vec![sum(self, &ay)]
-                } else {
-                    ay
-                });
+                let mut out = narrow(self, ax, x.len());
+                out.extend(narrow(self, ay, y.len()));
                 out
             }
             ("div", 3) if plain(&at[0]) && plain(&at[1]) => {
@@ -804,16 +798,7 @@ impl Em<'_> {
                 let adj = &a[2];
                 let n = adj.len();
                 let (x, y) = (&a[0], &a[1]);
-                let xs: Vec<Reg> = if x.len() == 1 {
-                    vec![x[0]; n]
-                } else {
-                    x.clone()
-                };
-                let ys: Vec<Reg> = if y.len() == 1 {
-                    vec![y[0]; n]
-                } else {
-                    y.clone()
-                };
+                let (xs, ys) = (widen(x, n), widen(y, n));
                 let ax: Vec<Reg> = (0..n)
                     .map(|k| self.arith("div", s, adj[k], ys[k]))
                     .collect();
@@ -824,16 +809,8 @@ impl Em<'_> {
                         self.unary(UnOp::Neg, s, m)
                     })
                     .collect();
-                let mut out = if x.len() == 1 && n > 1 {
-                    vec![sum(self, &ax)]
-                } else {
-                    ax
-                };
-                out.extend(if y.len() == 1 && n > 1 {
-                    vec![sum(self, &ay)]
-                } else {
-                    ay
-                });
+                let mut out = narrow(self, ax, x.len());
+                out.extend(narrow(self, ay, y.len()));
                 out
             }
             ("dot", 3) if plain(&at[0]) => {
