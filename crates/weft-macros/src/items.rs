@@ -400,9 +400,8 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 let ir = lower_fn(&env, &f, FnKind::Kernel)?;
                 let funcs = dep_funcs(&env, &defs_parsed)?;
                 let func_blockers = func_adjoint_blockers(&funcs, &ir);
-                let mut all = math_funcs();
-                all.extend(funcs.iter().map(|(k, v)| (k.clone(), v.clone())));
-                let ptx = crate::ptx::constants(&ir, &all);
+                let math = math_funcs();
+                let ptx = crate::ptx::constants(&ir, &[&funcs, &math]);
                 Ok(expand_kernel(&f, &ir, func_blockers, ptx))
             }
         }
@@ -523,12 +522,15 @@ fn dep_funcs(
 
 /// The kernel-language versions of the elementary functions (`weft_math::dsl`),
 /// lowered to IR once per compilation, for the PTX emitter.
-pub fn math_funcs() -> HashMap<String, weft_ir::Function> {
+pub fn math_funcs() -> std::rc::Rc<HashMap<String, weft_ir::Function>> {
     thread_local! {
-        static FUNCS: std::cell::OnceCell<HashMap<String, weft_ir::Function>> =
+        static FUNCS: std::cell::OnceCell<std::rc::Rc<HashMap<String, weft_ir::Function>>> =
             const { std::cell::OnceCell::new() };
     }
-    FUNCS.with(|c| c.get_or_init(lower_math_funcs).clone())
+    FUNCS.with(|c| {
+        c.get_or_init(|| std::rc::Rc::new(lower_math_funcs()))
+            .clone()
+    })
 }
 
 fn lower_math_funcs() -> HashMap<String, weft_ir::Function> {

@@ -9,7 +9,7 @@ use quote::quote;
 /// CUDA back end cannot run it (the CPU back end is unaffected).
 pub fn constants(
     ir: &weft_ir::Function,
-    funcs: &HashMap<String, weft_ir::Function>,
+    funcs: &[&HashMap<String, weft_ir::Function>],
 ) -> TokenStream {
     let kernel_id = kernel_id(&ir.name);
     let mut adj_fn = weft_ir::autodiff::adjoint(ir).function;

@@ -47,7 +47,7 @@ impl<'f> Frame<'f> {
 
 pub(super) struct Em<'a> {
     pub c: Code,
-    funcs: &'a HashMap<String, Function>,
+    funcs: &'a [&'a HashMap<String, Function>],
     options: Options,
     /// The flat thread index (b32) and the launch extents.
     tid: Reg,
@@ -60,7 +60,7 @@ pub(super) struct Em<'a> {
 
 pub(super) fn emit_kernel(
     f: &Function,
-    funcs: &HashMap<String, Function>,
+    funcs: &[&HashMap<String, Function>],
     options: Options,
 ) -> Res<PtxKernel> {
     let mut c = Code::default();
@@ -561,7 +561,7 @@ impl<'a> Em<'a> {
         ret: &Type,
         adjoint: bool,
     ) -> Res<Vec<Reg>> {
-        let Some(f) = self.funcs.get(name) else {
+        let Some(f) = self.func(name) else {
             return Err(format!(
                 "func `{name}` is not available to the CUDA back end"
             ));
@@ -633,8 +633,9 @@ impl<'a> Em<'a> {
         r
     }
 
-    pub fn funcs(&self) -> &HashMap<String, Function> {
-        self.funcs
+    /// The func `name` from the first map that has it.
+    pub fn func(&self, name: &str) -> Option<&'a Function> {
+        self.funcs.iter().find_map(|m| m.get(name))
     }
 }
 

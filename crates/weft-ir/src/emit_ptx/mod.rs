@@ -49,11 +49,11 @@ pub struct Options {
 }
 
 /// Emits kernel `f` as a PTX module with one entry named like the kernel. `funcs`
-/// holds the funcs it may call (inlined), by name, including the kernel-language
-/// versions of the elementary functions.
+/// holds the funcs it may call (inlined), by name, looked up in order (the user's,
+/// then the kernel-language versions of the elementary functions).
 pub fn kernel(
     f: &Function,
-    funcs: &HashMap<String, Function>,
+    funcs: &[&HashMap<String, Function>],
     options: Options,
 ) -> Result<PtxKernel, String> {
     emitter::emit_kernel(f, funcs, options)

@@ -668,7 +668,7 @@ impl Em<'_> {
                 // Elementary functions: the kernel-language versions of weft-math.
                 let double = s == Scalar::F64;
                 let f = format!("__weft_{other}_{}", if double { "f64" } else { "f32" });
-                if self.funcs().contains_key(&f) && at.iter().all(|t| t.is_float_scalar()) {
+                if self.func(&f).is_some() && at.iter().all(|t| t.is_float_scalar()) {
                     return self.inline(fr, &f, a, t, false);
                 }
                 return Err(format!("builtin `{other}` is not supported on CUDA yet"));
