@@ -4,7 +4,9 @@
 //!   the same bytes, in one run;
 //! - host overhead per launch (1000 launches of a small kernel, one sync);
 //! - first-launch latency (module load from the embedded PTX);
-//! - the bounce optimization's forward and forward+backward at 16,384 balls.
+//! - the bounce optimization's forward and forward+backward at 16,384 balls;
+//! - sums into one element over 16M threads (a loss, a shared parameter's
+//!   gradient), against the copy bandwidth.
 
 use std::time::Instant;
 use weft::prelude::*;
@@ -17,6 +19,18 @@ const DT: f32 = 1.0 / 600.0;
 fn small(x: &Array<f32>, y: &Array<f32>, z: &mut Array<f32>, a: f32) {
     let i = tid();
     z[i] = a * x[i] + y[i];
+}
+
+#[weft::kernel]
+fn square_sum(x: &Array<f32>, loss: &mut Array<f32>) {
+    let i = tid();
+    atomic_add(&mut loss[0], x[i] * x[i]);
+}
+
+#[weft::kernel]
+fn scale_shared(x: &Array<f32>, k: &Array<f32>, y: &mut Array<f32>) {
+    let i = tid();
+    y[i] = x[i] * k[0];
 }
 
 /// Median seconds of `reps` runs of `f`, each synchronized.
@@ -97,6 +111,35 @@ fn main() {
     rows.push((
         "particles: fraction of copy bandwidth".into(),
         format!("{:.1} %", 100.0 * copy / step),
+    ));
+
+    // Sums into one element over 16M threads.
+    let xf = Array::from_vec(dev, vec![0.5f32; n]);
+    let mut l = Array::zeros(dev, [1]);
+    square_sum::launch(n, &xf, &mut l).unwrap();
+    let sum = time(dev, 50, || square_sum::launch(n, &xf, &mut l).unwrap());
+    rows.push((
+        "sum of x² into one element, 16M f32".into(),
+        format!(
+            "{:.3} ms, {:.2} TB/s read, {:.1} G adds/s",
+            sum * 1e3,
+            (n * 4) as f64 / sum / 1e12,
+            n as f64 / sum / 1e9
+        ),
+    ));
+    let xg = Array::from_vec(dev, vec![0.5f32; n]).requires_grad();
+    let k = Array::from_vec(dev, vec![2.0f32]).requires_grad();
+    let mut yg = Array::zeros(dev, [n]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| scale_shared::launch(n, &xg, &k, &mut yg))
+        .unwrap();
+    tape.run_backward().unwrap();
+    let back = time(dev, 50, || tape.run_backward().unwrap());
+    // Reads x and y's gradient, zeroes y's gradient, adds into x's gradient.
+    let moved = (n * 4 * 5) as f64;
+    rows.push((
+        "adjoint of y = x·k[0], 16M (k's gradient into one element)".into(),
+        format!("{:.3} ms, {:.2} TB/s", back * 1e3, moved / back / 1e12),
     ));
 
     // The bounce optimization, 16,384 balls, 288 steps.

@@ -47,8 +47,8 @@ done
 for b in $(cat target-gpu/bench.txt); do
     case "$b" in
         # The CPU benchmark on 2 pinned cores of the (idle) GPU host, for reference.
-        bounce-*) taskset -c 0,1 "./target-gpu/$b" --bench --warm-up-time 1 --measurement-time 3 2>&1 \
-            | grep -E '^bounce|time:' | tee "$out/bounce.log" ;;
+        bounce-*) RAYON_NUM_THREADS=2 taskset -c 0,1 "./target-gpu/$b" --bench --warm-up-time 1 \
+            --measurement-time 3 2>&1 | grep -E '^bounce|time:' | tee "$out/bounce.log" ;;
         *) "./target-gpu/$b" | tee "$out/bench.log" ;;
     esac
 done

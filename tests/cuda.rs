@@ -180,6 +180,8 @@ fn these_kernels_have_ptx_without_a_gpu() {
         ("mixed", mixed::PTX),
         ("gather", gather::PTX),
         ("elementary", elementary::PTX),
+        ("funnel", funnel::PTX),
+        ("scale_shared_adjoint", scale_shared::ADJOINT_PTX),
     ] {
         let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
         if let Ok(tool) = std::env::var("WEFT_PTXAS") {
@@ -226,5 +228,116 @@ fn elementary_functions_match_the_cpu_bit_for_bit() {
     };
     let (c, g) = (run(Device::Cpu), run(dev));
     assert_eq!(c.0, g.0);
+    assert_eq!(c.1, g.1);
+}
+
+/// Sums into one element: f32, f64, Vec3 and i32 (warp-summed before the atomic),
+/// one of them only on some threads (divergent warps take the per-lane path).
+#[weft::kernel]
+fn funnel(
+    x: &Array<f32>,
+    s32: &mut Array<f32>,
+    s64: &mut Array<f64>,
+    sv: &mut Array<Vec3>,
+    count: &mut Array<i32>,
+    pos: &mut Array<f32>,
+) {
+    let i = tid();
+    let a = x[i];
+    atomic_add(&mut s32[0], a);
+    atomic_sub(&mut s64[0], a as f64);
+    atomic_add(&mut sv[1], Vec3::new(a, 1.0, -2.0 * a));
+    atomic_add(&mut count[0], 1);
+    if a > 0.0 {
+        atomic_add(&mut pos[0], a);
+    }
+}
+
+#[test]
+fn sums_into_one_element_agree_with_the_cpu() {
+    assert!(funnel::PTX.unwrap().contains("shfl.sync.bfly"));
+    let Some(dev) = gpu() else { return };
+    // Not a multiple of the warp size: the last warp is partial.
+    let n = 1_000_003;
+    let x = random_f32s(n, 21, -1.0, 1.0);
+    let run = |d: Device| {
+        let xa = Array::from_slice(d, &x);
+        let (mut s32, mut s64) = (Array::zeros(d, [1]), Array::zeros(d, [1]));
+        let (mut sv, mut count, mut pos) = (
+            Array::zeros(d, [2]),
+            Array::zeros(d, [1]),
+            Array::zeros(d, [1]),
+        );
+        funnel::launch(n, &xa, &mut s32, &mut s64, &mut sv, &mut count, &mut pos).unwrap();
+        (
+            s32.to_vec()[0],
+            s64.to_vec()[0],
+            sv.to_vec(),
+            count.to_vec()[0],
+            pos.to_vec()[0],
+        )
+    };
+    let (c, g) = (run(Device::Cpu), run(dev));
+    let exact: f64 = x.iter().map(|&a| a as f64).sum();
+    let exact_pos: f64 = x.iter().filter(|&&a| a > 0.0).map(|&a| a as f64).sum();
+    let abs: f64 = x.iter().map(|&a| a.abs() as f64).sum();
+    println!("one-element sums: cpu {} cuda {} exact {exact}", c.0, g.0);
+    // f32 sums of 1M terms in any order: within 1e-6 of the sum of |x| per term.
+    let tol = 1e-6 * abs;
+    assert!((g.0 as f64 - exact).abs() < tol, "{} vs {exact}", g.0);
+    assert!((g.1 + exact).abs() < 1e-9 * abs, "{} vs {}", g.1, -exact);
+    assert_eq!(g.2[0], Vec3::ZERO);
+    assert!(
+        (g.2[1].x as f64 - exact).abs() < tol && (g.2[1].z as f64 + 2.0 * exact).abs() < 2.0 * tol
+    );
+    assert_eq!(g.2[1].y, n as f32);
+    assert_eq!(g.3, n as i32);
+    assert_eq!(c.3, g.3);
+    assert!(
+        (g.4 as f64 - exact_pos).abs() < tol,
+        "{} vs {exact_pos}",
+        g.4
+    );
+}
+
+#[weft::kernel]
+fn scale_shared(x: &Array<f32>, k: &Array<f32>, y: &mut Array<f32>) {
+    let i = tid();
+    y[i] = x[i] * k[0];
+}
+
+#[test]
+fn shared_parameter_gradient_agrees_with_the_cpu() {
+    let Some(dev) = gpu() else { return };
+    let n = 300_007;
+    let x = random_f32s(n, 22, -1.0, 1.0);
+    let seed = random_f32s(n, 23, -1.0, 1.0);
+    let run = |d: Device| {
+        let xa = Array::from_slice(d, &x).requires_grad();
+        let k = Array::from_slice(d, &[1.5f32]).requires_grad();
+        let mut y = Array::zeros(d, [n]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| scale_shared::launch(n, &xa, &k, &mut y))
+            .unwrap();
+        tape.backward_from(&mut y, &seed).unwrap();
+        (k.grad_to_vec().unwrap()[0], xa.grad_to_vec().unwrap())
+    };
+    let (c, g) = (run(Device::Cpu), run(dev));
+    let exact: f64 = x
+        .iter()
+        .zip(&seed)
+        .map(|(&a, &s)| a as f64 * s as f64)
+        .sum();
+    let abs: f64 = x
+        .iter()
+        .zip(&seed)
+        .map(|(&a, &s)| (a * s).abs() as f64)
+        .sum();
+    println!(
+        "shared parameter gradient: cpu {} cuda {} exact {exact}",
+        c.0, g.0
+    );
+    assert!((g.0 as f64 - exact).abs() < 1e-6 * abs);
+    // Each thread's own gradient: one multiply, identical.
     assert_eq!(c.1, g.1);
 }

@@ -119,3 +119,24 @@ fn ptx_uses_exact_arithmetic_and_bounds_checks() {
     // Bounds checks write the error record instead of faulting.
     assert!(p.contains("atom.global.cas.b32"), "{p}");
 }
+
+#[weft::kernel]
+fn shared_k(x: &Array<f32>, k: &Array<f32>, y: &mut Array<f32>) {
+    let i = tid();
+    y[i] = x[i] * k[0];
+}
+
+#[test]
+fn one_address_accumulation_is_summed_over_the_warp() {
+    // `atomic_add(&mut l[0], ..)` whose old value is unused: warp sum, then one atomic.
+    let p = loss::PTX.unwrap();
+    assert!(p.contains("vote.sync.all.pred"), "{p}");
+    assert_eq!(p.matches("shfl.sync.bfly.b32").count(), 5, "{p}");
+    // The adjoint: `k`'s gradient funnels into one element (warp sum: one `red` for
+    // the leader, one on the per-lane path); `x`'s gradient is each thread's own
+    // element (plain load, add, store).
+    let a = shared_k::ADJOINT_PTX.unwrap();
+    assert_eq!(a.matches("shfl.sync.bfly.b32").count(), 5, "{a}");
+    assert_eq!(a.matches("red.global.add").count(), 2, "{a}");
+    check("shared_k_adjoint", shared_k::ADJOINT_PTX);
+}

@@ -183,30 +183,6 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
     let tid = tid_values(f);
     let mut param_of: HashMap<ValueId, usize> = HashMap::new();
     let mut disqualified: HashSet<usize> = HashSet::new();
-    fn uses(e: &Expr) -> Vec<ValueId> {
-        match e {
-            Expr::Unary(_, a) | Expr::Cast(a, _) | Expr::Splat(_, a) | Expr::Extract(a, _) => {
-                vec![*a]
-            }
-            Expr::Binary(_, a, b) | Expr::DynIndex(a, b) | Expr::Insert(a, _, b) => vec![*a, *b],
-            Expr::DynInsert(a, b, c) | Expr::MatElem(a, b, c) => vec![*a, *b, *c],
-            Expr::Builtin(_, args) | Expr::Rng(_, _, args) | Expr::Construct(_, args) => {
-                args.clone()
-            }
-            Expr::Call { args, .. } => args.clone(),
-            Expr::Load(a, idx) | Expr::Atomic(_, a, idx, _) => {
-                std::iter::once(*a).chain(idx.iter().copied()).collect()
-            }
-            Expr::Len(a, _) => vec![*a],
-            Expr::MatInsert(a, b, c, d) => vec![*a, *b, *c, *d],
-            Expr::Accum(a, b) => vec![*a, *b],
-            Expr::Adjoint(_, args) | Expr::FuncAdjoint { args, .. } => args.clone(),
-            Expr::GradRead(g, p, idx, _) => {
-                [*g, *p].into_iter().chain(idx.iter().copied()).collect()
-            }
-            Expr::Lit(_) | Expr::Param(_) | Expr::Var(_) | Expr::Tid(_) | Expr::Zero(_) => vec![],
-        }
-    }
     fn walk(
         b: &Block,
         tid: &HashSet<ValueId>,
@@ -239,7 +215,7 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
                 Stmt::Def(_, e) => {
                     // Any other use of an array value (passed to a func, stored in a
                     // struct): its accesses are unknown here.
-                    for u in uses(e) {
+                    for u in e.operands() {
                         if let Some(p) = param_of.get(&u) {
                             bad.insert(*p);
                         }
@@ -303,6 +279,10 @@ pub fn tid_indexed_arrays(f: &Function) -> Vec<usize> {
                     Some((a, idx))
                 }
                 Stmt::Store(a, idx, _) => Some((a, idx)),
+                // Gradient accesses are bounds-checked against the primal array.
+                Stmt::Def(_, Expr::GradRead(_, a, idx, _)) | Stmt::GradAdd(_, a, idx, _) => {
+                    Some((a, idx))
+                }
                 Stmt::If(_, x, y) => {
                     walk(x, tid, params_of, out);
                     walk(y, tid, params_of, out);
@@ -497,9 +477,10 @@ impl Emitter<'_> {
                 let (m, r, c, x) = (val(*m), val(*r), val(*c), val(*x));
                 quote!(#rt::with_mat_elem(#m, #r as i64, #c as i64, #x))
             }
+            // Adjoint accumulators start from `-0.0` (see `KernelZero::adj_zero`).
             Expr::Zero(t) => {
                 let t = rust_type(t);
-                quote!(<#t as #rt::KernelZero>::zero())
+                quote!(<#t as #rt::KernelZero>::adj_zero())
             }
             Expr::Accum(a, b) => {
                 let (a, b) = (val(*a), val(*b));
@@ -633,12 +614,12 @@ impl Emitter<'_> {
             .map(|(i, v)| {
                 let n = val(ValueId(i as u32));
                 let t = rust_type(&v.ty);
-                quote!(let mut #n: #t = <#t as #rt::KernelZero>::zero();)
+                quote!(let mut #n: #t = <#t as #rt::KernelZero>::adj_zero();)
             });
         let vars = self.f.vars.iter().enumerate().map(|(i, v)| {
             let n = self.var(VarId(i as u32));
             let t = rust_type(&v.ty);
-            quote!(let mut #n: #t = <#t as #rt::KernelZero>::zero();)
+            quote!(let mut #n: #t = <#t as #rt::KernelZero>::adj_zero();)
         });
         quote! {
             let mut __stack = #rt::AdjointStack::new();

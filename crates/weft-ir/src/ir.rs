@@ -341,4 +341,79 @@ impl Function {
     pub fn ty(&self, v: ValueId) -> &Type {
         &self.values[v.0 as usize].ty
     }
+    /// Every value some statement or expression of the body reads.
+    pub fn used_values(&self) -> std::collections::HashSet<ValueId> {
+        fn walk(b: &Block, out: &mut std::collections::HashSet<ValueId>) {
+            for s in &b.0 {
+                match s {
+                    Stmt::Def(_, e) => out.extend(e.operands()),
+                    Stmt::Let(_, v) | Stmt::Assign(_, v) | Stmt::Return(Some(v)) => {
+                        out.insert(*v);
+                    }
+                    Stmt::Store(a, idx, v) => {
+                        out.insert(*a);
+                        out.insert(*v);
+                        out.extend(idx);
+                    }
+                    Stmt::GradAdd(g, p, idx, v) => {
+                        out.extend([*g, *p, *v]);
+                        out.extend(idx);
+                    }
+                    Stmt::If(c, a, b) => {
+                        out.insert(*c);
+                        walk(a, out);
+                        walk(b, out);
+                    }
+                    Stmt::For(_, lo, hi, body) | Stmt::ForRev(_, lo, hi, body) => {
+                        out.extend([*lo, *hi]);
+                        walk(body, out);
+                    }
+                    Stmt::While(c, v, body) => {
+                        out.insert(*v);
+                        walk(c, out);
+                        walk(body, out);
+                    }
+                    Stmt::Save(vs) => out.extend(vs),
+                    Stmt::Declare(_)
+                    | Stmt::Break
+                    | Stmt::Continue
+                    | Stmt::Return(None)
+                    | Stmt::Restore(_) => {}
+                }
+            }
+        }
+        let mut out = std::collections::HashSet::new();
+        walk(&self.body, &mut out);
+        out
+    }
+}
+
+impl Expr {
+    /// The values this expression reads.
+    pub fn operands(&self) -> Vec<ValueId> {
+        match self {
+            Expr::Unary(_, a) | Expr::Cast(a, _) | Expr::Splat(_, a) | Expr::Extract(a, _) => {
+                vec![*a]
+            }
+            Expr::Binary(_, a, b) | Expr::DynIndex(a, b) | Expr::Insert(a, _, b) => vec![*a, *b],
+            Expr::DynInsert(a, b, c) | Expr::MatElem(a, b, c) => vec![*a, *b, *c],
+            Expr::Builtin(_, args) | Expr::Rng(_, _, args) | Expr::Construct(_, args) => {
+                args.clone()
+            }
+            Expr::Call { args, .. } => args.clone(),
+            Expr::Load(a, idx) => std::iter::once(*a).chain(idx.iter().copied()).collect(),
+            Expr::Atomic(_, a, idx, v) => std::iter::once(*a)
+                .chain(idx.iter().copied())
+                .chain([*v])
+                .collect(),
+            Expr::Len(a, _) => vec![*a],
+            Expr::MatInsert(a, b, c, d) => vec![*a, *b, *c, *d],
+            Expr::Accum(a, b) => vec![*a, *b],
+            Expr::Adjoint(_, args) | Expr::FuncAdjoint { args, .. } => args.clone(),
+            Expr::GradRead(g, p, idx, _) => {
+                [*g, *p].into_iter().chain(idx.iter().copied()).collect()
+            }
+            Expr::Lit(_) | Expr::Param(_) | Expr::Var(_) | Expr::Tid(_) | Expr::Zero(_) => vec![],
+        }
+    }
 }

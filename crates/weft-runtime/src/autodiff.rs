@@ -12,6 +12,15 @@ use crate::{ArrayView, AtomicElem, Elem, Offset};
 pub trait KernelZero: Copy {
     /// Zero.
     fn zero() -> Self;
+
+    /// The additive identity adjoints start from: `-0.0` in every float component
+    /// (`-0.0 + x == x` for every `x`, `+0.0 + x` is not for `x = -0.0`), so the
+    /// compiler can drop the first addition into a fresh accumulator. Zero for
+    /// integers and booleans.
+    #[inline(always)]
+    fn adj_zero() -> Self {
+        Self::zero()
+    }
 }
 
 macro_rules! zero_via_zeroable {
@@ -24,46 +33,52 @@ macro_rules! zero_via_zeroable {
         }
     )*};
 }
+/// Float-based value types: `adj_zero` is `-0.0` in every word.
+macro_rules! zero_floats {
+    ($w:ty: $($t:ty),*) => {$(
+        impl KernelZero for $t {
+            #[inline(always)]
+            fn zero() -> Self {
+                <$t as bytemuck::Zeroable>::zeroed()
+            }
+            #[inline(always)]
+            fn adj_zero() -> Self {
+                const N: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
+                bytemuck::cast([-0.0 as $w; N])
+            }
+        }
+    )*};
+}
+zero_floats!(f32: f32, Vec2, Vec3, Vec4, Mat2, Mat3, Mat4, Quat, SpatialVector, SpatialMatrix);
+zero_floats!(f64: f64, DVec2, DVec3, DVec4, DMat2, DMat3, DMat4, DQuat, DSpatialVector,
+    DSpatialMatrix);
+
+// Transforms have padding between `p` and `q`.
+impl KernelZero for Transform {
+    #[inline(always)]
+    fn zero() -> Self {
+        <Transform as bytemuck::Zeroable>::zeroed()
+    }
+    #[inline(always)]
+    fn adj_zero() -> Self {
+        Transform::new(Vec3::adj_zero(), Quat::adj_zero())
+    }
+}
+
+impl KernelZero for DTransform {
+    #[inline(always)]
+    fn zero() -> Self {
+        <DTransform as bytemuck::Zeroable>::zeroed()
+    }
+    #[inline(always)]
+    fn adj_zero() -> Self {
+        DTransform::new(DVec3::adj_zero(), DQuat::adj_zero())
+    }
+}
+
 zero_via_zeroable!(
-    bool,
-    i32,
-    u32,
-    i64,
-    u64,
-    f32,
-    f64,
-    Vec2,
-    Vec3,
-    Vec4,
-    DVec2,
-    DVec3,
-    DVec4,
-    IVec2,
-    IVec3,
-    IVec4,
-    UVec2,
-    UVec3,
-    UVec4,
-    Mat2,
-    Mat3,
-    Mat4,
-    DMat2,
-    DMat3,
-    DMat4,
-    Quat,
-    DQuat,
-    Transform,
-    DTransform,
-    SpatialVector,
-    DSpatialVector,
-    SpatialMatrix,
-    DSpatialMatrix,
-    I64Vec2,
-    I64Vec3,
-    I64Vec4,
-    U64Vec2,
-    U64Vec3,
-    U64Vec4
+    bool, i32, u32, i64, u64, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4, I64Vec2, I64Vec3, I64Vec4,
+    U64Vec2, U64Vec3, U64Vec4
 );
 
 impl KernelZero for () {
@@ -157,6 +172,10 @@ macro_rules! tuples {
             #[inline(always)]
             fn zero() -> Self {
                 ($($n::zero(),)*)
+            }
+            #[inline(always)]
+            fn adj_zero() -> Self {
+                ($($n::adj_zero(),)*)
             }
         }
         impl<$($n: Accum),*> Accum for ($($n,)*) {
@@ -293,7 +312,7 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
         T: KernelZero,
     {
         if self.is_null() {
-            T::zero()
+            T::adj_zero()
         } else {
             self.read(o)
         }
@@ -309,7 +328,7 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
         T: KernelZero,
     {
         if self.is_null() {
-            T::zero()
+            T::adj_zero()
         } else {
             let g = self.read(o);
             self.write(o, T::zero());
@@ -353,7 +372,7 @@ impl<T: Elem + KernelZero, const N: usize> ArrayView<T, N> {
     #[inline(always)]
     pub unsafe fn grad_read_unsync(&self, o: Offset) -> T {
         if self.is_null() {
-            T::zero()
+            T::adj_zero()
         } else {
             // SAFETY: race-free by the caller's contract.
             unsafe { self.read_unsync(o) }
@@ -368,7 +387,7 @@ impl<T: Elem + KernelZero, const N: usize> ArrayView<T, N> {
     #[inline(always)]
     pub unsafe fn grad_take_unsync(&self, o: Offset) -> T {
         if self.is_null() {
-            T::zero()
+            T::adj_zero()
         } else {
             // SAFETY: race-free by the caller's contract.
             unsafe {

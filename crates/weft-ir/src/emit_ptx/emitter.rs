@@ -1,6 +1,6 @@
 //! Statements, control flow, memory and calls.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::layout::{self, Comp};
 use super::regs::{Class, Code, Reg, bits};
@@ -31,6 +31,14 @@ pub(super) struct Frame<'f> {
     ret: Option<(Vec<Reg>, String)>,
     /// Enclosing loops: (continue label, break label).
     loops: Vec<(String, String)>,
+    /// Values some statement reads (an atomic whose old value nobody reads can be
+    /// summed over the warp first).
+    pub used: HashSet<ValueId>,
+    /// Values known to equal the flat thread index (none inside inlined funcs).
+    pub tid_vals: HashSet<ValueId>,
+    /// Array parameters each thread touches only at its own `tid()` (or only
+    /// reads): their gradients take plain adds.
+    unsync: HashSet<usize>,
 }
 
 impl<'f> Frame<'f> {
@@ -129,6 +137,9 @@ pub(super) fn emit_kernel(
         params,
         ret: None,
         loops: Vec::new(),
+        used: f.used_values(),
+        tid_vals: crate::emit_rust::tid_values(f),
+        unsync: crate::emit_rust::unsync_arrays(f),
     };
     em.zero_vars(&mut frame);
     em.block(&mut frame, &f.body)?;
@@ -219,8 +230,9 @@ impl<'a> Em<'a> {
                         self.c.ins(format!("setp.ne.b32 {r}, 0, 0"));
                         continue;
                     }
-                    Class::F32 => super::regs::float_lit(0.0, Scalar::F32),
-                    Class::F64 => super::regs::float_lit(0.0, Scalar::F64),
+                    // Adjoint accumulators start from `-0.0` (`-0.0 + x == x`).
+                    Class::F32 => super::regs::float_lit(-0.0, Scalar::F32),
+                    Class::F64 => super::regs::float_lit(-0.0, Scalar::F64),
                     _ => "0".into(),
                 };
                 let t = match r.class {
@@ -243,6 +255,24 @@ impl<'a> Em<'a> {
 
     fn stmt(&mut self, fr: &mut Frame, s: &Stmt) -> Res<()> {
         match s {
+            // An atomic add whose old value nobody reads, at an index other than
+            // the thread's own: summed over the warp first.
+            Stmt::Def(v, Expr::Atomic(op @ (AtomicOp::Add | AtomicOp::Sub), arr, idx, x))
+                if !fr.used.contains(v) && !(idx.len() == 1 && fr.tid_vals.contains(&idx[0])) =>
+            {
+                let t = fr.ty(*x).clone();
+                let addr = self.address(fr, *arr, idx)?;
+                let mut val = fr.get(*x)?;
+                if *op == AtomicOp::Sub {
+                    let s = super::ops::scalar_of(&t)?;
+                    val = val
+                        .into_iter()
+                        .map(|r| self.unary(UnOp::Neg, s, r))
+                        .collect();
+                }
+                self.warp_reduced_add(fr, &t, addr, &val);
+                fr.vals.insert(*v, val);
+            }
             Stmt::Def(v, e) => {
                 let t = fr.ty(*v).clone();
                 let r = self.expr(fr, e, &t)?;
@@ -335,7 +365,16 @@ impl<'a> Em<'a> {
                 self.c.ins(format!("@{p} bra {skip}"));
                 let addr = self.address(fr, *g, idx)?;
                 let val = fr.get(*v)?;
-                self.atomic_add_elem(fr, &t, addr, &val, false);
+                let at_tid = idx.len() == 1 && fr.tid_vals.contains(&idx[0]);
+                let owned = at_tid
+                    && array_param_index(fr, *g).is_some_and(|i| fr.unsync.contains(&(i as usize)));
+                if owned {
+                    self.plain_add(fr, &t, addr, &val);
+                } else if at_tid {
+                    self.atomic_add_elem(fr, &t, addr, &val, false);
+                } else {
+                    self.warp_reduced_add(fr, &t, addr, &val);
+                }
                 self.c.place(&skip);
             }
             Stmt::Save(_) | Stmt::Restore(_) => {
@@ -523,11 +562,7 @@ impl<'a> Em<'a> {
         let mut old = Vec::new();
         for ((off, s), r) in comps.into_iter().zip(val) {
             let o = self.c.reg(Class::of(s));
-            let ts = match s {
-                Scalar::I32 => "s32",
-                Scalar::I64 => "u64",
-                other => super::regs::ty(other),
-            };
+            let ts = super::reduce::red_type(s);
             if want_old {
                 self.c
                     .ins(format!("atom.global.add.{ts} {o}, [{addr}+{off}], {r}"));
@@ -592,6 +627,9 @@ impl<'a> Em<'a> {
             params: args,
             ret: Some((out.clone(), end.clone())),
             loops: Vec::new(),
+            used: f.used_values(),
+            tid_vals: HashSet::new(),
+            unsync: HashSet::new(),
         };
         self.zero_vars(&mut inner);
         self.depth += 1;

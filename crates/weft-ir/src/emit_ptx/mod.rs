@@ -21,6 +21,7 @@
 mod emitter;
 pub mod layout;
 mod ops;
+mod reduce;
 pub mod regs;
 
 use std::collections::HashMap;

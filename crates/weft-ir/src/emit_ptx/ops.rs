@@ -7,7 +7,7 @@ use super::regs::{Class, Reg, bits, float_lit, ty};
 use crate::ir::*;
 use crate::types::{Scalar, Type};
 
-fn scalar_of(t: &Type) -> Res<Scalar> {
+pub(super) fn scalar_of(t: &Type) -> Res<Scalar> {
     t.scalar()
         .ok_or_else(|| format!("internal: `{t}` has no scalar type"))
 }
@@ -149,8 +149,9 @@ impl Em<'_> {
                             self.c.ins(format!("setp.ne.b32 {r}, 0, 0"));
                             continue;
                         }
-                        Comp::Scalar(Scalar::F32) => float_lit(0.0, Scalar::F32),
-                        Comp::Scalar(Scalar::F64) => float_lit(0.0, Scalar::F64),
+                        // The additive identity of adjoints (`-0.0 + x == x`).
+                        Comp::Scalar(Scalar::F32) => float_lit(-0.0, Scalar::F32),
+                        Comp::Scalar(Scalar::F64) => float_lit(-0.0, Scalar::F64),
                         _ => "0".into(),
                     };
                     self.c.ins(format!("mov.{} {r}, {z}", cls_bits(r.class)));
@@ -181,8 +182,9 @@ impl Em<'_> {
                 let comps = self.flat(fr, t);
                 let out = self.fresh(&comps);
                 for (r, c) in out.iter().zip(&comps) {
+                    // No gradient array: the additive identity of adjoints.
                     let z = match c {
-                        Comp::Scalar(s) if s.is_float() => float_lit(0.0, *s),
+                        Comp::Scalar(s) if s.is_float() => float_lit(-0.0, *s),
                         _ => "0".into(),
                     };
                     self.c.ins(format!("mov.{} {r}, {z}", cls_bits(r.class)));
