@@ -90,15 +90,21 @@ fn main() {
     let mut vs = Array::from_vec(dev, vec![Vec3::new(1.0, 0.0, 0.0); n]);
     let g = Vec3::new(0.0, 0.0, -9.81);
     integrate::launch(n, &mut xs, &mut vs, g, DT).unwrap();
-    let step = time(dev, 50, || {
-        integrate::launch(n, &mut xs, &mut vs, g, DT).unwrap()
-    });
+    // 20 back-to-back steps (copies) per synchronization, so the sync's latency
+    // does not count as kernel time.
+    let step = time(dev, 15, || {
+        for _ in 0..20 {
+            integrate::launch(n, &mut xs, &mut vs, g, DT).unwrap()
+        }
+    }) / 20.0;
     let mut cx = Array::zeros(dev, [n]);
     let mut cv = Array::zeros(dev, [n]);
-    let copy = time(dev, 50, || {
-        cx.copy_from(&xs).unwrap();
-        cv.copy_from(&vs).unwrap();
-    });
+    let copy = time(dev, 15, || {
+        for _ in 0..20 {
+            cx.copy_from(&xs).unwrap();
+            cv.copy_from(&vs).unwrap();
+        }
+    }) / 20.0;
     let bytes = (n * 48) as f64;
     rows.push((
         "particles 16M: step".into(),
@@ -117,7 +123,11 @@ fn main() {
     let xf = Array::from_vec(dev, vec![0.5f32; n]);
     let mut l = Array::zeros(dev, [1]);
     square_sum::launch(n, &xf, &mut l).unwrap();
-    let sum = time(dev, 50, || square_sum::launch(n, &xf, &mut l).unwrap());
+    let sum = time(dev, 10, || {
+        for _ in 0..20 {
+            square_sum::launch(n, &xf, &mut l).unwrap()
+        }
+    }) / 20.0;
     rows.push((
         "sum of x² into one element, 16M f32".into(),
         format!(
@@ -134,7 +144,11 @@ fn main() {
     tape.record(|| scale_shared::launch(n, &xg, &k, &mut yg))
         .unwrap();
     tape.run_backward().unwrap();
-    let back = time(dev, 50, || tape.run_backward().unwrap());
+    let back = time(dev, 10, || {
+        for _ in 0..20 {
+            tape.run_backward().unwrap()
+        }
+    }) / 20.0;
     // Reads x and y's gradient, zeroes y's gradient, adds into x's gradient.
     let moved = (n * 4 * 5) as f64;
     rows.push((

@@ -294,7 +294,9 @@ fn sums_into_one_element_agree_with_the_cpu() {
     assert_eq!(g.3, n as i32);
     assert_eq!(c.3, g.3);
     assert!(
-        (g.4 as f64 - exact_pos).abs() < tol,
+        // The divergent branch adds lane by lane: 500k rounded f32 additions in a
+        // row (the CPU's sequential sum is off by about as much).
+        (g.4 as f64 - exact_pos).abs() < 2e-5 * exact_pos,
         "{} vs {exact_pos}",
         g.4
     );

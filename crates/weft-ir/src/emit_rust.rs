@@ -69,6 +69,9 @@ struct Emitter<'f> {
     /// Array values (from parameters in [`unsync_arrays`]) accessed with plain loads
     /// and stores.
     unsync: std::collections::HashSet<ValueId>,
+    /// Array values (parameters in [`tid_indexed_arrays`]) whose `tid()` accesses
+    /// the launcher's main loop has already bounds-checked (`__in_bounds`).
+    in_bounds: std::collections::HashSet<ValueId>,
     /// In hoisted functions, the values declared at the top (those defined inside
     /// an `if`, whose adjoint code lives in another block); the rest keep `let`.
     hoist: std::collections::HashSet<ValueId>,
@@ -103,7 +106,14 @@ fn values_in_ifs(f: &Function) -> std::collections::HashSet<ValueId> {
 }
 
 fn unsync_values(f: &Function) -> std::collections::HashSet<ValueId> {
-    let params = unsync_arrays(f);
+    param_values(f, &unsync_arrays(f))
+}
+
+/// The values that are kernel parameters `params` themselves (none in funcs).
+fn param_values(
+    f: &Function,
+    params: &std::collections::HashSet<usize>,
+) -> std::collections::HashSet<ValueId> {
     let mut out = std::collections::HashSet::new();
     fn walk(
         b: &Block,
@@ -129,7 +139,7 @@ fn unsync_values(f: &Function) -> std::collections::HashSet<ValueId> {
         }
     }
     if f.kind == FnKind::Kernel {
-        walk(&f.body, &params, &mut out);
+        walk(&f.body, params, &mut out);
     }
     out
 }
@@ -351,9 +361,17 @@ impl Emitter<'_> {
         }
     }
 
-    /// The checked offset of an element: by thread index when the index is `tid()`.
-    fn offset(&self, a: &Ident, idx: &[ValueId]) -> TokenStream {
+    /// The checked offset of an element of array `arr`: by thread index when the
+    /// index is `tid()`, unchecked in the launcher's main loop for the arrays it
+    /// has checked.
+    fn offset(&self, arr: ValueId, idx: &[ValueId]) -> TokenStream {
+        let a = val(arr);
         if idx.len() == 1 && self.tid.contains(&idx[0]) {
+            if self.in_bounds.contains(&arr) {
+                // SAFETY: `__in_bounds` is set only below the launcher's `__fast`,
+                // the smallest length of the arrays in `tid_indexed_arrays`.
+                return quote!(unsafe { #a.offset_tid_in_bounds(__tid, __in_bounds) });
+            }
             return quote!(#a.offset_tid(__tid));
         }
         let idx = self.indices(idx);
@@ -447,8 +465,8 @@ impl Emitter<'_> {
             }
             Expr::Load(a, idx) => {
                 let unsync = self.unsync.contains(a);
+                let o = self.offset(*a, idx);
                 let a = val(*a);
-                let o = self.offset(&a, idx);
                 if unsync {
                     // SAFETY: no thread of this launch writes this element while
                     // another accesses it (see `unsync_arrays`).
@@ -467,8 +485,8 @@ impl Emitter<'_> {
                 quote!(#a.shape_i32(#d))
             }
             Expr::Atomic(op, a, idx, v) => {
+                let o = self.offset(*a, idx);
                 let a = val(*a);
-                let o = self.offset(&a, idx);
                 let v = val(*v);
                 let m = format_ident!("{}", op.name());
                 quote!(#a.#m(#o, #v))
@@ -502,8 +520,8 @@ impl Emitter<'_> {
             }
             Expr::GradRead(g, p, idx, take) => {
                 let unsync = self.unsync.contains(g);
+                let o = self.offset(*p, idx);
                 let (g, p) = (val(*g), val(*p));
-                let o = self.offset(&p, idx);
                 match (*take, unsync) {
                     // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
                     (true, true) => quote!(unsafe { #g.grad_take_unsync(#o) }),
@@ -683,8 +701,8 @@ impl Emitter<'_> {
             }
             Stmt::GradAdd(g, p, idx, v) => {
                 let unsync = self.unsync.contains(g);
+                let o = self.offset(*p, idx);
                 let (g, p, v) = (val(*g), val(*p), val(*v));
-                let o = self.offset(&p, idx);
                 if unsync {
                     // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
                     quote!(unsafe { #g.grad_add_unsync(#o, #v) };)
@@ -698,8 +716,8 @@ impl Emitter<'_> {
             }
             Stmt::Store(a, idx, v) => {
                 let unsync = self.unsync.contains(a);
+                let o = self.offset(*a, idx);
                 let a = val(*a);
-                let o = self.offset(&a, idx);
                 let v = val(*v);
                 if unsync {
                     // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
@@ -821,6 +839,7 @@ pub fn emit_func(
         rt: rt(),
         tid: tid_values(f),
         unsync: unsync_values(f),
+        in_bounds: Default::default(),
         hoist: values_in_ifs(f),
     };
     let name = format_ident!("{}", f.name);
@@ -860,6 +879,7 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
         rt: rt(),
         tid: tid_values(f),
         unsync: unsync_values(f),
+        in_bounds: param_values(f, &tid_indexed_arrays(f).into_iter().collect()),
         hoist: values_in_ifs(f),
     };
     let rt = rt();
@@ -874,7 +894,7 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
     quote! {
         #[allow(unused, unused_mut, unused_variables, unreachable_code, non_snake_case, unused_assignments, clippy::all)]
         #[inline(always)]
-        fn #ident(__tid: usize, __dims: &#rt::Dims, #(#params),*) { #body }
+        fn #ident(__tid: usize, __in_bounds: bool, __dims: &#rt::Dims, #(#params),*) { #body }
     }
 }
 

@@ -634,8 +634,8 @@ fn dims_check(ir: &weft_ir::Function) -> TokenStream {
 /// The CPU launch of a kernel body over `dims`: the body is called in a loop over
 /// each chunk of thread indices, with the arguments copied into locals (so the loop
 /// keeps them in registers instead of reloading them after every store). Threads
-/// below `__fast` access every array they index by `tid()` in bounds; the optimizer
-/// sees that in the first loop and drops those checks; the rest keep them.
+/// below `__fast` access every array they index by `tid()` in bounds, so the first
+/// loop runs the body without those checks; the rest keep them.
 fn cpu_launch(body: &syn::Ident, args: &[TokenStream], fast_arrays: &[syn::Ident]) -> TokenStream {
     let rt = quote!(::weft::__private);
     quote! {
@@ -644,11 +644,13 @@ fn cpu_launch(body: &syn::Ident, args: &[TokenStream], fast_arrays: &[syn::Ident
             let __dims = dims;
             let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
             let __split = __fast.max(__range.start);
-            for __tid in __range.start..__split {
-                #body(__tid, &__dims, #(#args),*);
+            // Below `__fast` every array in the list holds element `__tid`: the
+            // body skips those checks (`__in_bounds`).
+            for __tid in __range.start..__fast {
+                #body(__tid, true, &__dims, #(#args),*);
             }
             for __tid in __split..__range.end {
-                #body(__tid, &__dims, #(#args),*);
+                #body(__tid, false, &__dims, #(#args),*);
             }
         });
     }

@@ -131,6 +131,21 @@ impl<T: Elem, const N: usize> ArrayView<T, N> {
         Offset(tid)
     }
 
+    /// [`offset_tid`](Self::offset_tid) without the check when `in_bounds`.
+    ///
+    /// # Safety
+    /// `in_bounds` may be true only when `tid` is below [`len_usize`](Self::len_usize)
+    /// of this 1-D view (the CPU launcher's main loop guarantees it).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn offset_tid_in_bounds(&self, tid: usize, in_bounds: bool) -> Offset {
+        if N == 1 && in_bounds {
+            debug_assert!(tid < self.shape[0]);
+            return Offset(tid);
+        }
+        self.offset_tid(tid)
+    }
+
     /// Total number of elements.
     #[inline(always)]
     pub fn len_usize(&self) -> usize {
