@@ -605,3 +605,42 @@ fn funcs_with_integer_parameters_and_results_differentiate() {
     tape.backward(&mut y).unwrap();
     assert_eq!(x.grad_to_vec().unwrap(), vec![12.0, 12.0]);
 }
+
+/// A search: the index of the site nearest to `p` (a loop carrying a float).
+#[weft::func]
+fn nearest_site(sites: &Array<f64>, p: f64) -> i32 {
+    let mut best = 0;
+    let mut best_d = abs(sites[0] - p);
+    let mut k = 1;
+    while k < sites.len() {
+        let d = abs(sites[k] - p);
+        if d < best_d {
+            best_d = d;
+            best = k;
+        }
+        k += 1;
+    }
+    best
+}
+
+#[weft::kernel]
+fn snap_energy(x: &Array<f64>, sites: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let k = nearest_site(sites, x[i]);
+    let d = x[i] - sites[k];
+    y[i] = d * d * sites[k];
+}
+
+#[test]
+fn funcs_with_integer_results_pass_no_gradient_and_need_no_adjoint() {
+    // The search reads a float array inside a func (whose gradient could not flow
+    // back) but returns an index: the kernel differentiates through its own reads,
+    // and the adjoint needs no per-thread stack (so it also has PTX).
+    assert!(snap_energy::ADJOINT_PTX.is_ok(), "{:?}", snap_energy::ADJOINT_PTX.err());
+    let sites = Array::from_slice(Device::Cpu, &[-1.0, 0.25, 0.5, 2.0]);
+    let n = 40;
+    let err = check(n, &inputs(n, 31, -2.0, 3.0), &|x, y| {
+        snap_energy::launch(n, x, &sites, y).unwrap()
+    });
+    assert!(err < 1e-6, "{err:e}");
+}

@@ -577,7 +577,7 @@ fn func_adjoint_blockers(
     kernel: &weft_ir::Function,
 ) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
-    let mut todo = called_funcs(&kernel.body);
+    let mut todo = differentiated_calls(kernel, &kernel.body);
     let mut out = Vec::new();
     while let Some(name) = todo.pop() {
         if !seen.insert(name.clone()) {
@@ -587,28 +587,34 @@ fn func_adjoint_blockers(
             for b in weft_ir::autodiff::adjoint(f).blockers {
                 out.push(format!("func `{name}`: {b}"));
             }
-            todo.extend(called_funcs(&f.body));
+            todo.extend(differentiated_calls(f, &f.body));
         }
     }
     out
 }
 
-fn called_funcs(b: &weft_ir::Block) -> Vec<String> {
+/// The funcs `f` calls (in block `b`) whose adjoints its adjoint calls (see
+/// [`weft_ir::autodiff::call_needs_adjoint`]).
+fn differentiated_calls(f: &weft_ir::Function, b: &weft_ir::Block) -> Vec<String> {
     use weft_ir::{Expr, Stmt};
     let mut out = Vec::new();
     for s in &b.0 {
         match s {
-            Stmt::Def(_, Expr::Call { name, .. }) => out.push(name.clone()),
+            Stmt::Def(v, Expr::Call { name, args, .. })
+                if weft_ir::autodiff::call_needs_adjoint(f, *v, args) =>
+            {
+                out.push(name.clone())
+            }
             Stmt::If(_, a, c) => {
-                out.extend(called_funcs(a));
-                out.extend(called_funcs(c));
+                out.extend(differentiated_calls(f, a));
+                out.extend(differentiated_calls(f, c));
             }
             Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
-                out.extend(called_funcs(body))
+                out.extend(differentiated_calls(f, body))
             }
             Stmt::While(c, _, body) => {
-                out.extend(called_funcs(c));
-                out.extend(called_funcs(body));
+                out.extend(differentiated_calls(f, c));
+                out.extend(differentiated_calls(f, body));
             }
             _ => {}
         }

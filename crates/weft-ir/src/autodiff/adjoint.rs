@@ -42,12 +42,27 @@ pub struct Adjoint {
 }
 
 /// Whether a type carries gradients.
-fn differentiable(t: &Type) -> bool {
+pub fn differentiable(t: &Type) -> bool {
     match t {
         Type::Tuple(ts) => ts.iter().any(differentiable),
         Type::Struct(_) => false,
         other => other.is_float_based(),
     }
+}
+
+/// Whether the call defining `v` with `args` needs its adjoint: its result carries
+/// gradient, or it receives a writable array (whose stores have adjoints).
+pub fn call_needs_adjoint(f: &Function, v: ValueId, args: &[ValueId]) -> bool {
+    differentiable(f.ty(v))
+        || args.iter().any(|a| {
+            matches!(
+                f.ty(*a),
+                Type::Array {
+                    access: crate::types::Access::Write,
+                    ..
+                }
+            )
+        })
 }
 
 struct Gen {
@@ -446,7 +461,10 @@ impl Gen {
                     }
                 }
             }
-            Expr::Call { name, path, args } => {
+            // A func's adjoint only matters when gradient flows out of its result or
+            // it writes arrays: a pure func with an integer or boolean result (a
+            // search that returns an index, say) passes no gradient to its inputs.
+            Expr::Call { name, path, args } if call_needs_adjoint(&self.g, v, args) => {
                 let tys: Vec<Type> = args
                     .iter()
                     .map(|a| {

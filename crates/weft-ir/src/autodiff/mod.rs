@@ -6,5 +6,5 @@ pub mod jumps;
 #[cfg(test)]
 mod interp;
 
-pub use adjoint::{Adjoint, adjoint};
+pub use adjoint::{Adjoint, adjoint, call_needs_adjoint, differentiable};
 pub use jumps::eliminate_jumps;
