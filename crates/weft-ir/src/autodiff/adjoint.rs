@@ -50,10 +50,20 @@ pub fn differentiable(t: &Type) -> bool {
     }
 }
 
-/// Whether the call defining `v` with `args` needs its adjoint: its result carries
-/// gradient, or it receives a writable array (whose stores have adjoints).
+/// Whether the call defining `v` with `args` needs its adjoint: its result can carry
+/// gradient (floats, or a structure), or it receives a writable array (whose
+/// stores have adjoints). Only integer, boolean and unit results of read-only
+/// calls skip it.
 pub fn call_needs_adjoint(f: &Function, v: ValueId, args: &[ValueId]) -> bool {
-    differentiable(f.ty(v))
+    // Structures count as carrying gradient here (their float fields can).
+    fn carries(t: &Type) -> bool {
+        match t {
+            Type::Tuple(ts) => ts.iter().any(carries),
+            Type::Struct(_) => true,
+            other => other.is_float_based(),
+        }
+    }
+    carries(f.ty(v))
         || args.iter().any(|a| {
             matches!(
                 f.ty(*a),
