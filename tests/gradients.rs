@@ -644,3 +644,32 @@ fn funcs_with_integer_results_pass_no_gradient_and_need_no_adjoint() {
     });
     assert!(err < 1e-6, "{err:e}");
 }
+
+#[weft::structure]
+pub struct Pair {
+    pub a: f64,
+    pub b: f64,
+}
+
+#[weft::func]
+fn make_pair(x: f64) -> Pair {
+    Pair { a: x * 2.0, b: x }
+}
+
+#[weft::kernel]
+fn through_pair(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let p = make_pair(x[i]);
+    y[i] = p.a + p.b;
+}
+
+#[test]
+fn gradients_through_structure_results_of_funcs_are_refused() {
+    let x = Array::from_slice(Device::Cpu, &[1.0, 2.0]).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| through_pair::launch(2, &x, &mut y)).unwrap();
+    assert_eq!(y.to_vec(), vec![3.0, 6.0]);
+    let e = tape.backward_from(&mut y, &[1.0, 1.0]).unwrap_err().to_string();
+    assert!(e.contains("make_pair") && e.contains("structure"), "{e}");
+}

@@ -50,6 +50,19 @@ pub fn differentiable(t: &Type) -> bool {
     }
 }
 
+/// Whether `t` holds a structure (directly or in a tuple) with float-based fields.
+fn has_float_fields(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
+    match t {
+        Type::Tuple(ts) => ts.iter().any(|t| has_float_fields(t, structs)),
+        Type::Struct(name) => structs.get(name).is_some_and(|s| {
+            s.fields
+                .iter()
+                .any(|(_, ft)| ft.is_float_based() || has_float_fields(ft, structs))
+        }),
+        _ => false,
+    }
+}
+
 /// Whether the call defining `v` with `args` needs its adjoint: its result can carry
 /// gradient (floats, or a structure), or it receives a writable array (whose
 /// stores have adjoints). Only integer, boolean and unit results of read-only
@@ -685,6 +698,13 @@ pub fn adjoint(f: &Function) -> Adjoint {
     }
     let mut body = prologue;
     body.extend(st.replay(&fwd.body, true));
+    // A structure result's float fields would need their own adjoint slots, which
+    // funcs do not have: refuse rather than drop that gradient.
+    if f.kind == FnKind::Func && has_float_fields(&f.ret, &f.structs) {
+        st.blockers.insert(
+            "it returns a structure with float fields, and gradients through structure results are not supported yet (return a tuple)".into(),
+        );
+    }
     // Seed the result's adjoint (funcs).
     if f.kind == FnKind::Func
         && f.ret != Type::Unit
