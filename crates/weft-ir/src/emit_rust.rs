@@ -521,7 +521,7 @@ impl Emitter<'_> {
             Expr::GradRead(g, p, idx, take) => {
                 let unsync = self.unsync.contains(g);
                 let o = self.offset(*p, idx);
-                let (g, p) = (val(*g), val(*p));
+                let g = val(*g);
                 match (*take, unsync) {
                     // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
                     (true, true) => quote!(unsafe { #g.grad_take_unsync(#o) }),
@@ -702,7 +702,7 @@ impl Emitter<'_> {
             Stmt::GradAdd(g, p, idx, v) => {
                 let unsync = self.unsync.contains(g);
                 let o = self.offset(*p, idx);
-                let (g, p, v) = (val(*g), val(*p), val(*v));
+                let (g, v) = (val(*g), val(*v));
                 if unsync {
                     // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
                     quote!(unsafe { #g.grad_add_unsync(#o, #v) };)

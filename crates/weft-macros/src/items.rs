@@ -63,7 +63,7 @@ fn dedup(defs: &[Def]) -> Result<Vec<(Def, syn::Item)>, Error> {
                 ));
             }
         };
-        let text = d.item.to_string();
+        let text = without_docs(&item);
         match seen.get(&name) {
             Some(t) if *t == text => continue,
             Some(_) => {
@@ -81,6 +81,24 @@ fn dedup(defs: &[Def]) -> Result<Vec<(Def, syn::Item)>, Error> {
         }
     }
     Ok(out)
+}
+
+/// An item's tokens without doc comments (which can come back from a
+/// `macro_rules!` round trip spelled differently).
+fn without_docs(item: &syn::Item) -> String {
+    let mut item = item.clone();
+    let not_doc = |a: &syn::Attribute| !a.path().is_ident("doc");
+    match &mut item {
+        syn::Item::Fn(f) => f.attrs.retain(not_doc),
+        syn::Item::Struct(s) => {
+            s.attrs.retain(not_doc);
+            for field in s.fields.iter_mut() {
+                field.attrs.retain(not_doc);
+            }
+        }
+        _ => {}
+    }
+    quote!(#item).to_string()
 }
 
 /// Builds the environment (structs and func signatures) from definitions.

@@ -54,6 +54,7 @@ pub use weft_runtime::{Array, Device, Dims, Error, GradCheck, Tape, gradcheck};
 pub use weft_types::*;
 
 pub mod funcs;
+pub mod geom;
 
 /// The accurate elementary functions shared by all back ends.
 pub use weft_math as math;

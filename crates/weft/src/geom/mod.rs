@@ -1,0 +1,47 @@
+//! Geometry queries inside kernels: a triangle mesh with its BVH as a kernel
+//! structure ([`DeviceMesh`]) and funcs that traverse it on every back end.
+//!
+//! The traversal needs no stack: nodes are in depth-first order with parent links
+//! (the layout of [`weft_geom::BvhNode`]), so a thread walks down to the nearer
+//! child first, and when a subtree is done climbs to the first ancestor whose far
+//! child is still to visit. A query is a search that returns a face index — it
+//! passes no gradient and needs no adjoint — and the differentiable part (where
+//! the ray meets that triangle) is a plain func of the triangle's corners, so
+//! gradients reach the ray and, through the kernel's own reads, the mesh points:
+//!
+//! ```
+//! use weft::prelude::*;
+//! use weft::geom::{DeviceMesh, mesh_query_ray_face, ray_triangle};
+//!
+//! #[weft::kernel]
+//! fn depth(mesh: &DeviceMesh, origins: &Array<Vec3>, dir: Vec3, t: &mut Array<f32>) {
+//!     let i = tid();
+//!     let o = origins[i];
+//!     let f = mesh_query_ray_face(mesh, o, dir, 1.0e6);
+//!     let mut hit_t = -1.0;
+//!     if f >= 0 {
+//!         let a = mesh.points[mesh.faces[3 * f] as i32];
+//!         let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+//!         let c = mesh.points[mesh.faces[3 * f + 2] as i32];
+//!         let (_hit, s, _u, _v) = ray_triangle(o, dir, a, b, c);
+//!         hit_t = s;
+//!     }
+//!     t[i] = hit_t;
+//! }
+//!
+//! let mesh = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 2)).unwrap();
+//! let origins = Array::from_slice(Device::Cpu, &[Vec3::new(0.0, 0.0, 5.0)]);
+//! let mut t = Array::zeros(Device::Cpu, [1]);
+//! depth::launch(1, &mesh, &origins, Vec3::NEG_Z, &mut t).unwrap();
+//! assert!((t.to_vec()[0] - 4.0).abs() < 0.02);
+//! ```
+
+mod closest;
+mod mesh;
+mod ray;
+
+pub use closest::{
+    closest_point_triangle, mesh_query_point_face, point_box_distance_sq, point_order,
+};
+pub use mesh::{BvhNode, DeviceMesh};
+pub use ray::{mesh_query_ray_face, ray_box, ray_order, ray_triangle};

@@ -1,0 +1,186 @@
+//! Geometry queries inside kernels (`weft::geom`) against the host BVH queries of
+//! `weft-geom` and brute force, on random rays; their PTX exists.
+
+use weft::geom::{
+    DeviceMesh, closest_point_triangle, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+};
+use weft::prelude::*;
+use weft_examples::random_f32s;
+use weft_geom::MeshBvh;
+
+#[weft::kernel]
+fn cast(
+    mesh: &DeviceMesh,
+    origins: &Array<Vec3>,
+    dirs: &Array<Vec3>,
+    face: &mut Array<i32>,
+    t: &mut Array<f32>,
+) {
+    let i = tid();
+    let o = origins[i];
+    let d = dirs[i];
+    let f = mesh_query_ray_face(mesh, o, d, 100.0);
+    face[i] = f;
+    let mut s = -1.0;
+    if f >= 0 {
+        let a = mesh.points[mesh.faces[3 * f] as i32];
+        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
+        let (_hit, th, _u, _v) = ray_triangle(o, d, a, b, c);
+        s = th;
+    }
+    t[i] = s;
+}
+
+#[weft::kernel]
+fn nearest(
+    mesh: &DeviceMesh,
+    p: &Array<Vec3>,
+    max_dist: f32,
+    face: &mut Array<i32>,
+    q: &mut Array<Vec3>,
+) {
+    let i = tid();
+    let x = p[i];
+    let f = mesh_query_point_face(mesh, x, max_dist);
+    face[i] = f;
+    let mut c = Vec3::splat(f32::INFINITY);
+    if f >= 0 {
+        let a = mesh.points[mesh.faces[3 * f] as i32];
+        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+        let cc = mesh.points[mesh.faces[3 * f + 2] as i32];
+        let (point, _w) = closest_point_triangle(x, a, b, cc);
+        c = point;
+    }
+    q[i] = c;
+}
+
+fn rays(n: usize, seed: u64, extent: f32) -> (Vec<Vec3>, Vec<Vec3>) {
+    let r = random_f32s(6 * n, seed, -1.0, 1.0);
+    let o = (0..n)
+        .map(|i| Vec3::new(r[6 * i], r[6 * i + 1], r[6 * i + 2]) * extent * 1.5)
+        .collect();
+    // Towards a random point inside the bounds: most rays hit.
+    let d = (0..n)
+        .map(|i| {
+            let target = Vec3::new(r[6 * i + 3], r[6 * i + 4], r[6 * i + 5]) * extent * 0.5;
+            target - Vec3::new(r[6 * i], r[6 * i + 1], r[6 * i + 2]) * extent * 1.5
+        })
+        .collect();
+    (o, d)
+}
+
+#[test]
+fn kernel_ray_queries_match_the_host_bvh() {
+    let meshes = [
+        ("icosphere", weft_geom::generate::icosphere(1.0, 4)),
+        ("torus", weft_geom::generate::torus(1.0, 0.3, 48, 24)),
+    ];
+    for (name, mesh) in meshes {
+        let dm = DeviceMesh::new(Device::Cpu, &mesh).unwrap();
+        let host = MeshBvh::new(mesh.clone());
+        let n = 4000;
+        let (o, d) = rays(n, 5, 1.3);
+        let (oa, da) = (
+            Array::from_slice(Device::Cpu, &o),
+            Array::from_slice(Device::Cpu, &d),
+        );
+        let mut face = Array::zeros(Device::Cpu, [n]);
+        let mut t = Array::zeros(Device::Cpu, [n]);
+        cast::launch(n, &dm, &oa, &da, &mut face, &mut t).unwrap();
+        let (face, t) = (face.to_vec(), t.to_vec());
+        let (mut hits, mut same_face) = (0, 0);
+        for i in 0..n {
+            match host.ray(o[i], d[i], 100.0) {
+                Some(h) => {
+                    hits += 1;
+                    assert!(
+                        face[i] >= 0,
+                        "{name} ray {i}: host hit face {} at t {}, kernel missed",
+                        h.face,
+                        h.t
+                    );
+                    let rel = (t[i] - h.t).abs() / h.t.max(1e-3);
+                    assert!(rel < 1e-5, "{name} ray {i}: t {} vs host {}", t[i], h.t);
+                    same_face += (face[i] as u32 == h.face) as usize;
+                }
+                // The host's watertight test may reject a grazing hit the kernel's
+                // Möller–Trumbore test accepts; such a hit must then be on an edge.
+                None => assert!(face[i] < 0 || t[i] >= 0.0, "{name} ray {i}"),
+            }
+        }
+        println!("{name}: {hits} of {n} rays hit; same face as the host for {same_face}");
+        assert!(hits > n / 3);
+        // Different faces only where two faces meet at the same distance.
+        assert!(
+            same_face as f64 > 0.999 * hits as f64,
+            "{same_face} of {hits}"
+        );
+    }
+}
+
+#[test]
+fn kernel_closest_points_match_the_host_bvh() {
+    let meshes = [
+        ("icosphere", weft_geom::generate::icosphere(1.0, 4)),
+        ("torus", weft_geom::generate::torus(1.0, 0.3, 48, 24)),
+    ];
+    for (name, mesh) in meshes {
+        let dm = DeviceMesh::new(Device::Cpu, &mesh).unwrap();
+        let host = MeshBvh::new(mesh.clone());
+        let n = 4000;
+        let r = random_f32s(3 * n, 9, -1.8, 1.8);
+        let p: Vec<Vec3> = r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+        let pa = Array::from_slice(Device::Cpu, &p);
+        for max_dist in [f32::INFINITY, 0.2] {
+            let mut face = Array::zeros(Device::Cpu, [n]);
+            let mut q = Array::zeros(Device::Cpu, [n]);
+            nearest::launch(n, &dm, &pa, max_dist, &mut face, &mut q).unwrap();
+            let (face, q) = (face.to_vec(), q.to_vec());
+            let mut found = 0;
+            for i in 0..n {
+                match host.closest_point(p[i], max_dist) {
+                    Some(h) => {
+                        found += 1;
+                        assert!(face[i] >= 0, "{name} point {i}: kernel found nothing");
+                        let d = (q[i] - p[i]).length();
+                        assert!(
+                            (d - h.distance).abs() <= 1e-6 * h.distance.max(1.0),
+                            "{name} point {i}: distance {d} vs host {}",
+                            h.distance
+                        );
+                    }
+                    None => assert_eq!(face[i], -1, "{name} point {i}: beyond {max_dist}"),
+                }
+            }
+            println!("{name}, max distance {max_dist}: {found} of {n} points found");
+            assert!(found > n / 10);
+        }
+    }
+}
+
+#[test]
+fn kernel_queries_have_ptx() {
+    for (name, ptx) in [
+        ("cast", cast::PTX),
+        ("cast_adjoint", cast::ADJOINT_PTX),
+        ("nearest", nearest::PTX),
+        ("nearest_adjoint", nearest::ADJOINT_PTX),
+    ] {
+        let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
+        if let Ok(tool) = std::env::var("WEFT_PTXAS") {
+            let path = std::env::temp_dir().join(format!("weft-geom-{name}.ptx"));
+            std::fs::write(&path, p).unwrap();
+            let out = std::process::Command::new(tool)
+                .args(["-arch=sm_90", "-o", "/dev/null"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
