@@ -6,9 +6,14 @@
 //! - first-launch latency (module load from the embedded PTX);
 //! - the bounce optimization's forward and forward+backward at 16,384 balls;
 //! - sums into one element over 16M threads (a loss, a shared parameter's
-//!   gradient), against the copy bandwidth.
+//!   gradient), against the copy bandwidth;
+//! - mesh queries in kernels on a 327,680-triangle sphere: 1M random rays, 1024²
+//!   camera rays, 1M closest points (unbounded and within 10 % of the mesh size).
 
 use std::time::Instant;
+use weft::geom::{
+    DeviceMesh, closest_point_triangle, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+};
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
 use weft_examples::particles::integrate;
@@ -31,6 +36,54 @@ fn square_sum(x: &Array<f32>, loss: &mut Array<f32>) {
 fn scale_shared(x: &Array<f32>, k: &Array<f32>, y: &mut Array<f32>) {
     let i = tid();
     y[i] = x[i] * k[0];
+}
+
+#[weft::kernel]
+fn cast_rays(mesh: &DeviceMesh, o: &Array<Vec3>, d: &Array<Vec3>, t: &mut Array<f32>) {
+    let i = tid();
+    let f = mesh_query_ray_face(mesh, o[i], d[i], 1.0e6);
+    let mut s = -1.0;
+    if f >= 0 {
+        let a = mesh.points[mesh.faces[3 * f] as i32];
+        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
+        let (_hit, th, _u, _v) = ray_triangle(o[i], d[i], a, b, c);
+        s = th;
+    }
+    t[i] = s;
+}
+
+#[weft::kernel]
+fn camera_rays(mesh: &DeviceMesh, eye: Vec3, width: i32, t: &mut Array<f32>) {
+    let (y, x) = tid();
+    let u = (x as f32 + 0.5) / width as f32 * 2.0 - 1.0;
+    let v = (y as f32 + 0.5) / width as f32 * 2.0 - 1.0;
+    let dir = normalize(Vec3::new(u * 0.6, v * 0.6, 0.0) - eye * 0.5);
+    let f = mesh_query_ray_face(mesh, eye, dir, 1.0e6);
+    let mut s = -1.0;
+    if f >= 0 {
+        let a = mesh.points[mesh.faces[3 * f] as i32];
+        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
+        let (_hit, th, _u, _v) = ray_triangle(eye, dir, a, b, c);
+        s = th;
+    }
+    t[y * width + x] = s;
+}
+
+#[weft::kernel]
+fn closest_points(mesh: &DeviceMesh, p: &Array<Vec3>, max_dist: f32, q: &mut Array<Vec3>) {
+    let i = tid();
+    let f = mesh_query_point_face(mesh, p[i], max_dist);
+    let mut c = p[i];
+    if f >= 0 {
+        let a = mesh.points[mesh.faces[3 * f] as i32];
+        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+        let cc = mesh.points[mesh.faces[3 * f + 2] as i32];
+        let (point, _w) = closest_point_triangle(p[i], a, b, cc);
+        c = point;
+    }
+    q[i] = c;
 }
 
 /// Median seconds of `reps` runs of `f`, each synchronized.
@@ -155,6 +208,63 @@ fn main() {
         "adjoint of y = x·k[0], 16M (k's gradient into one element)".into(),
         format!("{:.3} ms, {:.2} TB/s", back * 1e3, moved / back / 1e12),
     ));
+
+    // Mesh queries: a 327,680-triangle sphere (radius 1), 1M queries each.
+    let sphere = weft_geom::generate::icosphere(1.0, 7);
+    let mesh = DeviceMesh::new(dev, &sphere).unwrap();
+    let m = 1 << 20;
+    let r = weft_examples::random_f32s(6 * m, 3, -1.0, 1.0);
+    let origins: Vec<Vec3> = (0..m)
+        .map(|i| Vec3::new(r[6 * i], r[6 * i + 1], r[6 * i + 2]) * 2.0)
+        .collect();
+    let dirs: Vec<Vec3> = (0..m)
+        .map(|i| Vec3::new(r[6 * i + 3], r[6 * i + 4], r[6 * i + 5]) * 0.7 - origins[i])
+        .collect();
+    let (oa, da) = (
+        Array::from_vec(dev, origins.clone()),
+        Array::from_vec(dev, dirs),
+    );
+    let mut ts = Array::zeros(dev, [m]);
+    cast_rays::launch(m, &mesh, &oa, &da, &mut ts).unwrap();
+    let rays = time(dev, 10, || {
+        cast_rays::launch(m, &mesh, &oa, &da, &mut ts).unwrap()
+    });
+    rows.push((
+        "mesh 327,680 tris: random rays (1M)".into(),
+        format!("{:.3} ms, {:.0} Mrays/s", rays * 1e3, m as f64 / rays / 1e6),
+    ));
+    let w = 1024;
+    let eye = Vec3::new(0.3, 0.2, 3.0);
+    let mut img = Array::zeros(dev, [w * w]);
+    camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap();
+    let cam = time(dev, 10, || {
+        camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap()
+    });
+    rows.push((
+        "mesh 327,680 tris: camera rays (1024²)".into(),
+        format!(
+            "{:.3} ms, {:.0} Mrays/s",
+            cam * 1e3,
+            (w * w) as f64 / cam / 1e6
+        ),
+    ));
+    let pts = Array::from_vec(dev, origins);
+    let mut q = Array::zeros(dev, [m]);
+    // 10 % of the mesh's size (its bounding-box diagonal, 2√3).
+    let tenth = 0.2 * 3f32.sqrt();
+    for (label, max_dist) in [
+        ("unbounded", f32::INFINITY),
+        ("within 10 % of the size", tenth),
+    ] {
+        closest_points::launch(m, &mesh, &pts, max_dist, &mut q).unwrap();
+        let cp = time(dev, 10, || {
+            closest_points::launch(m, &mesh, &pts, max_dist, &mut q).unwrap()
+        });
+        rows.push((
+            format!("mesh 327,680 tris: closest points {label} (1M)"),
+            format!("{:.3} ms, {:.0} M/s", cp * 1e3, m as f64 / cp / 1e6),
+        ));
+    }
 
     // The bounce optimization, 16,384 balls, 288 steps.
     let balls = 16_384;

@@ -184,3 +184,35 @@ fn kernel_queries_have_ptx() {
         }
     }
 }
+
+#[test]
+fn kernel_queries_on_cuda_match_the_cpu() {
+    let dev = match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("SKIPPED (no CUDA): {e}");
+            return;
+        }
+    };
+    let mesh = weft_geom::generate::torus(1.0, 0.3, 96, 48);
+    let n = 20_000;
+    let (o, d) = rays(n, 12, 1.3);
+    let r = random_f32s(3 * n, 13, -1.8, 1.8);
+    let p: Vec<Vec3> = r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+    let run = |dev: Device| {
+        let dm = DeviceMesh::new(dev, &mesh).unwrap();
+        let (oa, da) = (Array::from_slice(dev, &o), Array::from_slice(dev, &d));
+        let (mut face, mut t) = (Array::zeros(dev, [n]), Array::zeros(dev, [n]));
+        cast::launch(n, &dm, &oa, &da, &mut face, &mut t).unwrap();
+        let pa = Array::from_slice(dev, &p);
+        let (mut pf, mut q) = (Array::zeros(dev, [n]), Array::zeros(dev, [n]));
+        nearest::launch(n, &dm, &pa, 0.3, &mut pf, &mut q).unwrap();
+        (face.to_vec(), t.to_vec(), pf.to_vec(), q.to_vec())
+    };
+    let (c, g) = (run(Device::Cpu), run(dev));
+    // The same IEEE operations in the same order (no fused multiply-adds): equal.
+    assert_eq!(c.0, g.0, "ray faces");
+    assert_eq!(c.1, g.1, "ray distances");
+    assert_eq!(c.2, g.2, "closest faces");
+    assert_eq!(c.3, g.3, "closest points");
+}
