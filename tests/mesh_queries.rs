@@ -2,7 +2,8 @@
 //! `weft-geom` and brute force, on random rays; their PTX exists.
 
 use weft::geom::{
-    DeviceMesh, closest_point_triangle, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+    DeviceMesh, MeshAabbQuery, closest_point_triangle, mesh_query_aabb, mesh_query_aabb_next,
+    mesh_query_point_face, mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;
 use weft_examples::random_f32s;
@@ -53,6 +54,31 @@ fn nearest(
         c = point;
     }
     q[i] = c;
+}
+
+/// Up to `CAP` faces per box, in `faces[i * CAP ..]`, and how many there were.
+const CAP: i32 = 256;
+
+#[weft::kernel]
+fn in_box(
+    mesh: &DeviceMesh,
+    lo: &Array<Vec3>,
+    hi: &Array<Vec3>,
+    faces: &mut Array<i32>,
+    count: &mut Array<i32>,
+) {
+    let i = tid();
+    let (a, b) = (lo[i], hi[i]);
+    let mut k = 0;
+    let mut q = mesh_query_aabb(mesh, a, b);
+    while q.face >= 0 {
+        if k < 256 {
+            faces[i * 256 + k] = q.face;
+        }
+        k += 1;
+        q = mesh_query_aabb_next(mesh, q, a, b);
+    }
+    count[i] = k;
 }
 
 fn rays(n: usize, seed: u64, extent: f32) -> (Vec<Vec3>, Vec<Vec3>) {
@@ -160,12 +186,67 @@ fn kernel_closest_points_match_the_host_bvh() {
 }
 
 #[test]
+fn kernel_box_queries_return_the_brute_force_face_sets() {
+    let mesh = weft_geom::generate::torus(1.0, 0.3, 48, 24);
+    let dm = DeviceMesh::new(Device::Cpu, &mesh).unwrap();
+    let host = MeshBvh::new(mesh.clone());
+    let n = 2000;
+    let r = random_f32s(4 * n, 17, -1.5, 1.5);
+    let lo: Vec<Vec3> = (0..n)
+        .map(|i| Vec3::new(r[4 * i], r[4 * i + 1], r[4 * i + 2] * 0.3))
+        .collect();
+    // Sides from 0 to 0.3; every tenth box is degenerate (a point).
+    let hi: Vec<Vec3> = (0..n)
+        .map(|i| {
+            lo[i]
+                + Vec3::splat(if i % 10 == 0 {
+                    0.0
+                } else {
+                    (r[4 * i + 3] + 1.5) * 0.1
+                })
+        })
+        .collect();
+    let (la, ha) = (
+        Array::from_slice(Device::Cpu, &lo),
+        Array::from_slice(Device::Cpu, &hi),
+    );
+    let mut faces = Array::zeros(Device::Cpu, [n * CAP as usize]);
+    let mut count = Array::zeros(Device::Cpu, [n]);
+    in_box::launch(n, &dm, &la, &ha, &mut faces, &mut count).unwrap();
+    let (faces, count) = (faces.to_vec(), count.to_vec());
+    let boxes: Vec<weft_geom::Aabb> = (0..mesh.indices().len())
+        .map(|f| mesh.face_aabb(f))
+        .collect();
+    let mut nonempty = 0;
+    for i in 0..n {
+        let q = weft_geom::Aabb::new(lo[i], hi[i]);
+        let mut brute: Vec<i32> = (0..boxes.len())
+            .filter(|&f| boxes[f].overlaps(&q))
+            .map(|f| f as i32)
+            .collect();
+        let mut via_host: Vec<i32> = host.aabb_query(lo[i], hi[i]).map(|f| f as i32).collect();
+        assert!(count[i] <= CAP, "box {i}: {} faces", count[i]);
+        let k = count[i] as usize;
+        let mut got = faces[i * CAP as usize..i * CAP as usize + k].to_vec();
+        brute.sort();
+        via_host.sort();
+        got.sort();
+        assert_eq!(got, brute, "box {i}");
+        assert_eq!(via_host, brute, "box {i} (host)");
+        nonempty += (k > 0) as usize;
+    }
+    println!("{nonempty} of {n} boxes overlap faces");
+    assert!(nonempty > n / 10);
+}
+
+#[test]
 fn kernel_queries_have_ptx() {
     for (name, ptx) in [
         ("cast", cast::PTX),
         ("cast_adjoint", cast::ADJOINT_PTX),
         ("nearest", nearest::PTX),
         ("nearest_adjoint", nearest::ADJOINT_PTX),
+        ("in_box", in_box::PTX),
     ] {
         let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
         if let Ok(tool) = std::env::var("WEFT_PTXAS") {
@@ -207,7 +288,19 @@ fn kernel_queries_on_cuda_match_the_cpu() {
         let pa = Array::from_slice(dev, &p);
         let (mut pf, mut q) = (Array::zeros(dev, [n]), Array::zeros(dev, [n]));
         nearest::launch(n, &dm, &pa, 0.3, &mut pf, &mut q).unwrap();
-        (face.to_vec(), t.to_vec(), pf.to_vec(), q.to_vec())
+        let hi: Vec<Vec3> = p.iter().map(|x| *x + Vec3::splat(0.05)).collect();
+        let ha = Array::from_slice(dev, &hi);
+        let mut bf = Array::zeros(dev, [n * CAP as usize]);
+        let mut bc = Array::zeros(dev, [n]);
+        in_box::launch(n, &dm, &pa, &ha, &mut bf, &mut bc).unwrap();
+        (
+            face.to_vec(),
+            t.to_vec(),
+            pf.to_vec(),
+            q.to_vec(),
+            bf.to_vec(),
+            bc.to_vec(),
+        )
     };
     let (c, g) = (run(Device::Cpu), run(dev));
     // The same IEEE operations in the same order (no fused multiply-adds): equal.
@@ -215,4 +308,6 @@ fn kernel_queries_on_cuda_match_the_cpu() {
     assert_eq!(c.1, g.1, "ray distances");
     assert_eq!(c.2, g.2, "closest faces");
     assert_eq!(c.3, g.3, "closest points");
+    assert_eq!(c.5, g.5, "faces per box");
+    assert_eq!(c.4, g.4, "faces in boxes (same traversal order)");
 }

@@ -36,10 +36,12 @@
 //! assert!((t.to_vec()[0] - 4.0).abs() < 0.02);
 //! ```
 
+mod aabb;
 mod closest;
 mod mesh;
 mod ray;
 
+pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
 pub use closest::{
     closest_point_triangle, mesh_query_point_face, point_box_distance_sq, point_order,
 };

@@ -1,0 +1,132 @@
+//! Faces of a [`DeviceMesh`] whose bounds overlap a box, one at a time.
+
+#[allow(unused_imports)] // named by the generated code
+use super::{BvhNode, DeviceMesh};
+use crate::prelude::*;
+
+/// Where a box query over a [`DeviceMesh`] stands: `face` is the current face, -1
+/// once there are no more. Start with [`mesh_query_aabb`], advance with
+/// [`mesh_query_aabb_next`] (passing the same box):
+///
+/// ```
+/// use weft::prelude::*;
+/// use weft::geom::{DeviceMesh, MeshAabbQuery, mesh_query_aabb, mesh_query_aabb_next};
+///
+/// #[weft::kernel]
+/// fn count(mesh: &DeviceMesh, centres: &Array<Vec3>, n: &mut Array<i32>) {
+///     let i = tid();
+///     let lo = centres[i] - Vec3::splat(0.1);
+///     let hi = centres[i] + Vec3::splat(0.1);
+///     let mut k = 0;
+///     let mut q = mesh_query_aabb(mesh, lo, hi);
+///     while q.face >= 0 {
+///         k += 1;
+///         q = mesh_query_aabb_next(mesh, q, lo, hi);
+///     }
+///     n[i] = k;
+/// }
+///
+/// let mesh = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 2)).unwrap();
+/// let c = Array::from_slice(Device::Cpu, &[Vec3::new(0.0, 0.0, 1.0), Vec3::ZERO]);
+/// let mut n = Array::zeros(Device::Cpu, [2]);
+/// count::launch(2, &mesh, &c, &mut n).unwrap();
+/// let n = n.to_vec();
+/// assert!(n[0] > 0 && n[1] == 0);
+/// ```
+#[weft::structure]
+pub struct MeshAabbQuery {
+    /// The current face, or -1 when the query is done.
+    pub face: i32,
+    /// The BVH node the traversal stands on.
+    pub node: i32,
+    /// 1 while walking down into `node`, 0 while climbing out of it.
+    pub down: i32,
+    /// The next slot of the current leaf in `prims`.
+    pub slot: i32,
+    /// The end of the current leaf's slots.
+    pub end: i32,
+}
+
+/// Whether boxes `alo..ahi` and `blo..bhi` overlap (touching counts).
+#[weft::func]
+pub fn boxes_overlap(alo: Vec3, ahi: Vec3, blo: Vec3, bhi: Vec3) -> bool {
+    alo.x <= bhi.x
+        && alo.y <= bhi.y
+        && alo.z <= bhi.z
+        && ahi.x >= blo.x
+        && ahi.y >= blo.y
+        && ahi.z >= blo.z
+}
+
+/// The first face of `mesh` whose bounding box overlaps `lower..upper` (see
+/// [`MeshAabbQuery`]). Like `weft_geom::MeshBvh::aabb_query`, it tests face bounds:
+/// conservative, for contact generation.
+#[weft::func]
+pub fn mesh_query_aabb(mesh: &DeviceMesh, lower: Vec3, upper: Vec3) -> MeshAabbQuery {
+    let start = MeshAabbQuery {
+        face: -1,
+        node: 0,
+        down: 1,
+        slot: 0,
+        end: 0,
+    };
+    mesh_query_aabb_next(mesh, start, lower, upper)
+}
+
+/// The query's next face (`face` -1 when there is none); pass the same box.
+#[weft::func]
+pub fn mesh_query_aabb_next(
+    mesh: &DeviceMesh,
+    q: MeshAabbQuery,
+    lower: Vec3,
+    upper: Vec3,
+) -> MeshAabbQuery {
+    let leaf_bit = 1u32 << 31;
+    let mut node = q.node;
+    let mut down = q.down;
+    let mut slot = q.slot;
+    let mut end = q.end;
+    let mut face = -1;
+    loop {
+        if slot < end {
+            let f = mesh.prims[slot] as i32;
+            slot += 1;
+            let a = mesh.points[mesh.faces[3 * f] as i32];
+            let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+            let c = mesh.points[mesh.faces[3 * f + 2] as i32];
+            if boxes_overlap(min(min(a, b), c), max(max(a, b), c), lower, upper) {
+                face = f;
+                break;
+            }
+        } else if down == 1 {
+            let rc = mesh.nodes[node].right_or_count;
+            if !boxes_overlap(mesh.nodes[node].lower, mesh.nodes[node].upper, lower, upper) {
+                down = 0;
+            } else if (rc & leaf_bit) != 0 {
+                slot = mesh.nodes[node].left_or_first as i32;
+                end = slot + (rc & !leaf_bit) as i32;
+                down = 0;
+            } else {
+                node += 1;
+            }
+        } else {
+            if node == 0 {
+                break;
+            }
+            let parent = mesh.parents[node] as i32;
+            if node == parent + 1 {
+                node = mesh.nodes[parent].right_or_count as i32;
+                down = 1;
+            } else {
+                node = parent;
+            }
+        }
+    }
+    MeshAabbQuery {
+        face,
+        node,
+        down,
+        slot,
+        end,
+    }
+}
