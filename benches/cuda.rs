@@ -12,7 +12,8 @@
 
 use std::time::Instant;
 use weft::geom::{
-    DeviceMesh, closest_point_triangle, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+    DeviceHashGrid, DeviceMesh, HashGridQuery, closest_point_triangle, hash_grid_query,
+    hash_grid_query_next, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
@@ -84,6 +85,19 @@ fn closest_points(mesh: &DeviceMesh, p: &Array<Vec3>, max_dist: f32, q: &mut Arr
         c = point;
     }
     q[i] = c;
+}
+
+#[weft::kernel]
+fn neighbour_counts(grid: &DeviceHashGrid, x: &Array<Vec3>, r: f32, n: &mut Array<i32>) {
+    let i = tid();
+    let p = x[i];
+    let mut k = 0;
+    let mut q = hash_grid_query(grid, p, r);
+    while q.index >= 0 {
+        k += 1;
+        q = hash_grid_query_next(grid, q, p, r);
+    }
+    n[i] = k;
 }
 
 /// Median seconds of `reps` runs of `f`, each synchronized.
@@ -265,6 +279,30 @@ fn main() {
             format!("{:.3} ms, {:.0} M/s", cp * 1e3, m as f64 / cp / 1e6),
         ));
     }
+
+    // Hash-grid radius queries: 1M points in the unit cube, r = cell = 0.02 (~33
+    // neighbours each), grid built on the host.
+    let gp: Vec<Vec3> = weft_examples::random_f32s(3 * m, 4, 0.0, 1.0)
+        .chunks(3)
+        .map(|c| Vec3::new(c[0], c[1], c[2]))
+        .collect();
+    let host_grid = weft_geom::HashGrid::with_points(&gp, 0.02, [128, 128, 128]).unwrap();
+    let grid = DeviceHashGrid::new(dev, &host_grid).unwrap();
+    let gx = Array::from_vec(dev, gp);
+    let mut counts = Array::zeros(dev, [m]);
+    neighbour_counts::launch(m, &grid, &gx, 0.02, &mut counts).unwrap();
+    let hq = time(dev, 10, || {
+        neighbour_counts::launch(m, &grid, &gx, 0.02, &mut counts).unwrap()
+    });
+    let per = counts.to_vec().iter().map(|&k| k as f64).sum::<f64>() / m as f64;
+    rows.push((
+        "hash grid: 1M radius queries (r = cell = 0.02)".into(),
+        format!(
+            "{:.3} ms, {:.0} M queries/s, {per:.1} neighbours each",
+            hq * 1e3,
+            m as f64 / hq / 1e6
+        ),
+    ));
 
     // The bounce optimization, 16,384 balls, 288 steps.
     let balls = 16_384;

@@ -2,7 +2,8 @@
 //! `weft-geom` and brute force, on random rays; their PTX exists.
 
 use weft::geom::{
-    DeviceMesh, MeshAabbQuery, closest_point_triangle, mesh_query_aabb, mesh_query_aabb_next,
+    DeviceHashGrid, DeviceMesh, HashGridQuery, MeshAabbQuery, closest_point_triangle,
+    hash_grid_query, hash_grid_query_next, mesh_query_aabb, mesh_query_aabb_next,
     mesh_query_point_face, mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;
@@ -77,6 +78,29 @@ fn in_box(
         }
         k += 1;
         q = mesh_query_aabb_next(mesh, q, a, b);
+    }
+    count[i] = k;
+}
+
+/// Up to `CAP` neighbours per point, and how many there were.
+#[weft::kernel]
+fn neighbours(
+    grid: &DeviceHashGrid,
+    x: &Array<Vec3>,
+    r: f32,
+    out: &mut Array<i32>,
+    count: &mut Array<i32>,
+) {
+    let i = tid();
+    let p = x[i];
+    let mut k = 0;
+    let mut q = hash_grid_query(grid, p, r);
+    while q.index >= 0 {
+        if k < 256 {
+            out[i * 256 + k] = q.index;
+        }
+        k += 1;
+        q = hash_grid_query_next(grid, q, p, r);
     }
     count[i] = k;
 }
@@ -240,6 +264,51 @@ fn kernel_box_queries_return_the_brute_force_face_sets() {
 }
 
 #[test]
+fn kernel_hash_grid_queries_return_the_brute_force_neighbours() {
+    let n = 3000;
+    let r = random_f32s(3 * n, 19, -1.0, 1.0);
+    let pts: Vec<Vec3> = r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+    let xa = Array::from_slice(Device::Cpu, &pts);
+    // Radius below, at and above the cell size; a grid small enough to wrap.
+    for (cell, dim, radius) in [
+        (0.1, [16, 16, 16], 0.08),
+        (0.1, [8, 8, 8], 0.1),
+        (0.05, [4, 5, 6], 0.12),
+    ] {
+        let host = weft_geom::HashGrid::with_points(&pts, cell, dim).unwrap();
+        let grid = DeviceHashGrid::new(Device::Cpu, &host).unwrap();
+        let mut out = Array::zeros(Device::Cpu, [n * CAP as usize]);
+        let mut count = Array::zeros(Device::Cpu, [n]);
+        neighbours::launch(n, &grid, &xa, radius, &mut out, &mut count).unwrap();
+        let (out, count) = (out.to_vec(), count.to_vec());
+        let mut total = 0;
+        for i in 0..n {
+            let mut brute: Vec<i32> = (0..n)
+                .filter(|&j| (pts[j] - pts[i]).length_squared() <= radius * radius)
+                .map(|j| j as i32)
+                .collect();
+            assert!(count[i] <= CAP);
+            let k = count[i] as usize;
+            let mut got = out[i * CAP as usize..i * CAP as usize + k].to_vec();
+            let mut via_host: Vec<i32> = host.query(pts[i], radius).map(|j| j as i32).collect();
+            brute.sort();
+            got.sort();
+            via_host.sort();
+            assert_eq!(
+                got, brute,
+                "cell {cell} dim {dim:?} radius {radius}: point {i}"
+            );
+            assert_eq!(via_host, brute);
+            total += k;
+        }
+        println!(
+            "cell {cell}, dims {dim:?}, radius {radius}: {:.1} neighbours per point",
+            total as f64 / n as f64
+        );
+    }
+}
+
+#[test]
 fn kernel_queries_have_ptx() {
     for (name, ptx) in [
         ("cast", cast::PTX),
@@ -247,6 +316,7 @@ fn kernel_queries_have_ptx() {
         ("nearest", nearest::PTX),
         ("nearest_adjoint", nearest::ADJOINT_PTX),
         ("in_box", in_box::PTX),
+        ("neighbours", neighbours::PTX),
     ] {
         let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
         if let Ok(tool) = std::env::var("WEFT_PTXAS") {
@@ -293,21 +363,26 @@ fn kernel_queries_on_cuda_match_the_cpu() {
         let mut bf = Array::zeros(dev, [n * CAP as usize]);
         let mut bc = Array::zeros(dev, [n]);
         in_box::launch(n, &dm, &pa, &ha, &mut bf, &mut bc).unwrap();
+        let host = weft_geom::HashGrid::with_points(&p, 0.1, [32, 32, 32]).unwrap();
+        let grid = DeviceHashGrid::new(dev, &host).unwrap();
+        let mut nb = Array::zeros(dev, [n * CAP as usize]);
+        let mut nc = Array::zeros(dev, [n]);
+        neighbours::launch(n, &grid, &pa, 0.1, &mut nb, &mut nc).unwrap();
         (
-            face.to_vec(),
-            t.to_vec(),
-            pf.to_vec(),
-            q.to_vec(),
-            bf.to_vec(),
-            bc.to_vec(),
+            (face.to_vec(), t.to_vec(), pf.to_vec(), q.to_vec()),
+            (bf.to_vec(), bc.to_vec(), nb.to_vec(), nc.to_vec()),
         )
     };
     let (c, g) = (run(Device::Cpu), run(dev));
     // The same IEEE operations in the same order (no fused multiply-adds): equal.
-    assert_eq!(c.0, g.0, "ray faces");
-    assert_eq!(c.1, g.1, "ray distances");
-    assert_eq!(c.2, g.2, "closest faces");
-    assert_eq!(c.3, g.3, "closest points");
-    assert_eq!(c.5, g.5, "faces per box");
-    assert_eq!(c.4, g.4, "faces in boxes (same traversal order)");
+    let ((c0, c1, c2, c3), (c4, c5, c6, c7)) = c;
+    let ((g0, g1, g2, g3), (g4, g5, g6, g7)) = g;
+    assert_eq!(c0, g0, "ray faces");
+    assert_eq!(c1, g1, "ray distances");
+    assert_eq!(c2, g2, "closest faces");
+    assert_eq!(c3, g3, "closest points");
+    assert_eq!(c5, g5, "faces per box");
+    assert_eq!(c4, g4, "faces in boxes (same traversal order)");
+    assert_eq!(c7, g7, "neighbours per point");
+    assert_eq!(c6, g6, "neighbours (same order)");
 }

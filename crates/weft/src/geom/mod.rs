@@ -38,6 +38,7 @@
 
 mod aabb;
 mod closest;
+mod grid;
 mod mesh;
 mod ray;
 
@@ -45,5 +46,6 @@ pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_ne
 pub use closest::{
     closest_point_triangle, mesh_query_point_face, point_box_distance_sq, point_order,
 };
+pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
 pub use mesh::{BvhNode, DeviceMesh};
 pub use ray::{mesh_query_ray_face, ray_box, ray_order, ray_triangle};
