@@ -204,10 +204,11 @@ impl<A: Flat, B: Flat, C: Flat> Columns for (A, B, C) {
     }
 }
 
-/// Forward: element count and flattened inputs → flattened outputs.
-type Forward = Box<dyn Fn(usize, &[Vec<f64>]) -> Vec<f64>>;
-/// Backward: element count, flattened inputs and output seed → flattened input gradients.
-type Backward = Box<dyn Fn(usize, &[Vec<f64>], &[f64]) -> Vec<Vec<f64>>>;
+/// Forward: device, element count and flattened inputs → flattened outputs.
+type Forward = Box<dyn Fn(Device, usize, &[Vec<f64>]) -> Vec<f64>>;
+/// Backward: device, element count, flattened inputs and output seed → flattened
+/// input gradients.
+type Backward = Box<dyn Fn(Device, usize, &[Vec<f64>], &[f64]) -> Vec<Vec<f64>>>;
 
 /// An elementwise kernel `k(a: &Array<A>, b: &Array<B>, …, out: &mut Array<R>)` as
 /// functions of flattened components.
@@ -220,6 +221,8 @@ struct Harness {
     out: usize,
     forward: Forward,
     backward: Backward,
+    /// The adjoint kernel's PTX, or why the CUDA back end has none.
+    adjoint_ptx: Result<&'static str, &'static str>,
 }
 
 /// A kernel with a [`Harness`].
@@ -237,22 +240,23 @@ macro_rules! checked {
                     args: &[$(stringify!($a)),+],
                     inputs: vec![$((<$t as Flat>::N, <$t as Flat>::F64)),+],
                     out: <$r as Flat>::N,
-                    forward: Box::new(|n: usize, x: &[Vec<f64>]| {
+                    forward: Box::new(|d: Device, n: usize, x: &[Vec<f64>]| {
                         let mut k = 0..;
-                        $(let $a = Array::from_vec(Device::Cpu, unflatten::<$t>(&x[k.next().unwrap()]));)+
-                        let mut out = Array::<$r>::zeros(Device::Cpu, [n]);
+                        $(let $a = Array::from_vec(d, unflatten::<$t>(&x[k.next().unwrap()]));)+
+                        let mut out = Array::<$r>::zeros(d, [n]);
                         $name::launch(n, $(&$a,)+ &mut out).unwrap();
                         flatten(&out.to_vec())
                     }),
-                    backward: Box::new(|n: usize, x: &[Vec<f64>], seed: &[f64]| {
+                    backward: Box::new(|d: Device, n: usize, x: &[Vec<f64>], seed: &[f64]| {
                         let mut k = 0..;
-                        $(let $a = Array::from_vec(Device::Cpu, unflatten::<$t>(&x[k.next().unwrap()])).requires_grad();)+
-                        let mut out = Array::<$r>::zeros(Device::Cpu, [n]).requires_grad();
+                        $(let $a = Array::from_vec(d, unflatten::<$t>(&x[k.next().unwrap()])).requires_grad();)+
+                        let mut out = Array::<$r>::zeros(d, [n]).requires_grad();
                         let mut tape = Tape::new();
                         tape.record(|| $name::launch(n, $(&$a,)+ &mut out)).unwrap();
                         tape.backward_from(&mut out, &unflatten::<$r>(seed)).unwrap();
                         vec![$(flatten(&$a.grad_to_vec().unwrap())),+]
                     }),
+                    adjoint_ptx: $name::ADJOINT_PTX,
                 }
             }
         }
@@ -263,17 +267,28 @@ macro_rules! checked {
 /// `fn name(a: A, b: B) -> R { expr }` becomes
 /// `#[weft::kernel] fn name(a: &Array<A>, b: &Array<B>, out: &mut Array<R>)` computing
 /// `out[i] = expr` from `a = a[i]`, `b = b[i]`, plus its [`Checked`] harness.
+///
+/// Each block also lists its kernels with their PTX in `const PTX_TABLE` (or the
+/// name given as `table = NAME;` first), for the PTX check without a GPU.
 macro_rules! kernels {
-    ($($(#[$attr:meta])* fn $name:ident($($a:ident: $t:ident),+) -> $r:ident { $($body:tt)* })*) => {$(
-        $(#[$attr])*
-        #[weft::kernel]
-        fn $name($($a: &Array<$t>,)+ out: &mut Array<$r>) {
-            let i = tid();
-            $(let $a = $a[i];)+
-            out[i] = { $($body)* };
-        }
-        checked!($name($($a: $t),+) -> $r);
-    )*};
+    (table = $table:ident; $($(#[$attr:meta])* fn $name:ident($($a:ident: $t:ident),+) -> $r:ident { $($body:tt)* })*) => {
+        $(
+            $(#[$attr])*
+            #[weft::kernel]
+            fn $name($($a: &Array<$t>,)+ out: &mut Array<$r>) {
+                let i = tid();
+                $(let $a = $a[i];)+
+                out[i] = { $($body)* };
+            }
+            checked!($name($($a: $t),+) -> $r);
+        )*
+        /// This block's kernels: `(name, PTX, ADJOINT_PTX)`.
+        pub(super) const $table: &[weft_examples::devices::KernelPtx] =
+            &[$((concat!(module_path!(), "::", stringify!($name)), $name::PTX, $name::ADJOINT_PTX)),*];
+    };
+    ($($body:tt)*) => {
+        kernels! { table = PTX_TABLE; $($body)* }
+    };
 }
 
 /// Tolerance of a check: the largest `|tape - fd| / max(|fd|, 1)`, and a relative
@@ -315,13 +330,13 @@ fn weights(n: usize) -> Vec<f64> {
 /// The tape's gradients of `Σ seed·out` at `cases`, one flattened vector per input.
 fn tape_grads<K: Checked, C: Columns>(cases: &[C], seed: &[f64]) -> Vec<Vec<f64>> {
     let h = K::harness();
-    (h.backward)(cases.len(), &C::columns(cases), seed)
+    (h.backward)(Device::Cpu, cases.len(), &C::columns(cases), seed)
 }
 
 /// The kernel's outputs at `cases`, flattened.
 fn outputs<K: Checked, C: Columns>(cases: &[C]) -> Vec<f64> {
     let h = K::harness();
-    (h.forward)(cases.len(), &C::columns(cases))
+    (h.forward)(Device::Cpu, cases.len(), &C::columns(cases))
 }
 
 /// The power of two nearest `x` (exact steps: `x ± h`, `x ± 2h` are representable).
@@ -340,7 +355,8 @@ fn check<K: Checked, C: Columns + std::fmt::Debug>(
     let n = cases.len();
     let x = C::columns(cases);
     let w = weights(n * h.out);
-    let grads = (h.backward)(n, &x, &w);
+    let grads = (h.backward)(Device::Cpu, n, &x, &w);
+    cuda_parity(&h, &x, &w, &grads);
     let loss = |y: &[f64], i: usize| -> f64 {
         (0..h.out)
             .map(|o| w[i * h.out + o] * y[i * h.out + o])
@@ -370,7 +386,7 @@ fn check<K: Checked, C: Columns + std::fmt::Debug>(
                     for i in 0..n {
                         xs[k][i * comps + c] = at(i, o);
                     }
-                    let y = (h.forward)(n, &xs);
+                    let y = (h.forward)(Device::Cpu, n, &xs);
                     (0..n).map(|i| loss(&y, i)).collect()
                 })
                 .collect();
@@ -397,6 +413,29 @@ fn check<K: Checked, C: Columns + std::fmt::Debug>(
     }
     println!("{}: worst error {worst:.2e} ({n} elements)", h.name);
     Ok(worst)
+}
+
+/// With a GPU: the CUDA forward outputs and tape gradients at `x` against the CPU's
+/// (`grads`), within the bounds of `weft_examples::devices`. Adjoints the CUDA back
+/// end cannot run are skipped with their reason.
+fn cuda_parity(h: &Harness, x: &[Vec<f64>], w: &[f64], grads: &[Vec<f64>]) {
+    let Some(d) = weft_examples::devices::cuda() else {
+        return;
+    };
+    let n = x.first().map_or(0, |c| c.len() / h.inputs[0].0.max(1));
+    let (c, g) = ((h.forward)(Device::Cpu, n, x), (h.forward)(d, n, x));
+    weft_examples::devices::assert_same(&format!("{} (CUDA forward)", h.name), &c, &g);
+    match h.adjoint_ptx {
+        Ok(_) => {
+            let gg = (h.backward)(d, n, x, w);
+            weft_examples::devices::assert_grads(
+                &format!("{} (CUDA gradients)", h.name),
+                &grads.to_vec(),
+                &gg,
+            );
+        }
+        Err(e) => println!("SKIPPED (CUDA adjoint of {}): {e}", h.name),
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -1328,6 +1367,9 @@ mod f32_paths {
         #[test] fn min_max_clamp(c in batch(min_max_clamp_args())) { check::<min_max_clamp_k, _>(&c, F32)?; }
     }
 
+    pub(super) const PTX_TABLE_2: &[weft_examples::devices::KernelPtx] =
+        &weft_examples::ptx_of!(spring_loss);
+
     #[weft::kernel]
     fn spring_loss(x: &Array<Vec3>, loss: &mut Array<f32>, rest: f32) {
         let i = tid();
@@ -1539,6 +1581,9 @@ mod special {
     /// kernel: they carry no gradient and leave the float path's gradient intact.
     /// Everything non-float here is piecewise constant in `x` (or independent of it),
     /// so finite differences away from the jumps see the same derivative.
+    pub(super) const PTX_TABLE_3: &[weft_examples::devices::KernelPtx] =
+        &weft_examples::ptx_of!(mixed);
+
     #[weft::kernel]
     fn mixed(x: &Array<f64>, counts: &Array<i32>, out: &mut Array<f64>) {
         let i = tid();
@@ -1565,28 +1610,30 @@ mod special {
 
     impl Checked for Mixed {
         fn harness() -> Harness {
-            let counts =
-                |n: usize| Array::from_vec(Device::Cpu, (0..n as i32).map(|c| c % 3 - 1).collect());
+            let counts = |d: Device, n: usize| {
+                Array::from_vec(d, (0..n as i32).map(|c| c % 3 - 1).collect())
+            };
             Harness {
                 name: "special::mixed",
                 args: &["x"],
                 inputs: vec![(1, true)],
                 out: 1,
-                forward: Box::new(move |n: usize, x: &[Vec<f64>]| {
-                    let xa = Array::from_slice(Device::Cpu, &x[0]);
-                    let mut out = Array::zeros(Device::Cpu, [n]);
-                    mixed::launch(n, &xa, &counts(n), &mut out).unwrap();
+                forward: Box::new(move |d: Device, n: usize, x: &[Vec<f64>]| {
+                    let xa = Array::from_slice(d, &x[0]);
+                    let mut out = Array::zeros(d, [n]);
+                    mixed::launch(n, &xa, &counts(d, n), &mut out).unwrap();
                     out.to_vec()
                 }),
-                backward: Box::new(move |n: usize, x: &[Vec<f64>], seed: &[f64]| {
-                    let xa = Array::from_slice(Device::Cpu, &x[0]).requires_grad();
-                    let c = counts(n);
-                    let mut out = Array::zeros(Device::Cpu, [n]).requires_grad();
+                backward: Box::new(move |d: Device, n: usize, x: &[Vec<f64>], seed: &[f64]| {
+                    let xa = Array::from_slice(d, &x[0]).requires_grad();
+                    let c = counts(d, n);
+                    let mut out = Array::zeros(d, [n]).requires_grad();
                     let mut tape = Tape::new();
                     tape.record(|| mixed::launch(n, &xa, &c, &mut out)).unwrap();
                     tape.backward_from(&mut out, seed).unwrap();
                     vec![xa.grad_to_vec().unwrap()]
                 }),
+                adjoint_ptx: mixed::ADJOINT_PTX,
             }
         }
     }
@@ -1608,6 +1655,7 @@ mod special {
     }
 
     kernels! {
+        table = PTX_TABLE_2;
         /// The bit casts are not differentiable: the round trip cuts the gradient.
         fn bits_k(x: f64) -> f64 { f64_from_bits(f64_to_bits(x)) + x * (f32_from_bits(f32_to_bits(x as f32)) as f64) }
     }
@@ -1681,6 +1729,46 @@ mod harness {
 mod completeness {
     use super::*;
     use weft_ir::builtins::{BUILTINS, doc};
+
+    /// Every kernel of this file has PTX and adjoint PTX (assembled by ptxas with
+    /// `WEFT_PTXAS`), except adjoints calling funcs with a Rust-only adjoint.
+    #[test]
+    fn every_kernel_here_has_ptx() {
+        let mut all = [
+            scalar::PTX_TABLE,
+            operators::PTX_TABLE,
+            vector::PTX_TABLE,
+            matrix::PTX_TABLE,
+            quaternion::PTX_TABLE,
+            transform::PTX_TABLE,
+            spatial::PTX_TABLE,
+            funcs::PTX_TABLE,
+            f32_paths::PTX_TABLE,
+            special::PTX_TABLE,
+            special::PTX_TABLE_2,
+            harness::PTX_TABLE,
+        ]
+        .concat();
+        all.extend(f32_paths::PTX_TABLE_2);
+        all.extend(special::PTX_TABLE_3);
+        weft_examples::devices::check_all_ptx(
+            &all,
+            &[
+                // Funcs whose adjoint is a plain Rust function (`#[weft::func(adjoint = ..)]`).
+                (
+                    "builtin_gradients::harness::slightly_wrong_k",
+                    "slightly_wrong_sin",
+                ),
+                ("builtin_gradients::harness::wrong_second_k", "wrong_atan2"),
+                // Loops carrying values: the adjoint needs the per-thread stack.
+                (
+                    "builtin_gradients::vector::component_writes_k",
+                    "loops that carry values",
+                ),
+                ("mixed", "loops that carry values"),
+            ],
+        );
+    }
 
     #[test]
     fn every_differentiable_builtin_has_a_kernel_level_check() {

@@ -1,9 +1,11 @@
 //! Every builtin, called from a kernel, against a reference (glam or f64 math) on
-//! random inputs.
+//! random inputs; with a GPU, the CUDA results against the CPU's (integers exactly,
+//! floats within `weft_examples::devices::FLOAT_ULPS` ulp).
 
 use approx::assert_relative_eq;
 use proptest::prelude::*;
 use weft::prelude::*;
+use weft_examples::devices::on_devices;
 
 fn cfg() -> ProptestConfig {
     ProptestConfig {
@@ -86,10 +88,12 @@ proptest! {
     #[test]
     fn scalar_builtins(xs in prop::collection::vec(-8.0f32..8.0, 1..64)) {
         let n = xs.len();
-        let x = Array::from_slice(Device::Cpu, &xs);
-        let mut out: Array<f32, 2> = Array::zeros(Device::Cpu, [n, 23]);
-        scalar_unary::launch(n, &x, &mut out).unwrap();
-        let out = out.to_vec();
+        let out = on_devices("scalar_unary", |d| {
+            let x = Array::from_slice(d, &xs);
+            let mut out: Array<f32, 2> = Array::zeros(d, [n, 23]);
+            scalar_unary::launch(n, &x, &mut out).unwrap();
+            out.to_vec()
+        });
         for (i, &v) in xs.iter().enumerate() {
             let reference = scalar_reference(v);
             for (k, &r) in reference.iter().enumerate() {
@@ -134,12 +138,14 @@ proptest! {
         let n = pairs.len();
         let xs: Vec<f32> = pairs.iter().map(|p| p.0).collect();
         let ys: Vec<f32> = pairs.iter().map(|p| p.1).collect();
-        let x = Array::from_slice(Device::Cpu, &xs);
-        let y = Array::from_slice(Device::Cpu, &ys);
-        let mut out: Array<f32, 2> = Array::zeros(Device::Cpu, [n, 7]);
-        let mut ix: Array<i32, 2> = Array::zeros(Device::Cpu, [n, 6]);
-        scalar_binary::launch(n, &x, &y, &mut out, &mut ix).unwrap();
-        let (out, ix) = (out.to_vec(), ix.to_vec());
+        let (out, ix) = on_devices("scalar_binary", |d| {
+            let x = Array::from_slice(d, &xs);
+            let y = Array::from_slice(d, &ys);
+            let mut out: Array<f32, 2> = Array::zeros(d, [n, 7]);
+            let mut ix: Array<i32, 2> = Array::zeros(d, [n, 6]);
+            scalar_binary::launch(n, &x, &y, &mut out, &mut ix).unwrap();
+            (out.to_vec(), ix.to_vec())
+        });
         for i in 0..n {
             let (a, b) = (xs[i], ys[i]);
             let (ad, bd) = (a as f64, b as f64);
@@ -195,12 +201,14 @@ proptest! {
     #[test]
     fn vector_builtins(pairs in prop::collection::vec((vec3s(), vec3s()), 1..32)) {
         let n = pairs.len();
-        let a = Array::from_vec(Device::Cpu, pairs.iter().map(|p| p.0).collect());
-        let b = Array::from_vec(Device::Cpu, pairs.iter().map(|p| p.1).collect());
-        let mut s: Array<f32, 2> = Array::zeros(Device::Cpu, [n, 4]);
-        let mut v: Array<Vec3, 2> = Array::zeros(Device::Cpu, [n, 8]);
-        vector_ops::launch(n, &a, &b, &mut s, &mut v).unwrap();
-        let (s, v) = (s.to_vec(), v.to_vec());
+        let (s, v) = on_devices("vector_ops", |d| {
+            let a = Array::from_vec(d, pairs.iter().map(|p| p.0).collect());
+            let b = Array::from_vec(d, pairs.iter().map(|p| p.1).collect());
+            let mut s: Array<f32, 2> = Array::zeros(d, [n, 4]);
+            let mut v: Array<Vec3, 2> = Array::zeros(d, [n, 8]);
+            vector_ops::launch(n, &a, &b, &mut s, &mut v).unwrap();
+            (s.to_vec(), v.to_vec())
+        });
         for (i, (x, y)) in pairs.iter().copied().enumerate() {
             assert_relative_eq!(s[i * 4], x.dot(y), epsilon = 1e-5, max_relative = 1e-5);
             assert_relative_eq!(s[i * 4 + 1], x.length(), max_relative = 1e-6);
@@ -248,13 +256,15 @@ proptest! {
     #[test]
     fn matrix_builtins(items in prop::collection::vec((well_conditioned(), vec3s()), 1..16)) {
         let n = items.len();
-        let m = Array::from_vec(Device::Cpu, items.iter().map(|p| p.0).collect());
-        let a = Array::from_vec(Device::Cpu, items.iter().map(|p| p.1).collect());
-        let mut s: Array<f32, 2> = Array::zeros(Device::Cpu, [n, 2]);
-        let mut mo: Array<Mat3, 2> = Array::zeros(Device::Cpu, [n, 6]);
-        let mut vo: Array<Vec3, 2> = Array::zeros(Device::Cpu, [n, 3]);
-        matrix_ops::launch(n, &m, &a, &mut s, &mut mo, &mut vo).unwrap();
-        let (s, mo, vo) = (s.to_vec(), mo.to_vec(), vo.to_vec());
+        let (s, mo, vo) = on_devices("matrix_ops", |d| {
+            let m = Array::from_vec(d, items.iter().map(|p| p.0).collect());
+            let a = Array::from_vec(d, items.iter().map(|p| p.1).collect());
+            let mut s: Array<f32, 2> = Array::zeros(d, [n, 2]);
+            let mut mo: Array<Mat3, 2> = Array::zeros(d, [n, 6]);
+            let mut vo: Array<Vec3, 2> = Array::zeros(d, [n, 3]);
+            matrix_ops::launch(n, &m, &a, &mut s, &mut mo, &mut vo).unwrap();
+            (s.to_vec(), mo.to_vec(), vo.to_vec())
+        });
         for (i, (x, v)) in items.iter().copied().enumerate() {
             assert_relative_eq!(s[i * 2], x.determinant(), max_relative = 1e-5);
             assert_relative_eq!(s[i * 2 + 1], x.x_axis.x + x.y_axis.y + x.z_axis.z, max_relative = 1e-6);
@@ -304,14 +314,16 @@ proptest! {
     #[test]
     fn quaternion_and_transform_builtins(items in prop::collection::vec((unit_quats(), vec3s()), 1..16)) {
         let n = items.len();
-        let q = Array::from_vec(Device::Cpu, items.iter().map(|p| p.0).collect());
-        let p = Array::from_vec(Device::Cpu, items.iter().map(|p| p.1).collect());
-        let mut vo: Array<Vec3, 2> = Array::zeros(Device::Cpu, [n, 6]);
-        let mut qo: Array<Quat, 2> = Array::zeros(Device::Cpu, [n, 5]);
-        let mut mo = Array::zeros(Device::Cpu, [n]);
-        let mut to = Array::zeros(Device::Cpu, [n]);
-        quat_transform_ops::launch(n, &q, &p, &mut vo, &mut qo, &mut mo, &mut to).unwrap();
-        let (vo, qo, mo, to) = (vo.to_vec(), qo.to_vec(), mo.to_vec(), to.to_vec());
+        let (vo, qo, mo, to) = on_devices("quat_transform_ops", |d| {
+            let q = Array::from_vec(d, items.iter().map(|p| p.0).collect());
+            let p = Array::from_vec(d, items.iter().map(|p| p.1).collect());
+            let mut vo: Array<Vec3, 2> = Array::zeros(d, [n, 6]);
+            let mut qo: Array<Quat, 2> = Array::zeros(d, [n, 5]);
+            let mut mo: Array<Mat3> = Array::zeros(d, [n]);
+            let mut to: Array<Transform> = Array::zeros(d, [n]);
+            quat_transform_ops::launch(n, &q, &p, &mut vo, &mut qo, &mut mo, &mut to).unwrap();
+            (vo.to_vec(), qo.to_vec(), mo.to_vec(), to.to_vec())
+        });
         for (i, (r, v)) in items.iter().copied().enumerate() {
             let e = 1e-5;
             assert_relative_eq!(vo[i * 6], r * v, epsilon = e * 4.0);
@@ -357,13 +369,15 @@ proptest! {
     fn spatial_builtins(items in prop::collection::vec((vec3s(), vec3s(), vec3s(), vec3s()), 1..16)) {
         let n = items.len();
         let sv = |t: Vec3, b: Vec3| SpatialVector::new(t, b);
-        let a = Array::from_vec(Device::Cpu, items.iter().map(|p| sv(p.0, p.1)).collect());
-        let b = Array::from_vec(Device::Cpu, items.iter().map(|p| sv(p.2, p.3)).collect());
-        let mut s = Array::zeros(Device::Cpu, [n]);
-        let mut o: Array<SpatialVector, 2> = Array::zeros(Device::Cpu, [n, 3]);
-        let mut tops = Array::zeros(Device::Cpu, [n]);
-        spatial_ops::launch(n, &a, &b, &mut s, &mut o, &mut tops).unwrap();
-        let (s, o, tops) = (s.to_vec(), o.to_vec(), tops.to_vec());
+        let (s, o, tops) = on_devices("spatial_ops", |d| {
+            let a = Array::from_vec(d, items.iter().map(|p| sv(p.0, p.1)).collect());
+            let b = Array::from_vec(d, items.iter().map(|p| sv(p.2, p.3)).collect());
+            let mut s: Array<f32> = Array::zeros(d, [n]);
+            let mut o: Array<SpatialVector, 2> = Array::zeros(d, [n, 3]);
+            let mut tops: Array<Vec3> = Array::zeros(d, [n]);
+            spatial_ops::launch(n, &a, &b, &mut s, &mut o, &mut tops).unwrap();
+            (s.to_vec(), o.to_vec(), tops.to_vec())
+        });
         for (i, &(lin_a, ang_a, lin_b, ang_b)) in items.iter().enumerate() {
             assert_relative_eq!(s[i], lin_a.dot(lin_b) + ang_a.dot(ang_b), epsilon = 1e-4, max_relative = 1e-5);
             // Motion cross product with (linear, angular) ordering:
@@ -396,11 +410,13 @@ proptest! {
     #[test]
     fn f64_builtins(xs in prop::collection::vec(-10.0f64..10.0, 1..32)) {
         let n = xs.len();
-        let x = Array::from_slice(Device::Cpu, &xs);
-        let mut out: Array<f64, 2> = Array::zeros(Device::Cpu, [n, 3]);
-        let mut v = Array::zeros(Device::Cpu, [n]);
-        f64_ops::launch(n, &x, &mut out, &mut v).unwrap();
-        let (out, v) = (out.to_vec(), v.to_vec());
+        let (out, v) = on_devices("f64_ops", |d| {
+            let x = Array::from_slice(d, &xs);
+            let mut out: Array<f64, 2> = Array::zeros(d, [n, 3]);
+            let mut v: Array<DVec3> = Array::zeros(d, [n]);
+            f64_ops::launch(n, &x, &mut out, &mut v).unwrap();
+            (out.to_vec(), v.to_vec())
+        });
         for (i, &a) in xs.iter().enumerate() {
             let r = [a.sin() + a.cos(), (a / 4.0).exp() - (a.abs() + 1.0).ln(), a.atan2(1.5) * (a.abs() + 1.0).powf(0.5)];
             for k in 0..3 {
@@ -421,19 +437,33 @@ fn bit_casts(x: &Array<f32>, bits: &mut Array<u32>, back: &mut Array<f32>) {
 #[test]
 fn bit_cast_builtins() {
     let xs = [0.0f32, -0.0, 1.5, f32::MAX, f32::MIN_POSITIVE];
-    let x = Array::from_slice(Device::Cpu, &xs);
-    let mut bits = Array::zeros(Device::Cpu, [5]);
-    let mut back = Array::zeros(Device::Cpu, [5]);
-    bit_casts::launch(5, &x, &mut bits, &mut back).unwrap();
+    let (bits, back) = on_devices("bit_casts", |d| {
+        let x = Array::from_slice(d, &xs);
+        let mut bits: Array<u32> = Array::zeros(d, [5]);
+        let mut back: Array<f32> = Array::zeros(d, [5]);
+        bit_casts::launch(5, &x, &mut bits, &mut back).unwrap();
+        (bits.to_vec(), back.to_vec())
+    });
+    assert_eq!(bits, xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
     assert_eq!(
-        bits.to_vec(),
+        back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
         xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
     );
-    assert_eq!(
-        back.to_vec()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect::<Vec<_>>(),
-        xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+}
+
+#[test]
+fn every_kernel_here_has_ptx() {
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(
+            scalar_unary,
+            scalar_binary,
+            vector_ops,
+            matrix_ops,
+            quat_transform_ops,
+            spatial_ops,
+            f64_ops,
+            bit_casts,
+        ),
+        &[],
     );
 }

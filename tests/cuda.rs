@@ -159,18 +159,59 @@ fn out_of_range_indices_are_reported_at_the_next_sync() {
     assert!(e.contains("gather") && e.contains('5'), "{e}");
 }
 
+#[weft::kernel]
+fn noise(y: &mut Array<f32>, z: &mut Array<f32>, k: &mut Array<i32>) {
+    let i = tid();
+    let mut s = rand_init(7, i as u32);
+    y[i] = randf(&mut s);
+    z[i] = randn(&mut s);
+    k[i] = (randi(&mut s) % 1000) as i32;
+}
+
+#[test]
+fn random_numbers_match_the_cpu_bit_for_bit() {
+    assert!(noise::PTX.is_ok(), "{:?}", noise::PTX.err());
+    let Some(dev) = gpu() else { return };
+    let n = 10_000;
+    let run = |d: Device| {
+        let (mut y, mut z, mut k) = (
+            Array::zeros(d, [n]),
+            Array::zeros(d, [n]),
+            Array::zeros(d, [n]),
+        );
+        noise::launch(n, &mut y, &mut z, &mut k).unwrap();
+        (y.to_vec(), z.to_vec(), k.to_vec())
+    };
+    assert_eq!(run(Device::Cpu), run(dev));
+}
+
+/// A loop carrying a value: its adjoint needs the per-thread stack.
+#[weft::kernel]
+fn iterate(x: &Array<f32>, y: &mut Array<f32>) {
+    let i = tid();
+    let mut v = x[i];
+    for _k in 0..3 {
+        v = v * v * 0.5;
+    }
+    y[i] = v;
+}
+
 #[test]
 fn kernels_report_what_cuda_cannot_run_yet() {
+    assert!(iterate::ADJOINT_PTX.is_err());
     let Some(dev) = gpu() else { return };
-    #[weft::kernel]
-    fn noise(y: &mut Array<f32>) {
-        let i = tid();
-        let mut s = rand_init(7, i as u32);
-        y[i] = randf(&mut s);
-    }
-    let mut y = Array::zeros(dev, [4]);
-    let e = noise::launch(4, &mut y).unwrap_err().to_string();
-    assert!(e.contains("noise") && e.contains("rand_init"), "{e}");
+    let x = Array::from_slice(dev, &[0.5f32, 1.0]).requires_grad();
+    let mut y = Array::zeros(dev, [2]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| iterate::launch(2, &x, &mut y)).unwrap();
+    let e = tape
+        .backward_from(&mut y, &[1.0, 1.0])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("iterate") && e.contains("loops that carry values"),
+        "{e}"
+    );
 }
 
 #[test]

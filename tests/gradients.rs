@@ -1,6 +1,7 @@
 //! Adjoint kernels against central finite differences (f64 kernels, so the check is
 //! tight), for straight-line code, builtins, branches, loops that carry values,
-//! `while`/`break`/early `return`, funcs calling funcs, and atomics.
+//! `while`/`break`/early `return`, funcs calling funcs, and atomics; with a GPU, the
+//! CUDA gradients against the CPU's (bounds in `weft_examples::devices`).
 
 use weft::prelude::*;
 
@@ -39,6 +40,22 @@ fn check(n: usize, x0: &[f64], run: Run) -> f64 {
         worst = worst.max(err);
     }
     println!("worst relative error against central differences: {worst:.2e}");
+    // With a GPU: the CUDA tape's gradient against the CPU's.
+    if let Some(d) = weft_examples::devices::cuda() {
+        let x = Array::from_slice(d, x0).requires_grad();
+        let mut y = Array::zeros(d, [n]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| run(&x, &mut y));
+        match tape.backward_from(&mut y, &w) {
+            Ok(()) => {
+                weft_examples::devices::assert_grads("CUDA gradient", &g, &x.grad_to_vec().unwrap())
+            }
+            Err(e) if e.to_string().contains("not supported on CUDA") => {
+                println!("SKIPPED (CUDA adjoint): {e}")
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
     worst
 }
 
@@ -178,13 +195,15 @@ fn reduce(x: &Array<f64>, loss: &mut Array<f64>) {
 fn atomic_add_is_differentiable() {
     let n = 100;
     let x0 = inputs(n, 5, -2.0, 2.0);
-    let x = Array::from_slice(Device::Cpu, &x0).requires_grad();
-    let mut loss = Array::zeros(Device::Cpu, [1]).requires_grad();
-    let mut tape = Tape::new();
-    tape.record(|| reduce::launch(n, &x, &mut loss)).unwrap();
-    tape.backward(&mut loss).unwrap();
-    for (g, x) in x.grad_to_vec().unwrap().iter().zip(&x0) {
-        assert!((g - (x + x.cos())).abs() < 1e-12);
+    for d in weft_examples::devices::devices() {
+        let x = Array::from_slice(d, &x0).requires_grad();
+        let mut loss = Array::zeros(d, [1]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| reduce::launch(n, &x, &mut loss)).unwrap();
+        tape.backward(&mut loss).unwrap();
+        for (g, x) in x.grad_to_vec().unwrap().iter().zip(&x0) {
+            assert!((g - (x + x.cos())).abs() < 1e-12, "{d:?}");
+        }
     }
 }
 
@@ -598,12 +617,52 @@ fn int_params(x: &Array<f64>, y: &mut Array<f64>) {
 #[test]
 fn funcs_with_integer_parameters_and_results_differentiate() {
     // y = 3 x · 4.
-    let x = Array::from_slice(Device::Cpu, &[1.0, 2.0]).requires_grad();
-    let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();
-    let mut tape = Tape::new();
-    tape.record(|| int_params::launch(2, &x, &mut y)).unwrap();
-    tape.backward(&mut y).unwrap();
-    assert_eq!(x.grad_to_vec().unwrap(), vec![12.0, 12.0]);
+    for d in weft_examples::devices::devices() {
+        let x = Array::from_slice(d, &[1.0, 2.0]).requires_grad();
+        let mut y = Array::zeros(d, [2]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| int_params::launch(2, &x, &mut y)).unwrap();
+        tape.backward(&mut y).unwrap();
+        assert_eq!(x.grad_to_vec().unwrap(), vec![12.0, 12.0]);
+    }
+}
+
+/// Adjoints the CUDA back end cannot run, with the reason (a substring of the error):
+/// loops carrying values need the per-thread adjoint stack, and a func with a
+/// Rust-only adjoint (`round_ste`) is not available to the CUDA back end at all.
+const NO_CUDA_ADJOINT: &[(&str, &str)] = &[
+    ("loops", "loops that carry values"),
+    ("funcs_and_returns", "loops that carry values"),
+    ("pendulum_loss", "loops that carry values"),
+    ("quantize", "round_ste"),
+];
+
+#[test]
+fn every_kernel_here_has_ptx() {
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(
+            scalar_math,
+            vector_math,
+            loops,
+            funcs_and_returns,
+            reduce,
+            in_place,
+            scale,
+            quantize,
+            spring_energy,
+            pendulum_loss,
+            contact64,
+            integrate64,
+            loss64,
+            spring_step,
+            state_loss,
+            state_in_place,
+            int_params,
+            snap_energy,
+            through_pair,
+        ),
+        NO_CUDA_ADJOINT,
+    );
 }
 
 /// A search: the index of the site nearest to `p` (a loop carrying a float).
@@ -636,7 +695,11 @@ fn funcs_with_integer_results_pass_no_gradient_and_need_no_adjoint() {
     // The search reads a float array inside a func (whose gradient could not flow
     // back) but returns an index: the kernel differentiates through its own reads,
     // and the adjoint needs no per-thread stack (so it also has PTX).
-    assert!(snap_energy::ADJOINT_PTX.is_ok(), "{:?}", snap_energy::ADJOINT_PTX.err());
+    assert!(
+        snap_energy::ADJOINT_PTX.is_ok(),
+        "{:?}",
+        snap_energy::ADJOINT_PTX.err()
+    );
     let sites = Array::from_slice(Device::Cpu, &[-1.0, 0.25, 0.5, 2.0]);
     let n = 40;
     let err = check(n, &inputs(n, 31, -2.0, 3.0), &|x, y| {

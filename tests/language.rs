@@ -1,7 +1,9 @@
-//! The kernel language on the CPU back end: control flow, funcs across modules,
-//! structs, multi-dimensional launches, locals and literals.
+//! The kernel language: control flow, funcs across modules, structs,
+//! multi-dimensional launches, locals and literals — on the CPU and, when a GPU
+//! works, on CUDA with the same expected results.
 
 use weft::prelude::*;
+use weft_examples::devices::devices;
 
 mod physics {
     use weft::prelude::*;
@@ -53,19 +55,21 @@ fn springs(x: &Array<Vec3>, f: &mut Array<Vec3>, k: f32) {
 
 #[test]
 fn funcs_from_another_module() {
-    let x = Array::from_vec(
-        Device::Cpu,
-        (0..5)
-            .map(|i| Vec3::new(i as f32 * 2.0, 0.0, 0.0))
-            .collect(),
-    );
-    let mut f = Array::zeros(Device::Cpu, [5]);
-    springs::launch(5, &x, &mut f, 10.0).unwrap();
-    let f = f.to_vec();
-    // Each spring is stretched by 1: end particles feel 10, inner ones cancel.
-    assert_eq!(f[0], Vec3::new(10.0, 0.0, 0.0));
-    assert_eq!(f[2], Vec3::ZERO);
-    assert_eq!(f[4], Vec3::new(-10.0, 0.0, 0.0));
+    for d in devices() {
+        let x = Array::from_vec(
+            d,
+            (0..5)
+                .map(|i| Vec3::new(i as f32 * 2.0, 0.0, 0.0))
+                .collect(),
+        );
+        let mut f = Array::zeros(d, [5]);
+        springs::launch(5, &x, &mut f, 10.0).unwrap();
+        let f = f.to_vec();
+        // Each spring is stretched by 1: end particles feel 10, inner ones cancel.
+        assert_eq!(f[0], Vec3::new(10.0, 0.0, 0.0));
+        assert_eq!(f[2], Vec3::ZERO);
+        assert_eq!(f[4], Vec3::new(-10.0, 0.0, 0.0));
+    }
 }
 
 #[weft::kernel]
@@ -83,28 +87,30 @@ fn step_particles(p: &mut Array<Particle>, g: Vec3, dt: f32) {
 
 #[test]
 fn struct_arrays_and_field_assignment() {
-    let mut p = Array::from_vec(
-        Device::Cpu,
-        vec![
-            Particle {
-                pos: Vec3::new(0.0, 0.0, 1.0),
-                vel: Vec3::ZERO,
-                mass: 1.0,
-            },
-            Particle {
-                pos: Vec3::new(0.0, 0.0, 0.001),
-                vel: Vec3::new(0.0, 0.0, -1.0),
-                mass: 2.0,
-            },
-        ],
-    );
-    step_particles::launch(2, &mut p, Vec3::new(0.0, 0.0, -10.0), 0.1).unwrap();
-    let p = p.to_vec();
-    assert!((p[0].vel.z + 1.0).abs() < 1e-6);
-    assert!((p[0].pos.z - 0.9).abs() < 1e-6);
-    assert_eq!(p[1].pos.z, 0.0);
-    assert!((p[1].vel.z - 1.0).abs() < 1e-6);
-    assert_eq!(p[1].mass, 2.0);
+    for d in devices() {
+        let mut p = Array::from_vec(
+            d,
+            vec![
+                Particle {
+                    pos: Vec3::new(0.0, 0.0, 1.0),
+                    vel: Vec3::ZERO,
+                    mass: 1.0,
+                },
+                Particle {
+                    pos: Vec3::new(0.0, 0.0, 0.001),
+                    vel: Vec3::new(0.0, 0.0, -1.0),
+                    mass: 2.0,
+                },
+            ],
+        );
+        step_particles::launch(2, &mut p, Vec3::new(0.0, 0.0, -10.0), 0.1).unwrap();
+        let p = p.to_vec();
+        assert!((p[0].vel.z + 1.0).abs() < 1e-6);
+        assert!((p[0].pos.z - 0.9).abs() < 1e-6);
+        assert_eq!(p[1].pos.z, 0.0);
+        assert!((p[1].vel.z - 1.0).abs() < 1e-6);
+        assert_eq!(p[1].mass, 2.0);
+    }
 }
 
 #[weft::structure]
@@ -121,17 +127,19 @@ fn with_params(out: &mut Array<Vec2>, p: &Params) {
 
 #[test]
 fn struct_parameters() {
-    let mut out = Array::zeros(Device::Cpu, [3]);
-    with_params::launch(
-        3,
-        &mut out,
-        &Params {
-            scale: 2.0,
-            offset: Vec2::new(1.0, 1.0),
-        },
-    )
-    .unwrap();
-    assert_eq!(out.to_vec()[2], Vec2::new(5.0, -3.0));
+    for d in devices() {
+        let mut out = Array::zeros(d, [3]);
+        with_params::launch(
+            3,
+            &mut out,
+            &Params {
+                scale: 2.0,
+                offset: Vec2::new(1.0, 1.0),
+            },
+        )
+        .unwrap();
+        assert_eq!(out.to_vec()[2], Vec2::new(5.0, -3.0));
+    }
 }
 
 #[weft::kernel]
@@ -196,13 +204,15 @@ fn control_flow_reference(i: i32, limit: i32) -> i32 {
 
 #[test]
 fn loops_branches_early_return() {
-    let n = 20;
-    let mut out = Array::zeros(Device::Cpu, [n]);
-    control_flow::launch(n, &mut out, 4).unwrap();
-    let expect: Vec<i32> = (0..n as i32)
-        .map(|i| control_flow_reference(i, 4))
-        .collect();
-    assert_eq!(out.to_vec(), expect);
+    for d in devices() {
+        let n = 20;
+        let mut out = Array::zeros(d, [n]);
+        control_flow::launch(n, &mut out, 4).unwrap();
+        let expect: Vec<i32> = (0..n as i32)
+            .map(|i| control_flow_reference(i, 4))
+            .collect();
+        assert_eq!(out.to_vec(), expect);
+    }
 }
 
 #[weft::kernel]
@@ -219,15 +229,17 @@ fn grid3(out: &mut Array<i32, 3>) {
 
 #[test]
 fn multi_dimensional_launches() {
-    let mut a: Array<f32, 2> = Array::zeros(Device::Cpu, [3, 4]);
-    grid2::launch((3, 4), &mut a).unwrap();
-    assert_eq!(a.to_vec()[4 + 2], 12.0);
-    let mut b: Array<i32, 3> = Array::zeros(Device::Cpu, [2, 3, 4]);
-    grid3::launch([2, 3, 4], &mut b).unwrap();
-    assert_eq!(b.to_vec()[12 + 2 * 4 + 3], 123);
-    // Launching a 2-D kernel with a 1-D grid is an error, not garbage.
-    let err = grid2::launch(12, &mut a).unwrap_err();
-    assert!(err.to_string().contains("grid2"), "{err}");
+    for d in devices() {
+        let mut a: Array<f32, 2> = Array::zeros(d, [3, 4]);
+        grid2::launch((3, 4), &mut a).unwrap();
+        assert_eq!(a.to_vec()[4 + 2], 12.0);
+        let mut b: Array<i32, 3> = Array::zeros(d, [2, 3, 4]);
+        grid3::launch([2, 3, 4], &mut b).unwrap();
+        assert_eq!(b.to_vec()[12 + 2 * 4 + 3], 123);
+        // Launching a 2-D kernel with a 1-D grid is an error, not garbage.
+        let err = grid2::launch(12, &mut a).unwrap_err();
+        assert!(err.to_string().contains("grid2"), "{err}");
+    }
 }
 
 #[weft::kernel]
@@ -252,25 +264,27 @@ fn unroll_sum(v: Vec3) -> f32 {
 
 #[test]
 fn vectors_matrices_tuples_unroll() {
-    let m = Mat3::from_cols(
-        Vec3::new(1.0, 2.0, 3.0),
-        Vec3::new(4.0, 5.0, 6.0),
-        Vec3::new(7.0, 8.0, 9.0),
-    );
-    let q = Quat::from_xyzw(0.0, 0.0, 0.0, 1.0);
-    let mut out = Array::zeros(Device::Cpu, [4]);
-    vectors_and_tuples::launch(4, &mut out, m, q).unwrap();
-    for (i, got) in out.to_vec().into_iter().enumerate() {
-        let v = Vec3::new(1.0, 2.0, 3.0) * i as f32;
-        let w = m * v;
-        let expect = v.y.min(v.x)
-            + v.y.max(v.x)
-            + (w.x + 1.0)
-            + m.col(0)[1]
-            + (v.x + v.y + v.z)
-            + v.dot(Vec3::ONE)
-            - v.dot(v).sqrt();
-        assert!((got - expect).abs() < 1e-4, "{i}: {got} vs {expect}");
+    for d in devices() {
+        let m = Mat3::from_cols(
+            Vec3::new(1.0, 2.0, 3.0),
+            Vec3::new(4.0, 5.0, 6.0),
+            Vec3::new(7.0, 8.0, 9.0),
+        );
+        let q = Quat::from_xyzw(0.0, 0.0, 0.0, 1.0);
+        let mut out = Array::zeros(d, [4]);
+        vectors_and_tuples::launch(4, &mut out, m, q).unwrap();
+        for (i, got) in out.to_vec().into_iter().enumerate() {
+            let v = Vec3::new(1.0, 2.0, 3.0) * i as f32;
+            let w = m * v;
+            let expect = v.y.min(v.x)
+                + v.y.max(v.x)
+                + (w.x + 1.0)
+                + m.col(0)[1]
+                + (v.x + v.y + v.z)
+                + v.dot(Vec3::ONE)
+                - v.dot(v).sqrt();
+            assert!((got - expect).abs() < 1e-4, "{i}: {got} vs {expect}");
+        }
     }
 }
 
@@ -288,10 +302,12 @@ fn literals_and_casts(out: &mut Array<f64>, k: u32) {
 
 #[test]
 fn literals_constants_and_casts() {
-    let mut out = Array::zeros(Device::Cpu, [2]);
-    literals_and_casts::launch(2, &mut out, 10).unwrap();
-    let expect = 1.5 + 3.0 + 11.0 + 1.0 + std::f64::consts::PI - 3.0 + f32::EPSILON as f64;
-    assert!((out.to_vec()[1] - expect).abs() < 1e-12);
+    for d in devices() {
+        let mut out = Array::zeros(d, [2]);
+        literals_and_casts::launch(2, &mut out, 10).unwrap();
+        let expect = 1.5 + 3.0 + 11.0 + 1.0 + std::f64::consts::PI - 3.0 + f32::EPSILON as f64;
+        assert!((out.to_vec()[1] - expect).abs() < 1e-12);
+    }
 }
 
 #[weft::kernel]
@@ -309,9 +325,11 @@ fn shadowing_and_scopes(out: &mut Array<i32>) {
 
 #[test]
 fn shadowing() {
-    let mut out = Array::zeros(Device::Cpu, [3]);
-    shadowing_and_scopes::launch(3, &mut out).unwrap();
-    assert_eq!(out.to_vec(), vec![100, 102, 104]);
+    for d in devices() {
+        let mut out = Array::zeros(d, [3]);
+        shadowing_and_scopes::launch(3, &mut out).unwrap();
+        assert_eq!(out.to_vec(), vec![100, 102, 104]);
+    }
 }
 
 use weft::funcs::{lerp, smoothstep, split_normal};
@@ -326,12 +344,14 @@ fn library_funcs(out: &mut Array<f32>) {
 
 #[test]
 fn funcs_from_another_crate() {
-    let mut out = Array::zeros(Device::Cpu, [5]);
-    library_funcs::launch(5, &mut out).unwrap();
-    let o = out.to_vec();
-    assert_eq!(o[0], 0.0 + 0.0 + 3.0 + 1.0);
-    assert_eq!(o[2], 4.0 + 0.5 + 3.0 + 1.0);
-    assert_eq!(o[4], 8.0 + 1.0 + 3.0 + 1.0);
+    for d in devices() {
+        let mut out = Array::zeros(d, [5]);
+        library_funcs::launch(5, &mut out).unwrap();
+        let o = out.to_vec();
+        assert_eq!(o[0], 0.0 + 0.0 + 3.0 + 1.0);
+        assert_eq!(o[2], 4.0 + 0.5 + 3.0 + 1.0);
+        assert_eq!(o[4], 8.0 + 1.0 + 3.0 + 1.0);
+    }
 }
 
 // A kernel's name does not collide with parameters of the same name (in this or
@@ -350,13 +370,15 @@ fn uses_energy(energy: &Array<f32>, out: &mut Array<f32>) {
 
 #[test]
 fn kernel_names_do_not_shadow_parameters() {
-    let v = Array::from_slice(Device::Cpu, &[2.0f32, 4.0]);
-    let mut e = Array::zeros(Device::Cpu, [2]);
-    energy::launch(2, &v, &mut e).unwrap();
-    let mut out = Array::zeros(Device::Cpu, [2]);
-    uses_energy::launch(2, &e, &mut out).unwrap();
-    assert_eq!(out.to_vec(), vec![4.0, 16.0]);
-    assert_eq!(energy::NAME, "energy");
+    for d in devices() {
+        let v = Array::from_slice(d, &[2.0f32, 4.0]);
+        let mut e = Array::zeros(d, [2]);
+        energy::launch(2, &v, &mut e).unwrap();
+        let mut out = Array::zeros(d, [2]);
+        uses_energy::launch(2, &e, &mut out).unwrap();
+        assert_eq!(out.to_vec(), vec![4.0, 16.0]);
+        assert_eq!(energy::NAME, "energy");
+    }
 }
 
 /// A structure holding arrays, like Warp's `@wp.struct` models.
@@ -427,20 +449,22 @@ fn dynamic_components(out: &mut Array<Vec4>, a: &mut Array<Vec3>) {
 
 #[test]
 fn vector_components_by_runtime_index() {
-    let mut out = Array::zeros(Device::Cpu, [2]);
-    let mut a = Array::zeros(Device::Cpu, [2]);
-    dynamic_components::launch(2, &mut out, &mut a).unwrap();
-    assert_eq!(
-        out.to_vec(),
-        vec![
-            Vec4::new(100.0, 10.0, 20.0, 30.0),
-            Vec4::new(1.0, 111.0, 21.0, 31.0)
-        ]
-    );
-    assert_eq!(
-        a.to_vec(),
-        vec![Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.0, -1.0, 0.0)]
-    );
+    for d in devices() {
+        let mut out = Array::zeros(d, [2]);
+        let mut a = Array::zeros(d, [2]);
+        dynamic_components::launch(2, &mut out, &mut a).unwrap();
+        assert_eq!(
+            out.to_vec(),
+            vec![
+                Vec4::new(100.0, 10.0, 20.0, 30.0),
+                Vec4::new(1.0, 111.0, 21.0, 31.0)
+            ]
+        );
+        assert_eq!(
+            a.to_vec(),
+            vec![Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.0, -1.0, 0.0)]
+        );
+    }
 }
 
 #[weft::kernel]
@@ -453,10 +477,12 @@ fn if_value_literals(x: &Array<f64>, out: &mut Array<f64>) {
 
 #[test]
 fn if_expressions_of_literals_take_their_type_from_the_context() {
-    let x = Array::from_slice(Device::Cpu, &[2.0f64, -1.0]);
-    let mut out = Array::zeros(Device::Cpu, [2]);
-    if_value_literals::launch(2, &x, &mut out).unwrap();
-    assert_eq!(out.to_vec(), vec![12.0, 1.0]);
+    for d in devices() {
+        let x = Array::from_slice(d, &[2.0f64, -1.0]);
+        let mut out = Array::zeros(d, [2]);
+        if_value_literals::launch(2, &x, &mut out).unwrap();
+        assert_eq!(out.to_vec(), vec![12.0, 1.0]);
+    }
 }
 
 #[weft::kernel]
@@ -468,8 +494,40 @@ fn let_literals(x: &Array<f64>, out: &mut Array<f64>) {
 
 #[test]
 fn immutable_literal_locals_take_their_type_from_the_context() {
-    let x = Array::from_slice(Device::Cpu, &[2.0f64]);
-    let mut out = Array::zeros(Device::Cpu, [1]);
-    let_literals::launch(1, &x, &mut out).unwrap();
-    assert_eq!(out.to_vec(), vec![4.0]);
+    for d in devices() {
+        let x = Array::from_slice(d, &[2.0f64]);
+        let mut out = Array::zeros(d, [1]);
+        let_literals::launch(1, &x, &mut out).unwrap();
+        assert_eq!(out.to_vec(), vec![4.0]);
+    }
+}
+
+#[test]
+fn every_kernel_here_has_ptx() {
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(
+            springs,
+            step_particles,
+            with_params,
+            control_flow,
+            grid2,
+            grid3,
+            vectors_and_tuples,
+            literals_and_casts,
+            shadowing_and_scopes,
+            library_funcs,
+            energy,
+            uses_energy,
+            step_model,
+            read_model,
+            dynamic_components,
+            if_value_literals,
+            let_literals,
+        ),
+        // Their loops carry values: the adjoint needs the per-thread stack.
+        &[
+            ("control_flow", "loops that carry values"),
+            ("dynamic_components", "loops that carry values"),
+        ],
+    );
 }

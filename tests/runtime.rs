@@ -183,3 +183,11 @@ fn empty_launch_is_a_no_op() {
     let mut out = Array::zeros(Device::Cpu, [0]);
     gather::launch(0, &src, &idx, &mut out).unwrap();
 }
+
+#[test]
+fn every_kernel_here_has_ptx() {
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(gather, count, accumulate_vec, random_numbers),
+        &[],
+    );
+}

@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod bounce;
+pub mod devices;
 pub mod particles;
 
 /// Deterministic pseudo-random f32 values in `[lo, hi)` (SplitMix64), for test inputs.

@@ -258,7 +258,7 @@ impl<'a> Em<'a> {
             // An atomic add whose old value nobody reads, at an index other than
             // the thread's own: summed over the warp first.
             Stmt::Def(v, Expr::Atomic(op @ (AtomicOp::Add | AtomicOp::Sub), arr, idx, x))
-                if !fr.used.contains(v) && !(idx.len() == 1 && fr.tid_vals.contains(&idx[0])) =>
+                if !(fr.used.contains(v) || (idx.len() == 1 && fr.tid_vals.contains(&idx[0]))) =>
             {
                 let t = fr.ty(*x).clone();
                 let addr = self.address(fr, *arr, idx)?;

@@ -18,6 +18,10 @@
 //! What the emitter cannot translate yet is reported as an `Err` with the reason;
 //! the kernel still compiles for the CPU and its CUDA launch returns that reason.
 
+mod adjoints;
+mod algebra;
+mod build;
+mod builtins;
 mod emitter;
 pub mod layout;
 mod ops;

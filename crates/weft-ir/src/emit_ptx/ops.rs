@@ -1,6 +1,8 @@
 //! Expressions: literals, operators, casts, composite values, builtins, atomics and
 //! the adjoint rules of operators, scalarized.
 
+use super::algebra as al;
+use super::build::B;
 use super::emitter::{Em, Frame, Res};
 use super::layout::{self, Comp};
 use super::regs::{Class, Reg, bits, float_lit, ty};
@@ -35,7 +37,7 @@ impl Em<'_> {
             Expr::Binary(op, a, b) => {
                 let (ta, tb) = (fr.ty(*a).clone(), fr.ty(*b).clone());
                 let (a, b) = (fr.get(*a)?, fr.get(*b)?);
-                self.binary(*op, &ta, &a, &tb, &b)?
+                self.binary(fr, *op, &ta, &a, &tb, &b)?
             }
             Expr::Cast(a, to) => {
                 let from = scalar_of(fr.ty(*a))?;
@@ -214,10 +216,12 @@ impl Em<'_> {
                 self.c.place(&skip);
                 out
             }
-            Expr::Rng(name, ..) => {
-                return Err(format!(
-                    "random numbers (`{name}`) are not supported on CUDA yet"
-                ));
+            Expr::Rng(name, var, args) => {
+                let args: Vec<Reg> = args
+                    .iter()
+                    .map(|v| Ok(fr.get(*v)?[0]))
+                    .collect::<Res<_>>()?;
+                self.rng(fr, name, *var, &args)?
             }
         })
     }
@@ -287,9 +291,7 @@ impl Em<'_> {
             Mul => self.arith("mul", s, a, b),
             Div => self.arith("div", s, a, b),
             Rem if s.is_int() => self.arith("rem", s, a, b),
-            Rem => {
-                return Err("float `%` is not supported on CUDA yet".into());
-            }
+            Rem => self.fmod(s, a, b),
             BitAnd | BitOr | BitXor => {
                 let name = match op {
                     BitAnd => "and",
@@ -347,9 +349,37 @@ impl Em<'_> {
         })
     }
 
-    fn binary(&mut self, op: BinOp, ta: &Type, a: &[Reg], tb: &Type, b: &[Reg]) -> Res<Vec<Reg>> {
+    fn binary(
+        &mut self,
+        fr: &Frame,
+        op: BinOp,
+        ta: &Type,
+        a: &[Reg],
+        tb: &Type,
+        b: &[Reg],
+    ) -> Res<Vec<Reg>> {
         use Type as T;
         let s = scalar_of(ta).or_else(|_| scalar_of(tb))?;
+        if op == BinOp::Rem && s.is_float() {
+            // Rust's `%` per component; glam's SSE2 `Vec4 % Vec4` floors the quotient.
+            let vec4 = super::builtins::is_vec4_f32(ta);
+            let bb = if b.len() == 1 {
+                vec![b[0]; a.len()]
+            } else {
+                b.to_vec()
+            };
+            return Ok(a
+                .iter()
+                .zip(&bb)
+                .map(|(x, y)| {
+                    if vec4 {
+                        self.floor_rem(*x, *y)
+                    } else {
+                        self.fmod(s, *x, *y)
+                    }
+                })
+                .collect());
+        }
         let comp = |em: &mut Self, a: &[Reg], b: &[Reg]| -> Res<Vec<Reg>> {
             a.iter()
                 .zip(b)
@@ -399,8 +429,15 @@ impl Em<'_> {
                 }
                 out
             }
-            (T::Quat(_), T::Quat(_)) => self.quat_mul(s, a, b),
-            (T::Quat(_), T::Vector(3, _)) => self.quat_rotate(s, a, b),
+            (T::Quat(_), T::Quat(_)) => al::quat_mul(&B::new(self, fr, s), a, b),
+            (T::Quat(_), T::Vector(3, _)) => al::quat_rotate(&B::new(self, fr, s), a, b),
+            (T::Transform(_), T::Transform(_)) => al::transform_mul(&B::new(self, fr, s), a, b),
+            (T::SpatialMatrix(_), T::SpatialVector(_)) => {
+                al::spatial_mat_vec(&B::new(self, fr, s), a, b)
+            }
+            (T::SpatialMatrix(_), T::SpatialMatrix(_)) => {
+                al::spatial_mat_mat(&B::new(self, fr, s), a, b)
+            }
             _ => {
                 return Err(format!(
                     "operator `{}` on `{ta}` and `{tb}` is not supported on CUDA yet",
@@ -420,69 +457,6 @@ impl Em<'_> {
                     acc = self.arith("add", s, acc, p);
                 }
                 acc
-            })
-            .collect()
-    }
-
-    /// Hamilton product (x, y, z, w).
-    fn quat_mul(&mut self, s: Scalar, a: &[Reg], b: &[Reg]) -> Vec<Reg> {
-        let (ax, ay, az, aw) = (a[0], a[1], a[2], a[3]);
-        let (bx, by, bz, bw) = (b[0], b[1], b[2], b[3]);
-        let terms: [[(Reg, Reg, bool); 4]; 4] = [
-            [
-                (aw, bx, true),
-                (ax, bw, true),
-                (ay, bz, true),
-                (az, by, false),
-            ],
-            [
-                (aw, by, true),
-                (ay, bw, true),
-                (az, bx, true),
-                (ax, bz, false),
-            ],
-            [
-                (aw, bz, true),
-                (az, bw, true),
-                (ax, by, true),
-                (ay, bx, false),
-            ],
-            [
-                (aw, bw, true),
-                (ax, bx, false),
-                (ay, by, false),
-                (az, bz, false),
-            ],
-        ];
-        terms
-            .iter()
-            .map(|t| {
-                let mut acc = self.arith("mul", s, t[0].0, t[0].1);
-                for &(x, y, plus) in &t[1..] {
-                    let p = self.arith("mul", s, x, y);
-                    acc = self.arith(if plus { "add" } else { "sub" }, s, acc, p);
-                }
-                acc
-            })
-            .collect()
-    }
-
-    /// `q v q⁻¹` for a unit quaternion: `v + 2w (u × v) + 2 u × (u × v)`.
-    fn quat_rotate(&mut self, s: Scalar, q: &[Reg], v: &[Reg]) -> Vec<Reg> {
-        let u = &q[0..3];
-        let w = q[3];
-        let t = self.cross(s, u, v);
-        let two = self.flit(2.0, s);
-        let t: Vec<_> = t
-            .into_iter()
-            .map(|x| self.arith("mul", s, two, x))
-            .collect();
-        let ut = self.cross(s, u, &t);
-        (0..3)
-            .map(|k| {
-                let wt = self.arith("mul", s, w, t[k]);
-                let a = self.arith("add", s, v[k], wt);
-                self.arith("add", s, a, ut[k])
             })
             .collect()
     }
@@ -594,9 +568,8 @@ impl Em<'_> {
         let mut old = Vec::new();
         for ((off, s), r) in comps.into_iter().zip(val) {
             if s.is_float() {
-                return Err(format!(
-                    "`atomic_{name}` on floats is not supported on CUDA yet"
-                ));
+                old.push(self.atomic_float_minmax(op, s, addr, off, *r));
+                continue;
             }
             let o = self.c.reg(Class::of(s));
             self.c.ins(format!(
@@ -629,34 +602,25 @@ impl Em<'_> {
                 .map(|(x, y)| self.arith(name, s, *x, *y))
                 .collect(),
             "clamp" => {
+                // `if x < lo { lo } else if x > hi { hi } else { x }` (a NaN `x` stays).
                 let mut out = Vec::new();
                 for ((x, lo), hi) in a[0].iter().zip(&a[1]).zip(&a[2]) {
-                    let m = self.arith("max", s, *x, *lo);
-                    out.push(self.arith("min", s, m, *hi));
+                    let (p, q) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
+                    self.c.ins(format!("setp.lt.{} {p}, {x}, {lo}", ty(s)));
+                    self.c.ins(format!("setp.gt.{} {q}, {x}, {hi}", ty(s)));
+                    let o = self.c.reg(x.class);
+                    self.c.ins(format!("selp.{} {o}, {hi}, {x}, {q}", bits(s)));
+                    self.c.ins(format!("selp.{} {o}, {lo}, {o}, {p}", bits(s)));
+                    out.push(o);
                 }
                 out
             }
+            "rand_init" => vec![self.rand_init(a[0][0], a[1][0])],
             "dot" => vec![self.dot(s, &a[0], &a[1])],
             "length_sq" => vec![self.dot(s, &a[0], &a[0])],
             "length" => {
                 let d = self.dot(s, &a[0], &a[0]);
                 vec![self.un(&format!("sqrt.rn.{}", ty(s)), d)]
-            }
-            "normalize" => {
-                // Zero stays zero.
-                let d = self.dot(s, &a[0], &a[0]);
-                let l = self.un(&format!("sqrt.rn.{}", ty(s)), d);
-                let z = self.flit(0.0, s);
-                let p = self.c.reg(Class::Pred);
-                self.c.ins(format!("setp.gt.{} {p}, {l}, {z}", ty(s)));
-                let mut out = Vec::new();
-                for r in &a[0] {
-                    let q = self.arith("div", s, *r, l);
-                    let o = self.c.reg(Class::of(s));
-                    self.c.ins(format!("selp.{} {o}, {q}, {z}, {p}", bits(s)));
-                    out.push(o);
-                }
-                out
             }
             "cross" => self.cross(s, &a[0], &a[1]),
             "f32_to_bits" | "f32_from_bits" | "f64_to_bits" | "f64_from_bits" => {
@@ -667,6 +631,9 @@ impl Em<'_> {
                 vec![r]
             }
             other => {
+                if let Some(r) = self.algebra_builtin(fr, other, &a, &at) {
+                    return r;
+                }
                 // Elementary functions: the kernel-language versions of weft-math.
                 let double = s == Scalar::F64;
                 let f = format!("__weft_{other}_{}", if double { "f64" } else { "f32" });
@@ -685,7 +652,7 @@ impl Em<'_> {
     }
 
     /// Rounds half away from zero (Rust's `round`).
-    fn round(&mut self, s: Scalar, x: Reg) -> Reg {
+    pub(super) fn round(&mut self, s: Scalar, x: Reg) -> Reg {
         let t = self.un(&format!("cvt.rzi.{0}.{0}", ty(s)), x);
         let d = self.arith("sub", s, x, t);
         let ad = self.un(&format!("abs.{}", ty(s)), d);
@@ -724,237 +691,6 @@ impl Em<'_> {
                 .ins(format!("selp.{} {o}, {zero}, {o}, {z}", bits(s)));
         }
         o
-    }
-
-    /// Adjoint rules of operators on scalars and vectors.
-    fn adjoint_rule(
-        &mut self,
-        fr: &Frame,
-        name: &str,
-        args: &[ValueId],
-        t: &Type,
-    ) -> Res<Vec<Reg>> {
-        let a: Vec<Vec<Reg>> = args.iter().map(|v| fr.get(*v)).collect::<Res<_>>()?;
-        let at: Vec<Type> = args.iter().map(|v| fr.ty(*v).clone()).collect();
-        let unsupported = || format!("the derivative of `{name}` is not supported on CUDA yet");
-        let s = at[0].scalar().ok_or_else(unsupported)?;
-        if !s.is_float() {
-            return Err(unsupported());
-        }
-        let plain = |t: &Type| matches!(t, Type::Scalar(_) | Type::Vector(..));
-        // A scalar operand broadcast over the other's components, and back: its
-        // adjoint sums over them.
-        let widen = |v: &Vec<Reg>, n: usize| {
-            if v.len() == 1 {
-                vec![v[0]; n]
-            } else {
-                v.clone()
-            }
-        };
-        let narrow = |em: &mut Self, v: Vec<Reg>, len: usize| -> Vec<Reg> {
-            if len != 1 || v.len() == 1 {
-                return v;
-            }
-            let mut acc = v[0];
-            for r in &v[1..] {
-                acc = em.arith("add", s, acc, *r);
-            }
-            vec![acc]
-        };
-        Ok(match (name, at.len()) {
-            ("neg", 2) if plain(&at[0]) => {
-                a[1].iter().map(|r| self.unary(UnOp::Neg, s, *r)).collect()
-            }
-            ("add" | "sub", 3) if at[0] == at[1] && at[0].components().is_some() => {
-                let mut out = a[2].clone();
-                out.extend(
-                    a[2].iter()
-                        .map(|r| {
-                            if name == "sub" {
-                                self.unary(UnOp::Neg, s, *r)
-                            } else {
-                                *r
-                            }
-                        })
-                        .collect::<Vec<_>>(),
-                );
-                out
-            }
-            ("mul", 3) if plain(&at[0]) && plain(&at[1]) => {
-                let adj = &a[2];
-                let n = adj.len();
-                let (x, y) = (&a[0], &a[1]);
-                let (xs, ys) = (widen(x, n), widen(y, n));
-                let ax: Vec<Reg> = (0..n)
-                    .map(|k| self.arith("mul", s, adj[k], ys[k]))
-                    .collect();
-                let ay: Vec<Reg> = (0..n)
-                    .map(|k| self.arith("mul", s, adj[k], xs[k]))
-                    .collect();
-                let mut out = narrow(self, ax, x.len());
-                out.extend(narrow(self, ay, y.len()));
-                out
-            }
-            ("div", 3) if plain(&at[0]) && plain(&at[1]) => {
-                // d(x/y) = adj / y, -adj x / y².
-                let adj = &a[2];
-                let n = adj.len();
-                let (x, y) = (&a[0], &a[1]);
-                let (xs, ys) = (widen(x, n), widen(y, n));
-                let ax: Vec<Reg> = (0..n)
-                    .map(|k| self.arith("div", s, adj[k], ys[k]))
-                    .collect();
-                let ay: Vec<Reg> = (0..n)
-                    .map(|k| {
-                        let q = self.arith("div", s, xs[k], ys[k]);
-                        let m = self.arith("mul", s, ax[k], q);
-                        self.unary(UnOp::Neg, s, m)
-                    })
-                    .collect();
-                let mut out = narrow(self, ax, x.len());
-                out.extend(narrow(self, ay, y.len()));
-                out
-            }
-            ("dot", 3) if plain(&at[0]) => {
-                let adj = a[2][0];
-                let mut out: Vec<Reg> =
-                    a[1].iter().map(|r| self.arith("mul", s, adj, *r)).collect();
-                out.extend(
-                    a[0].iter()
-                        .map(|r| self.arith("mul", s, adj, *r))
-                        .collect::<Vec<_>>(),
-                );
-                out
-            }
-            ("sqrt", 2) if at[0].is_float_scalar() => {
-                // adj / (2 sqrt x), zero at x = 0.
-                let r = self.un(&format!("sqrt.rn.{}", ty(s)), a[0][0]);
-                let two = self.flit(2.0, s);
-                let d = self.arith("mul", s, two, r);
-                let q = self.arith("div", s, a[1][0], d);
-                let z = self.flit(0.0, s);
-                let p = self.c.reg(Class::Pred);
-                self.c.ins(format!("setp.gt.{} {p}, {r}, {z}", ty(s)));
-                let o = self.c.reg(Class::of(s));
-                self.c.ins(format!("selp.{} {o}, {q}, {z}, {p}", bits(s)));
-                vec![o]
-            }
-            ("min" | "max", 3) if plain(&at[0]) => {
-                // The argument returned gets the adjoint (the first on ties or a NaN second).
-                let cmp = if name == "min" { "le" } else { "ge" };
-                let (mut ax, mut ay) = (Vec::new(), Vec::new());
-                for ((&x, &y), &g) in a[0].iter().zip(&a[1]).zip(&a[2]) {
-                    let (p, q) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
-                    self.c.ins(format!("setp.{cmp}.{} {p}, {x}, {y}", ty(s)));
-                    self.c.ins(format!("setp.nan.{} {q}, {y}, {y}", ty(s)));
-                    self.c.ins(format!("or.pred {p}, {p}, {q}"));
-                    let z = self.flit(0.0, s);
-                    let (u, v) = (self.c.reg(Class::of(s)), self.c.reg(Class::of(s)));
-                    self.c.ins(format!("selp.{} {u}, {g}, {z}, {p}", bits(s)));
-                    self.c.ins(format!("selp.{} {v}, {z}, {g}, {p}", bits(s)));
-                    ax.push(u);
-                    ay.push(v);
-                }
-                ax.extend(ay);
-                ax
-            }
-            ("clamp", 4) if plain(&at[0]) => {
-                let (mut ax, mut alo, mut ahi) = (Vec::new(), Vec::new(), Vec::new());
-                for (((&x, &lo), &hi), &g) in a[0].iter().zip(&a[1]).zip(&a[2]).zip(&a[3]) {
-                    let (below, above) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
-                    self.c.ins(format!("setp.lt.{} {below}, {x}, {lo}", ty(s)));
-                    self.c.ins(format!("setp.gt.{} {above}, {x}, {hi}", ty(s)));
-                    self.c.ins(format!("and.pred {above}, {above}, !{below}"));
-                    let z = self.flit(0.0, s);
-                    let (u, v, w) = (
-                        self.c.reg(Class::of(s)),
-                        self.c.reg(Class::of(s)),
-                        self.c.reg(Class::of(s)),
-                    );
-                    let inside = self.c.reg(Class::Pred);
-                    self.c.ins(format!("or.pred {inside}, {below}, {above}"));
-                    self.c
-                        .ins(format!("selp.{} {u}, {z}, {g}, {inside}", bits(s)));
-                    self.c
-                        .ins(format!("selp.{} {v}, {g}, {z}, {below}", bits(s)));
-                    self.c
-                        .ins(format!("selp.{} {w}, {g}, {z}, {above}", bits(s)));
-                    ax.push(u);
-                    alo.push(v);
-                    ahi.push(w);
-                }
-                ax.extend(alo);
-                ax.extend(ahi);
-                ax
-            }
-            ("abs", 2) if plain(&at[0]) => {
-                let mut out = Vec::new();
-                for (x, g) in a[0].iter().zip(&a[1]) {
-                    let z = self.flit(0.0, s);
-                    let (p, q) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
-                    self.c.ins(format!("setp.gt.{} {p}, {x}, {z}", ty(s)));
-                    self.c.ins(format!("setp.lt.{} {q}, {x}, {z}", ty(s)));
-                    let ng = self.unary(UnOp::Neg, s, *g);
-                    let o = self.c.reg(Class::of(s));
-                    self.c.ins(format!("selp.{} {o}, {g}, {z}, {p}", bits(s)));
-                    self.c.ins(format!("selp.{} {o}, {ng}, {o}, {q}", bits(s)));
-                    out.push(o);
-                }
-                out
-            }
-            ("sign" | "floor" | "ceil" | "round" | "trunc", 2) if plain(&at[0]) => {
-                a[0].iter().map(|_| self.flit(0.0, s)).collect()
-            }
-            ("length_sq", 2) if plain(&at[0]) => {
-                let two = self.flit(2.0, s);
-                let g2 = self.arith("mul", s, two, a[1][0]);
-                a[0].iter().map(|x| self.arith("mul", s, g2, *x)).collect()
-            }
-            ("length", 2) if plain(&at[0]) => {
-                // adj v / |v|, zero at the zero vector.
-                let d = self.dot(s, &a[0], &a[0]);
-                let l = self.un(&format!("sqrt.rn.{}", ty(s)), d);
-                let z = self.flit(0.0, s);
-                let p = self.c.reg(Class::Pred);
-                self.c.ins(format!("setp.gt.{} {p}, {l}, {z}", ty(s)));
-                let k = self.arith("div", s, a[1][0], l);
-                a[0].iter()
-                    .map(|x| {
-                        let v = self.arith("mul", s, k, *x);
-                        let o = self.c.reg(Class::of(s));
-                        self.c.ins(format!("selp.{} {o}, {v}, {z}, {p}", bits(s)));
-                        o
-                    })
-                    .collect()
-            }
-            ("normalize", 2) if plain(&at[0]) => {
-                // (adj - n (n · adj)) / |v|, zero at the zero vector.
-                let d = self.dot(s, &a[0], &a[0]);
-                let l = self.un(&format!("sqrt.rn.{}", ty(s)), d);
-                let z = self.flit(0.0, s);
-                let p = self.c.reg(Class::Pred);
-                self.c.ins(format!("setp.gt.{} {p}, {l}, {z}", ty(s)));
-                let n: Vec<Reg> = a[0].iter().map(|x| self.arith("div", s, *x, l)).collect();
-                let ng = self.dot(s, &n, &a[1]);
-                (0..n.len())
-                    .map(|k| {
-                        let t = self.arith("mul", s, n[k], ng);
-                        let u = self.arith("sub", s, a[1][k], t);
-                        let v = self.arith("div", s, u, l);
-                        let o = self.c.reg(Class::of(s));
-                        self.c.ins(format!("selp.{} {o}, {v}, {z}, {p}", bits(s)));
-                        o
-                    })
-                    .collect()
-            }
-            ("cross", 3) => {
-                let mut out = self.cross(s, &a[1], &a[2]);
-                out.extend(self.cross(s, &a[2], &a[0]));
-                out
-            }
-            _ => return Err(unsupported()),
-        })
-        .inspect(|v| debug_assert_eq!(v.len(), layout::flatten(t, &fr.f.structs).len()))
     }
 }
 
