@@ -733,6 +733,9 @@ fn gradients_through_structure_results_of_funcs_are_refused() {
     let mut tape = Tape::new();
     tape.record(|| through_pair::launch(2, &x, &mut y)).unwrap();
     assert_eq!(y.to_vec(), vec![3.0, 6.0]);
-    let e = tape.backward_from(&mut y, &[1.0, 1.0]).unwrap_err().to_string();
+    let e = tape
+        .backward_from(&mut y, &[1.0, 1.0])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("make_pair") && e.contains("structure"), "{e}");
 }
