@@ -26,8 +26,11 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable"):
         print(m["executable"])' > target-gpu/bench.txt
+# Stripped and compressed: the carried folder must stay under the device tool's
+# 64 MiB (the debug builtin_gradients binary alone is ~43 MB stripped).
 for f in $(cat target-gpu/tests.txt target-gpu/bench.txt); do
-    cp "$f" target-gpu/ && strip "target-gpu/$(basename "$f")"
+    b="target-gpu/$(basename "$f")"
+    cp "$f" "$b" && strip "$b" && gzip -9 "$b"
 done
 sed -i 's#.*/##' target-gpu/tests.txt target-gpu/bench.txt
 cat > target-gpu/run.sh <<'RUN'
@@ -35,11 +38,16 @@ cat > target-gpu/run.sh <<'RUN'
 # Runs on the GPU machine from the repository root.
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp}"
+# Unpack the binaries next to each other in a writable place.
+bin=/tmp/weft-gpu-bin
+rm -rf "$bin" && mkdir -p "$bin"
+for z in target-gpu/*.gz; do gunzip -c "$z" >"$bin/$(basename "$z" .gz)"; done
+chmod +x "$bin"/*
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 summary=""
 for t in $(cat target-gpu/tests.txt); do
     log="$out/$t.log"
-    if "./target-gpu/$t" --test-threads=4 >"$log" 2>&1; then status=ok; else status=FAILED; fi
+    if "$bin/$t" --test-threads=4 >"$log" 2>&1; then status=ok; else status=FAILED; fi
     passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
     failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
     skipped=$(grep -c 'SKIPPED' "$log" || true)
@@ -48,9 +56,9 @@ done
 for b in $(cat target-gpu/bench.txt); do
     case "$b" in
         # The CPU benchmark on 2 pinned cores of the (idle) GPU host, for reference.
-        bounce-*) RAYON_NUM_THREADS=2 taskset -c 0,1 "./target-gpu/$b" --bench --warm-up-time 1 \
+        bounce-*) RAYON_NUM_THREADS=2 taskset -c 0,1 "$bin/$b" --bench --warm-up-time 1 \
             --measurement-time 3 2>&1 | grep -E '^bounce|time:' | tee "$out/bounce.log" ;;
-        *) "./target-gpu/$b" | tee "$out/bench.log" ;;
+        *) "$bin/$b" | tee "$out/bench.log" ;;
     esac
 done
 echo

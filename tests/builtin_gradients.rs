@@ -221,6 +221,8 @@ struct Harness {
     out: usize,
     forward: Forward,
     backward: Backward,
+    /// The kernel's PTX, or why the CUDA back end has none.
+    ptx: Result<&'static str, &'static str>,
     /// The adjoint kernel's PTX, or why the CUDA back end has none.
     adjoint_ptx: Result<&'static str, &'static str>,
 }
@@ -256,6 +258,7 @@ macro_rules! checked {
                         tape.backward_from(&mut out, &unflatten::<$r>(seed)).unwrap();
                         vec![$(flatten(&$a.grad_to_vec().unwrap())),+]
                     }),
+                    ptx: $name::PTX,
                     adjoint_ptx: $name::ADJOINT_PTX,
                 }
             }
@@ -422,6 +425,10 @@ fn cuda_parity(h: &Harness, x: &[Vec<f64>], w: &[f64], grads: &[Vec<f64>]) {
     let Some(d) = weft_examples::devices::cuda() else {
         return;
     };
+    if let Err(e) = h.ptx {
+        println!("SKIPPED (CUDA, {}): {e}", h.name);
+        return;
+    }
     let n = x.first().map_or(0, |c| c.len() / h.inputs[0].0.max(1));
     let (c, g) = ((h.forward)(Device::Cpu, n, x), (h.forward)(d, n, x));
     weft_examples::devices::assert_same(&format!("{} (CUDA forward)", h.name), &c, &g);
@@ -1633,6 +1640,7 @@ mod special {
                     tape.backward_from(&mut out, seed).unwrap();
                     vec![xa.grad_to_vec().unwrap()]
                 }),
+                ptx: mixed::PTX,
                 adjoint_ptx: mixed::ADJOINT_PTX,
             }
         }

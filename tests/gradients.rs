@@ -700,9 +700,10 @@ fn funcs_with_integer_results_pass_no_gradient_and_need_no_adjoint() {
         "{:?}",
         snap_energy::ADJOINT_PTX.err()
     );
-    let sites = Array::from_slice(Device::Cpu, &[-1.0, 0.25, 0.5, 2.0]);
     let n = 40;
     let err = check(n, &inputs(n, 31, -2.0, 3.0), &|x, y| {
+        // On the device of the input (`check` also runs on CUDA when present).
+        let sites = Array::from_slice(x.device(), &[-1.0, 0.25, 0.5, 2.0]);
         snap_energy::launch(n, x, &sites, y).unwrap()
     });
     assert!(err < 1e-6, "{err:e}");
