@@ -386,3 +386,86 @@ fn kernel_queries_on_cuda_match_the_cpu() {
     assert_eq!(c7, g7, "neighbours per point");
     assert_eq!(c6, g6, "neighbours (same order)");
 }
+
+/// Sum of distances from the points to the mesh.
+#[weft::kernel]
+fn distance_loss(mesh: &DeviceMesh, p: &Array<Vec3>, loss: &mut Array<f32>) {
+    let i = tid();
+    let x = p[i];
+    let f = mesh_query_point_face(mesh, x, f32::INFINITY);
+    if f >= 0 {
+        let a = mesh.points[mesh.faces[3 * f] as i32];
+        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
+        let (q, _w) = closest_point_triangle(x, a, b, c);
+        atomic_add(&mut loss[0], length(q - x));
+    }
+}
+
+/// Sum of the ray hit distances.
+#[weft::kernel]
+fn hit_loss(mesh: &DeviceMesh, o: &Array<Vec3>, d: &Array<Vec3>, loss: &mut Array<f32>) {
+    let i = tid();
+    let f = mesh_query_ray_face(mesh, o[i], d[i], 100.0);
+    if f >= 0 {
+        let a = mesh.points[mesh.faces[3 * f] as i32];
+        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
+        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
+        let (_hit, t, _u, _v) = ray_triangle(o[i], d[i], a, b, c);
+        atomic_add(&mut loss[0], t);
+    }
+}
+
+#[test]
+fn closest_point_and_hit_distance_gradients_match_finite_differences() {
+    let mesh = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 3)).unwrap();
+    // Points off the surface, inside and outside, and rays towards the centre:
+    // away from edges, where the answer is smooth.
+    let p: Vec<Vec3> = vec![
+        Vec3::new(1.3, 0.2, 0.1),
+        Vec3::new(-0.2, 1.6, 0.3),
+        Vec3::new(0.1, -0.3, 0.5),
+        Vec3::new(0.7, 0.7, -0.9),
+    ];
+    let mut pa = Array::from_slice(Device::Cpu, &p);
+    let report = gradcheck(&mut [&mut pa], None, |x, loss| {
+        loss.fill(0.0);
+        distance_loss::launch(4, &mesh, x[0], loss)
+    })
+    .unwrap();
+    println!("closest point: {report}");
+    assert!(report.max_rel < 2e-2, "{report}");
+    // The gradient of a distance is the unit vector from the closest point.
+    let x = Array::from_slice(Device::Cpu, &p).requires_grad();
+    let mut loss = Array::zeros(Device::Cpu, [1]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| distance_loss::launch(4, &mesh, &x, &mut loss))
+        .unwrap();
+    tape.backward(&mut loss).unwrap();
+    for v in x.grad_to_vec().unwrap() {
+        assert!((v.length() - 1.0).abs() < 1e-5, "{v}");
+    }
+    let mut o = Array::from_slice(
+        Device::Cpu,
+        &[
+            Vec3::new(3.0, 0.2, 0.1),
+            Vec3::new(0.1, -2.5, 0.3),
+            Vec3::new(0.2, 0.3, 4.0),
+        ],
+    );
+    let mut d = Array::from_slice(
+        Device::Cpu,
+        &[
+            Vec3::new(-1.0, 0.05, 0.0),
+            Vec3::new(0.0, 1.0, 0.1),
+            Vec3::new(-0.1, 0.0, -1.0),
+        ],
+    );
+    let report = gradcheck(&mut [&mut o, &mut d], None, |x, loss| {
+        loss.fill(0.0);
+        hit_loss::launch(3, &mesh, x[0], x[1], loss)
+    })
+    .unwrap();
+    println!("ray hit distance: {report}");
+    assert!(report.max_rel < 2e-2, "{report}");
+}
