@@ -31,6 +31,12 @@ struct Globals {
     shadow: vec4<f32>,
 }
 
+// Whether `shade` looks the shadow map up. The renderer builds every lit pipeline
+// twice, with this on and off, and draws frames without shadows with the second:
+// CPU rasterisers (lavapipe) run both sides of a branch, so a runtime test of
+// `light_dir.w` alone would still pay for the four shadow-map samples per pixel.
+override SHADOWS: bool = true;
+
 @group(0) @binding(0) var<uniform> globals: Globals;
 @group(0) @binding(1) var shadow_map: texture_depth_2d;
 @group(0) @binding(2) var shadow_sampler: sampler_comparison;
@@ -117,7 +123,7 @@ fn shade(albedo: vec3<f32>, n: vec3<f32>, p: vec3<f32>) -> vec3<f32> {
     let v = -view_ray(p);
     let ndl = max(dot(n, l), 0.0);
     var visible = 1.0;
-    if ndl > 0.0 {
+    if SHADOWS && ndl > 0.0 {
         visible = shadow_factor(p, n);
     }
     let hemi = mix(globals.ambient_ground.rgb, globals.ambient_sky.rgb, n.z * 0.5 + 0.5);

@@ -1,6 +1,7 @@
-//! Frame time of the headless renderer: 1M instanced particles (and 20k for
-//! comparison) at 1280x720, with the full look (4x MSAA, shadows, ground) and with
-//! the cheapest settings, so the cost of each part can be read off side by side.
+//! Frame time of the headless renderer: 1M instanced particles (and 20k, and none
+//! — the fixed cost of the sky and ground — for comparison) at 1280x720, with the
+//! full look (4x MSAA, shadows, ground) and with the cheapest settings, so the cost
+//! of each part can be read off side by side.
 //!
 //! Run: `cargo bench -p weft-viewer --bench render` (on a machine without a GPU this
 //! measures Mesa's lavapipe). Each configuration also prints the GPU time of its
@@ -57,10 +58,21 @@ fn bench(c: &mut Criterion) {
         .sample_size(10)
         .warm_up_time(Duration::from_secs(3))
         .measurement_time(Duration::from_secs(20));
-    for (n, radius, label) in [(1_000_000, 0.004, "1M"), (20_000, 0.015, "20k")] {
-        let scene = cloud(n, radius);
-        let mut camera = OrbitCamera::default();
-        camera.frame(scene.bounds().unwrap(), W as f32 / H as f32);
+    let mut camera = OrbitCamera::default();
+    for (n, radius, label) in [
+        (1_000_000, 0.004, "1M"),
+        (20_000, 0.015, "20k"),
+        (0, 0.0, "0"),
+    ] {
+        let scene = if n > 0 {
+            cloud(n, radius)
+        } else {
+            Scene::new()
+        };
+        // The empty scene keeps the last camera (the same view of the sky and ground).
+        if let Some(b) = scene.bounds() {
+            camera.frame(b, W as f32 / H as f32);
+        }
         for (full, name) in [
             (true, "msaa4+shadows+ground"),
             (false, "msaa1, no shadows, no ground"),

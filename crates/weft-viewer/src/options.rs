@@ -36,7 +36,8 @@ pub struct Options {
     /// Step and draw without rendering (needs no GPU).
     #[arg(long)]
     pub null: bool,
-    /// Number of frames (headless default 60; in a window, exit after this many).
+    /// Number of frames (headless default 60; in a window, exit after this many,
+    /// saving the window as window.png and a screenshot of the view to --out if given).
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
     /// Directory for PNG frames and scalars.csv (default: out/TITLE, from the app).

@@ -9,7 +9,7 @@ use crate::stats::Rolling;
 use crate::{App, Params};
 
 /// What the user asked for this frame.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Actions {
     pub(crate) toggle_play: bool,
     pub(crate) step: bool,
@@ -248,6 +248,95 @@ fn fmt_value(v: f32) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::{AppResult, Options, Scene};
+
+    struct Idle;
+
+    impl App for Idle {
+        fn reset(&mut self) -> AppResult {
+            Ok(())
+        }
+        fn step(&mut self, _dt: f32) -> AppResult {
+            Ok(())
+        }
+        fn draw(&mut self, _scene: &mut Scene) -> AppResult {
+            Ok(())
+        }
+    }
+
+    /// Centre of the first text shape reading `label`, in points.
+    fn find_text(shapes: &[egui::epaint::ClippedShape], label: &str) -> Option<egui::Pos2> {
+        fn walk(shape: &egui::Shape, label: &str) -> Option<egui::Pos2> {
+            match shape {
+                egui::Shape::Text(t) if t.galley.text() == label => {
+                    Some(t.pos + t.galley.rect.center().to_vec2())
+                }
+                egui::Shape::Vec(v) => v.iter().find_map(|s| walk(s, label)),
+                _ => None,
+            }
+        }
+        shapes.iter().find_map(|c| walk(&c.shape, label))
+    }
+
+    /// Clicks each panel button with synthetic pointer events (no window, no GPU)
+    /// and returns the actions the panel reported.
+    fn click(label: &str) -> Actions {
+        let options = Options::parse_from(["test", "--paused"]).unwrap();
+        let mut sim = Sim::new(Idle, &options);
+        let mut state = PanelState::new("test adapter".into());
+        let mut view = RenderSettings::default();
+        let ctx = egui::Context::default();
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(960.0, 540.0));
+        let mut frame = |events: Vec<egui::Event>| {
+            let raw = egui::RawInput {
+                screen_rect: Some(screen),
+                events,
+                ..Default::default()
+            };
+            let mut actions = Actions::default();
+            let mut out = ctx.run_ui(raw, |ui| {
+                actions = show(ui, &mut sim, &mut state, &mut view)
+            });
+            out.textures_delta.clear(); // no renderer to hand the font atlas to
+            (actions, out.shapes)
+        };
+        // Two frames to lay the panel out, then press and release on the label.
+        frame(vec![]);
+        let (_, shapes) = frame(vec![]);
+        let pos = find_text(&shapes, label).unwrap_or_else(|| panic!("no `{label}` button"));
+        let button = |pressed| egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Default::default(),
+        };
+        let (a, _) = frame(vec![egui::Event::PointerMoved(pos), button(true)]);
+        let (b, _) = frame(vec![button(false)]);
+        Actions {
+            toggle_play: a.toggle_play || b.toggle_play,
+            step: a.step || b.step,
+            reset: a.reset || b.reset,
+            frame: a.frame || b.frame,
+            screenshot: a.screenshot || b.screenshot,
+        }
+    }
+
+    #[test]
+    fn panel_buttons_report_their_actions() {
+        let only = |f: fn(&mut Actions)| {
+            let mut a = Actions::default();
+            f(&mut a);
+            a
+        };
+        // `--paused`: the play/pause button reads "Play".
+        assert_eq!(click("Play"), only(|a| a.toggle_play = true));
+        assert_eq!(click("Step"), only(|a| a.step = true));
+        assert_eq!(click("Reset"), only(|a| a.reset = true));
+        assert_eq!(click("Frame"), only(|a| a.frame = true));
+        assert_eq!(click("Screenshot"), only(|a| a.screenshot = true));
+    }
+
     #[test]
     fn egui_has_its_fonts() {
         // Without egui's `default_fonts` feature every glyph is drawn as a box.

@@ -6,16 +6,16 @@ use std::time::Instant;
 
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{Key, ModifiersState, NamedKey};
 use winit::window::{Window, WindowId};
 
 use crate::headless::{apply_overrides, out_dir, save_png};
+use crate::input::{Input, UiFocus, ViewControls};
 use crate::panel::{self, Actions, PanelState};
-use crate::renderer::{RenderSettings, Renderer, Viewport, read_rgba};
+use crate::renderer::{RenderSettings, Renderer, read_rgba};
 use crate::sim::Sim;
-use crate::{App, Error, Gpu, Options, OrbitCamera};
+use crate::{App, Error, Gpu, Options, screenshot};
 
 /// Runs `sim` in a window until it is closed (or for `--frames` frames).
 pub(crate) fn run_window<A: App>(sim: Sim<A>, options: &Options) -> Result<(), Error> {
@@ -58,16 +58,12 @@ struct View {
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
-    camera: Option<OrbitCamera>,
+    /// Camera, viewport and the drag in progress (the testable part).
+    controls: ViewControls,
     settings: RenderSettings,
     panel: PanelState,
-    drag: Option<MouseButton>,
-    cursor: Option<(f64, f64)>,
-    modifiers: ModifiersState,
     last_frame: Option<Instant>,
     frames: u64,
-    viewport: Viewport,
-    screenshots: u32,
 }
 
 impl<A: App> ApplicationHandler for Handler<'_, A> {
@@ -95,86 +91,57 @@ impl<A: App> ApplicationHandler for Handler<'_, A> {
         if response.repaint {
             view.window.request_redraw();
         }
-        match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::Resized(size) => {
-                view.config.width = size.width.max(1);
-                view.config.height = size.height.max(1);
-                view.surface.configure(&view.gpu.device, &view.config);
-                view.window.request_redraw();
-            }
-            WindowEvent::ModifiersChanged(m) => view.modifiers = m.state(),
-            WindowEvent::KeyboardInput { event, .. } => {
-                if response.consumed
-                    || event.state != ElementState::Pressed
-                    || view.egui_ctx.egui_wants_keyboard_input()
-                {
-                    return;
-                }
-                let mut actions = Actions::default();
-                match event.logical_key.as_ref() {
-                    Key::Named(NamedKey::Space) if !event.repeat => actions.toggle_play = true,
-                    Key::Character(".") => actions.step = true,
-                    Key::Character("r") | Key::Character("R") if !event.repeat => {
-                        actions.reset = true
-                    }
-                    Key::Character("f") | Key::Character("F") if !event.repeat => {
-                        actions.frame = true
-                    }
-                    _ => return,
-                }
-                if let Err(e) = apply(&mut self.sim, view, self.options, actions) {
-                    report(&mut self.sim, view, e);
-                }
-                view.window.request_redraw();
-            }
-            WindowEvent::MouseInput { state, button, .. } => {
-                if state == ElementState::Pressed {
-                    if !response.consumed && !view.egui_ctx.is_pointer_over_egui() {
-                        view.drag = Some(button);
-                    }
-                } else if view.drag == Some(button) {
-                    view.drag = None;
-                }
-            }
-            WindowEvent::CursorMoved { position, .. } => {
-                let (x, y) = (position.x, position.y);
-                if let (Some(button), Some((px, py)), Some(cam)) =
-                    (view.drag, view.cursor, view.camera.as_mut())
-                {
-                    let (dx, dy) = ((x - px) as f32, (y - py) as f32);
-                    let pan = button == MouseButton::Right
-                        || button == MouseButton::Middle
-                        || (button == MouseButton::Left && view.modifiers.shift_key());
-                    if pan {
-                        cam.pan(dx, dy, view.viewport.height);
-                    } else if button == MouseButton::Left {
-                        cam.orbit(dx, dy);
-                    }
-                    view.window.request_redraw();
-                }
-                view.cursor = Some((x, y));
-            }
-            WindowEvent::MouseWheel { delta, .. } => {
-                if response.consumed || view.egui_ctx.is_pointer_over_egui() {
-                    return;
-                }
-                let steps = match delta {
-                    MouseScrollDelta::LineDelta(_, y) => y,
-                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
-                };
-                if let Some(cam) = view.camera.as_mut() {
-                    cam.zoom(steps);
-                }
-                view.window.request_redraw();
+        let ui = UiFocus {
+            consumed: response.consumed,
+            pointer_over_ui: view.egui_ctx.is_pointer_over_egui(),
+            wants_keyboard: view.egui_ctx.egui_wants_keyboard_input(),
+        };
+        let input = match event {
+            WindowEvent::CloseRequested => {
+                event_loop.exit();
+                return;
             }
             WindowEvent::RedrawRequested => {
                 if let Err(e) = self.frame(event_loop) {
                     self.error = Some(e);
                     event_loop.exit();
                 }
+                return;
             }
-            _ => {}
+            WindowEvent::Resized(size) => Input::Resized {
+                width: size.width,
+                height: size.height,
+            },
+            WindowEvent::ModifiersChanged(m) => Input::Modifiers(m.state()),
+            WindowEvent::KeyboardInput { event, .. } => Input::Key {
+                key: event.logical_key,
+                pressed: event.state == ElementState::Pressed,
+                repeat: event.repeat,
+            },
+            WindowEvent::MouseInput { state, button, .. } => Input::Button {
+                button,
+                pressed: state == ElementState::Pressed,
+            },
+            WindowEvent::CursorMoved { position, .. } => Input::CursorMoved {
+                x: position.x,
+                y: position.y,
+            },
+            WindowEvent::MouseWheel { delta, .. } => Input::Wheel(delta),
+            _ => return,
+        };
+        let outcome = view.controls.handle(input, ui);
+        if let Some([width, height]) = outcome.resize {
+            view.config.width = width;
+            view.config.height = height;
+            view.surface.configure(&view.gpu.device, &view.config);
+        }
+        if outcome.actions != Actions::default()
+            && let Err(e) = apply(&mut self.sim, view, self.options, outcome.actions)
+        {
+            report(&mut self.sim, view, e);
+        }
+        if outcome.redraw {
+            view.window.request_redraw();
         }
     }
 }
@@ -270,15 +237,10 @@ impl<A: App> Handler<'_, A> {
             egui_ctx,
             egui_state,
             egui_renderer,
-            camera: self.sim.settings.camera,
+            controls: ViewControls::new(self.sim.settings.camera, [inner.width, inner.height]),
             settings,
-            drag: None,
-            cursor: None,
-            modifiers: ModifiersState::empty(),
             last_frame: None,
             frames: 0,
-            viewport: Viewport::full([inner.width.max(1), inner.height.max(1)]),
-            screenshots: 0,
         })
     }
 
@@ -318,14 +280,8 @@ impl<A: App> Handler<'_, A> {
         let to_free = std::mem::take(&mut textures.free);
         textures.clear();
         let ppp = full.pixels_per_point;
-        let (w, h) = (view.config.width as f32, view.config.height as f32);
-        let x0 = (area.left() * ppp).clamp(0.0, w - 1.0);
-        view.viewport = Viewport {
-            x: x0,
-            y: 0.0,
-            width: (w - x0).max(1.0),
-            height: h.max(1.0),
-        };
+        view.controls.surface = [view.config.width, view.config.height];
+        view.controls.layout(area.left() * ppp);
 
         if let Err(e) = apply(sim, view, options, actions) {
             report(sim, view, e);
@@ -340,14 +296,8 @@ impl<A: App> Handler<'_, A> {
         if let Err(e) = sim.redraw() {
             report(sim, view, e);
         }
-        let aspect = view.viewport.width / view.viewport.height;
-        let camera = *view.camera.get_or_insert_with(|| {
-            let mut c = OrbitCamera::default();
-            if let Some(b) = sim.scene.bounds() {
-                c.frame(b, aspect);
-            }
-            c
-        });
+        let camera = view.controls.camera_or_frame(sim.scene.bounds());
+        let viewport = view.controls.viewport;
 
         let frame = match view.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f)
@@ -381,10 +331,9 @@ impl<A: App> Handler<'_, A> {
         let ui_view = frame.texture.create_view(&Default::default());
         let size = [view.config.width, view.config.height];
         view.renderer
-            .prepare(&sim.scene, &camera, &view.settings, size, view.viewport);
+            .prepare(&sim.scene, &camera, &view.settings, size, viewport);
         let mut encoder = view.gpu.device.create_command_encoder(&Default::default());
-        view.renderer
-            .encode(&mut encoder, &scene_view, view.viewport);
+        view.renderer.encode(&mut encoder, &scene_view, viewport);
 
         let jobs = view.egui_ctx.tessellate(full.shapes, ppp);
         let screen = egui_wgpu::ScreenDescriptor {
@@ -427,13 +376,19 @@ impl<A: App> Handler<'_, A> {
         view.frames += 1;
         let last = options.frames.is_some_and(|n| view.frames >= n);
         if last && let Some(dir) = &options.out {
-            // The smoke test's evidence: the window's pixels, panel included.
+            // `--frames N --out DIR` in a window (the smoke test): the window's pixels,
+            // panel included, and a screenshot through the panel button's code path.
             if view.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
                 let image = read_rgba(&view.gpu.device, &view.gpu.queue, &frame.texture)?;
                 save_png(&image, &dir.join("window.png"))?;
             } else {
                 eprintln!("weft-viewer: this surface cannot be read back; no window.png");
             }
+            let shot = Actions {
+                screenshot: true,
+                ..Default::default()
+            };
+            apply(sim, view, options, shot)?;
         }
         view.gpu.queue.present(frame);
         view.panel
@@ -458,35 +413,28 @@ impl<A: App> Handler<'_, A> {
     }
 }
 
-/// Applies panel or keyboard actions.
+/// Applies panel or keyboard actions: the simulation and camera ones through
+/// [`crate::input::apply`], screenshots here (they need the GPU).
 fn apply<A: App>(
     sim: &mut Sim<A>,
     view: &mut View,
     options: &Options,
     actions: Actions,
 ) -> Result<(), Error> {
-    if actions.toggle_play {
-        sim.playing = !sim.playing;
-    }
-    if actions.step {
-        sim.playing = false;
-        sim.advance(1)?;
-    }
-    if actions.reset {
-        sim.reset()?;
-    }
-    if actions.frame {
-        sim.redraw()?;
-        if let Some(b) = sim.scene.bounds() {
-            let cam = view.camera.get_or_insert_with(OrbitCamera::default);
-            cam.frame(b, view.viewport.width / view.viewport.height.max(1.0));
-        }
-    }
+    crate::input::apply(sim, &mut view.controls, actions)?;
     if actions.screenshot {
-        let path = out_dir(options, &sim.settings.title)
-            .join(format!("screenshot_{:03}.png", view.screenshots));
-        view.screenshots += 1;
-        view.screenshot(&sim.scene, &path)?;
+        let path = screenshot::next_path(&out_dir(options, &sim.settings.title));
+        let viewport = view.controls.viewport;
+        screenshot::save(
+            &view.gpu,
+            &mut view.renderer,
+            view.scene_format,
+            &sim.scene,
+            &view.controls.camera.unwrap_or_default(),
+            &view.settings,
+            [viewport.width as u32, viewport.height as u32],
+            &path,
+        )?;
         eprintln!("weft-viewer: saved {}", path.display());
         view.panel.message = Some((format!("saved {}", path.display()), false));
     }
@@ -498,35 +446,4 @@ fn report<A: App>(sim: &mut Sim<A>, view: &mut View, e: Error) {
     eprintln!("weft-viewer: {e}");
     sim.playing = false;
     view.panel.message = Some((e.to_string(), true));
-}
-
-impl View {
-    /// Renders the 3D view alone (no panel) at the viewport's size and saves it.
-    fn screenshot(&mut self, scene: &crate::Scene, path: &std::path::Path) -> Result<(), Error> {
-        let (w, h) = (self.viewport.width as u32, self.viewport.height as u32);
-        let texture = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("screenshot"),
-            size: wgpu::Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.scene_format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let target = texture.create_view(&Default::default());
-        let camera = self.camera.unwrap_or_default();
-        let full = Viewport::full([w, h]);
-        self.renderer
-            .prepare(scene, &camera, &self.settings, [w, h], full);
-        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-        self.renderer.encode(&mut encoder, &target, full);
-        self.gpu.queue.submit([encoder.finish()]);
-        let image = read_rgba(&self.gpu.device, &self.gpu.queue, &texture)?;
-        save_png(&image, path)
-    }
 }

@@ -166,6 +166,84 @@ fn compare_with_reference(image: &RgbaImage) {
     }
 }
 
+/// Regression: the renderer keyed its uploads on `Scene::version`, a per-scene
+/// count of changes, so a second scene logged as many times as the first was drawn
+/// as the first (the 20k-particle rows of the render bench showed 1M particles).
+#[test]
+fn a_second_scene_changed_as_often_as_the_first_is_drawn() {
+    let Some(mut off) = offscreen() else { return };
+    let sphere = |color| {
+        let mut scene = Scene::new();
+        scene
+            .log_shapes(
+                "sphere",
+                &[Shape::sphere(0.5)
+                    .at(Transform::from_translation(Vec3::new(0.0, 0.0, 0.5)))
+                    .color(color)],
+            )
+            .unwrap();
+        scene
+    };
+    let (red, blue) = (
+        sphere(Color::rgb(220, 30, 30)),
+        sphere(Color::rgb(30, 30, 220)),
+    );
+    let (_, camera) = red_sphere_scene();
+    let c = camera
+        .project(Vec3::new(0.0, 0.0, 0.5), W as f32, H as f32)
+        .unwrap();
+    let a = off.render(&red, &camera).unwrap();
+    let b = off.render(&blue, &camera).unwrap();
+    let (pa, pb) = (
+        a.get_pixel(c.x as u32, c.y as u32),
+        b.get_pixel(c.x as u32, c.y as u32),
+    );
+    assert!(is_red(pa), "first scene's sphere should be red: {pa:?}");
+    assert!(
+        pb[2] as i32 > 2 * pb[0] as i32,
+        "second scene's sphere should be blue, not the first scene again: {pb:?}"
+    );
+}
+
+/// Frames without shadows use pipelines built without the shadow-map lookup: the
+/// picture must be the shadowed one minus the shadow (only ever brighter, and only
+/// where the sphere's shadow falls on the ground).
+#[test]
+fn turning_shadows_off_removes_only_the_shadow() {
+    let Some(mut off) = offscreen() else { return };
+    let (scene, camera) = red_sphere_scene();
+    let lit = off.render(&scene, &camera).unwrap();
+    off.settings.shadows = false;
+    let plain = off.render(&scene, &camera).unwrap();
+    let luma = |p: &Rgba<u8>| 0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32;
+    let (mut lighter, mut darker) = (Vec::new(), 0usize);
+    for (x, y, p) in plain.enumerate_pixels() {
+        let d = luma(p) - luma(lit.get_pixel(x, y));
+        if d > 3.0 {
+            lighter.push((x, y));
+        } else if d < -3.0 {
+            darker += 1;
+        }
+    }
+    assert_eq!(darker, 0, "without shadows, {darker} pixels got darker");
+    // The shadow falls away from the light (towards +x, +y), on the ground below
+    // the sphere's centre in the image.
+    let c = camera
+        .project(Vec3::new(0.0, 0.0, 0.5), W as f32, H as f32)
+        .unwrap();
+    assert!(
+        lighter.len() > 150,
+        "only {} pixels brighten without shadows: where is the sphere's shadow?",
+        lighter.len()
+    );
+    let below = lighter.iter().filter(|&&(_, y)| y as f32 > c.y).count();
+    assert!(
+        below * 10 > lighter.len() * 9,
+        "the shadow should be on the ground below the sphere's centre ({below} of {})",
+        lighter.len()
+    );
+}
+
 #[test]
 fn every_kind_of_entity_renders() {
     let Some(mut off) = offscreen() else { return };

@@ -1,5 +1,9 @@
 //! Windowed smoke test under Xvfb: opens the window (winit + wgpu surface + egui
-//! panel), renders frames, saves the window's own pixels and exits.
+//! panel), renders frames, saves the window's own pixels and a screenshot taken
+//! through the panel's Screenshot button code path, checks both, and exits.
+//!
+//! `WEFT_SMOKE_KEEP=DIR` copies the two PNGs (`window.png`, `screenshot_000.png`)
+//! to DIR to look at.
 //!
 //! Runs without the test harness (winit wants the main thread): the parent starts
 //! Xvfb and re-runs this binary as a child on that display. Without Xvfb it prints
@@ -161,7 +165,14 @@ fn main() -> ExitCode {
     let _ = server.kill();
     let _ = server.wait();
 
-    let result = check(status, &out.join("window.png"));
+    let result = check(status, &out);
+    if let Some(keep) = std::env::var_os("WEFT_SMOKE_KEEP") {
+        let keep = PathBuf::from(keep);
+        let _ = std::fs::create_dir_all(&keep);
+        for name in ["window.png", "screenshot_000.png"] {
+            let _ = std::fs::copy(out.join(name), keep.join(name));
+        }
+    }
     let _ = std::fs::remove_dir_all(&out);
     match result {
         Ok(msg) => {
@@ -179,12 +190,41 @@ fn main() -> ExitCode {
     }
 }
 
-fn check(status: Option<std::process::ExitStatus>, png: &Path) -> Result<String, String> {
+fn check(status: Option<std::process::ExitStatus>, out: &Path) -> Result<String, String> {
     match status {
         None => return Err("the window did not exit within 180 s".into()),
         Some(s) if !s.success() => return Err(format!("the windowed run exited with {s}")),
         Some(_) => {}
     }
+    let window = check_window(&out.join("window.png"))?;
+    let shot = check_screenshot(&out.join("screenshot_000.png"))?;
+    Ok(format!("{window}; {shot}"))
+}
+
+/// Mean luma of columns `x0..x1` of `image`.
+fn luma(image: &image::RgbaImage, x0: u32, x1: u32) -> f64 {
+    let mut sum = 0.0;
+    let mut n = 0.0;
+    for y in 0..image.height() {
+        for x in x0..x1 {
+            let p = image.get_pixel(x, y);
+            sum += 0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64;
+            n += 1.0;
+        }
+    }
+    sum / n
+}
+
+/// Pixels of the coral ball.
+fn reddish(image: &image::RgbaImage) -> usize {
+    image
+        .pixels()
+        .filter(|p| p[0] > 150 && (p[1] as u32) < 120 && (p[2] as u32) < 120)
+        .count()
+}
+
+/// The window's own pixels: the dark panel on the left, the bright scene, the ball.
+fn check_window(png: &Path) -> Result<String, String> {
     let image = image::open(png)
         .map_err(|e| format!("no window capture at {}: {e}", png.display()))?
         .to_rgba8();
@@ -192,29 +232,14 @@ fn check(status: Option<std::process::ExitStatus>, png: &Path) -> Result<String,
     if (w, h) != (960, 540) {
         return Err(format!("window capture is {w}x{h}, expected 960x540"));
     }
-    let luma = |x0: u32, x1: u32| {
-        let mut sum = 0.0;
-        let mut n = 0.0;
-        for y in 0..h {
-            for x in x0..x1 {
-                let p = image.get_pixel(x, y);
-                sum += 0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64;
-                n += 1.0;
-            }
-        }
-        sum / n
-    };
     // The egui panel (dark theme) on the left; the bright 3D view on the right.
-    let (panel, scene) = (luma(0, 150), luma(w - 300, w));
+    let (panel, scene) = (luma(&image, 0, 150), luma(&image, w - 300, w));
     if !(panel < 80.0 && scene > 120.0) {
         return Err(format!(
             "expected a dark panel and a bright scene, got mean luma {panel:.0} and {scene:.0}"
         ));
     }
-    let red = image
-        .pixels()
-        .filter(|p| p[0] > 150 && (p[1] as u32) < 120 && (p[2] as u32) < 120)
-        .count();
+    let red = reddish(&image);
     if red < 200 {
         return Err(format!(
             "the coral ball is missing from the window ({red} reddish pixels)"
@@ -223,4 +248,31 @@ fn check(status: Option<std::process::ExitStatus>, png: &Path) -> Result<String,
     Ok(format!(
         "{FRAMES} frames, {w}x{h}, panel luma {panel:.0}, scene luma {scene:.0}"
     ))
+}
+
+/// The Screenshot button's PNG: the 3D view alone, as large as the part of the
+/// window right of the panel, with the ball in it and no panel.
+fn check_screenshot(png: &Path) -> Result<String, String> {
+    let image = image::open(png)
+        .map_err(|e| format!("no screenshot at {}: {e}", png.display()))?
+        .to_rgba8();
+    let (w, h) = image.dimensions();
+    if h != 540 || !(400..960).contains(&w) {
+        return Err(format!(
+            "screenshot is {w}x{h}, expected the view right of the panel (under 960 wide, 540 tall)"
+        ));
+    }
+    let left = luma(&image, 0, 150);
+    if left < 120.0 {
+        return Err(format!(
+            "the screenshot's left edge is dark (mean luma {left:.0}): the panel is in it"
+        ));
+    }
+    let red = reddish(&image);
+    if red < 200 {
+        return Err(format!(
+            "the coral ball is missing from the screenshot ({red} reddish pixels)"
+        ));
+    }
+    Ok(format!("screenshot {w}x{h}, left luma {left:.0}"))
 }

@@ -1,11 +1,11 @@
 //! The sky gradient and the ground plane with its grid.
 
-use super::pipeline::{self, Spec, Target};
+use super::pipeline::{self, Lit, Spec, Target};
 
 /// Sky and ground pipelines (they need no buffers: vertices come from the index).
 pub(crate) struct Background {
     sky: wgpu::RenderPipeline,
-    ground: wgpu::RenderPipeline,
+    ground: Lit,
 }
 
 impl Background {
@@ -33,7 +33,7 @@ impl Background {
             },
             target,
         );
-        let ground = pipeline::main(
+        let ground = Lit::new(
             device,
             &Spec {
                 label: "ground",
@@ -57,8 +57,9 @@ impl Background {
         pass.draw(0..3, 0..1);
     }
 
-    pub(crate) fn draw_ground(&self, pass: &mut wgpu::RenderPass<'_>) {
-        pass.set_pipeline(&self.ground);
+    /// The ground, sampling the shadow map if `shadows` (it was rendered this frame).
+    pub(crate) fn draw_ground(&self, pass: &mut wgpu::RenderPass<'_>, shadows: bool) {
+        pass.set_pipeline(self.ground.get(shadows));
         pass.draw(0..6, 0..1);
     }
 }

@@ -3,14 +3,14 @@
 
 use glam::Mat4;
 
-use super::pipeline::{self, GrowBuffer, Spec, Target};
+use super::pipeline::{self, GrowBuffer, Lit, Pass, Spec, Target};
 use crate::Color;
 use crate::scene::{Colors, TriMesh};
 
 /// Pipelines and layout shared by every mesh.
 pub(crate) struct MeshPipelines {
     layout: wgpu::BindGroupLayout,
-    main: wgpu::RenderPipeline,
+    main: Lit,
     shadow: wgpu::RenderPipeline,
 }
 
@@ -54,7 +54,7 @@ impl MeshPipelines {
             depth_test: true,
             topology: wgpu::PrimitiveTopology::TriangleList,
         };
-        let main = pipeline::main(device, &spec, target);
+        let main = Lit::new(device, &spec, target);
         let shadow = pipeline::shadow(
             device,
             &Spec {
@@ -144,7 +144,7 @@ impl MeshGpu {
         self.index_count = mesh.indices.len() as u32;
     }
 
-    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, p: &MeshPipelines, shadow: bool) {
+    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, p: &MeshPipelines, kind: Pass) {
         let (Some(pos), Some(nrm), Some(col), Some(idx)) = (
             self.positions.get(),
             self.normals.get(),
@@ -156,7 +156,10 @@ impl MeshGpu {
         if self.index_count == 0 {
             return;
         }
-        pass.set_pipeline(if shadow { &p.shadow } else { &p.main });
+        pass.set_pipeline(match kind {
+            Pass::ShadowMap => &p.shadow,
+            Pass::Main { shadows } => p.main.get(shadows),
+        });
         pass.set_bind_group(1, &self.group, &[]);
         pass.set_vertex_buffer(0, pos.slice(..));
         pass.set_vertex_buffer(1, nrm.slice(..));

@@ -26,7 +26,7 @@ pub(crate) use readback::read_rgba;
 use crate::scene::Item;
 use crate::{Gpu, OrbitCamera, Scene};
 use globals::{FrameGlobals, GlobalsGpu};
-use pipeline::Target;
+use pipeline::{Pass, Target};
 
 /// GPU resources of one logged entity.
 enum EntityGpu {
@@ -233,7 +233,7 @@ impl Renderer {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &self.globals.shadow_group, &[]);
-            self.draw_entities(&mut pass, true);
+            self.draw_entities(&mut pass, Pass::ShadowMap);
         }
         let (view, resolve) = match &targets.color {
             Some(msaa) => (msaa, Some(output)),
@@ -272,23 +272,24 @@ impl Renderer {
         );
         pass.set_bind_group(0, &self.globals.main_group, &[]);
         self.background.draw_sky(&mut pass);
+        let shadows = self.shadows_this_frame;
         if self.ground_this_frame {
-            self.background.draw_ground(&mut pass);
+            self.background.draw_ground(&mut pass, shadows);
         }
-        self.draw_entities(&mut pass, false);
+        self.draw_entities(&mut pass, Pass::Main { shadows });
         drop(pass);
         if let Some(t) = &self.timer {
             t.resolve(encoder);
         }
     }
 
-    fn draw_entities(&self, pass: &mut wgpu::RenderPass<'_>, shadow: bool) {
+    fn draw_entities(&self, pass: &mut wgpu::RenderPass<'_>, which: Pass) {
         for name in &self.order {
             match &self.entities[name] {
-                EntityGpu::Points(p) => p.draw(pass, &self.points, shadow),
-                EntityGpu::Mesh(m) => m.draw(pass, &self.meshes, shadow),
-                EntityGpu::Shapes(s) => s.draw(pass, &self.shapes, shadow),
-                EntityGpu::Lines(l) if !shadow => l.draw(pass, &self.lines),
+                EntityGpu::Points(p) => p.draw(pass, &self.points, which),
+                EntityGpu::Mesh(m) => m.draw(pass, &self.meshes, which),
+                EntityGpu::Shapes(s) => s.draw(pass, &self.shapes, which),
+                EntityGpu::Lines(l) if which != Pass::ShadowMap => l.draw(pass, &self.lines),
                 EntityGpu::Lines(_) => {}
             }
         }

@@ -39,8 +39,56 @@ fn depth(write: bool, test: bool) -> wgpu::DepthStencilState {
     }
 }
 
-/// The main-pass pipeline (colour into `target`, depth tested).
+/// Which pass a draw is recorded into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// Depth from the light, into the shadow map.
+    ShadowMap,
+    /// The camera's view; `shadows`: the shadow map was rendered this frame.
+    Main { shadows: bool },
+}
+
+/// A lit main-pass pipeline in two variants: with the shadow-map lookup compiled in
+/// and without it (the `SHADOWS` override in `common.wgsl`).
+pub(crate) struct Lit {
+    shadowed: wgpu::RenderPipeline,
+    unshadowed: wgpu::RenderPipeline,
+}
+
+impl Lit {
+    pub(crate) fn new(device: &wgpu::Device, spec: &Spec<'_>, target: Target) -> Self {
+        Lit {
+            shadowed: build_main(device, spec, target, &[("SHADOWS", 1.0)]),
+            unshadowed: build_main(device, spec, target, &[("SHADOWS", 0.0)]),
+        }
+    }
+
+    /// The variant for a main pass with or without this frame's shadow map.
+    pub(crate) fn get(&self, shadows: bool) -> &wgpu::RenderPipeline {
+        if shadows {
+            &self.shadowed
+        } else {
+            &self.unshadowed
+        }
+    }
+}
+
+/// The main-pass pipeline (colour into `target`, depth tested) of a shader that
+/// does no lighting (see [`Lit`] for those that do).
 pub(crate) fn main(device: &wgpu::Device, spec: &Spec<'_>, target: Target) -> wgpu::RenderPipeline {
+    build_main(device, spec, target, &[])
+}
+
+fn build_main(
+    device: &wgpu::Device,
+    spec: &Spec<'_>,
+    target: Target,
+    constants: &[(&str, f64)],
+) -> wgpu::RenderPipeline {
+    let options = wgpu::PipelineCompilationOptions {
+        constants,
+        ..Default::default()
+    };
     let targets = [Some(wgpu::ColorTargetState {
         format: target.format,
         blend: None,
@@ -52,7 +100,7 @@ pub(crate) fn main(device: &wgpu::Device, spec: &Spec<'_>, target: Target) -> wg
         vertex: wgpu::VertexState {
             module: spec.module,
             entry_point: Some(spec.vs),
-            compilation_options: Default::default(),
+            compilation_options: options.clone(),
             buffers: spec.buffers,
         },
         primitive: wgpu::PrimitiveState {
@@ -69,7 +117,7 @@ pub(crate) fn main(device: &wgpu::Device, spec: &Spec<'_>, target: Target) -> wg
         fragment: spec.fs.map(|fs| wgpu::FragmentState {
             module: spec.module,
             entry_point: Some(fs),
-            compilation_options: Default::default(),
+            compilation_options: options.clone(),
             targets: &targets,
         }),
         multiview_mask: None,

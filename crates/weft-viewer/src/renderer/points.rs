@@ -4,7 +4,7 @@ use std::num::NonZeroU64;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::pipeline::{self, GrowBuffer, Spec, Target};
+use super::pipeline::{self, GrowBuffer, Lit, Pass, Spec, Target};
 use crate::colormap::normalize;
 use crate::scene::{Colors, PointCloud, Radii};
 
@@ -26,7 +26,7 @@ struct Batch {
 /// Pipelines and layout shared by every point cloud.
 pub(crate) struct PointsPipelines {
     layout: wgpu::BindGroupLayout,
-    main: wgpu::RenderPipeline,
+    main: Lit,
     shadow: wgpu::RenderPipeline,
     /// Bound where a cloud has no per-point colours or radii.
     dummy: wgpu::Buffer,
@@ -73,7 +73,7 @@ impl PointsPipelines {
             depth_test: true,
             topology: wgpu::PrimitiveTopology::TriangleStrip,
         };
-        let main = pipeline::main(device, &spec, target);
+        let main = Lit::new(device, &spec, target);
         let shadow = pipeline::shadow(
             device,
             &Spec {
@@ -247,8 +247,11 @@ impl PointsGpu {
         queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.batch));
     }
 
-    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, p: &PointsPipelines, shadow: bool) {
-        pass.set_pipeline(if shadow { &p.shadow } else { &p.main });
+    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, p: &PointsPipelines, kind: Pass) {
+        pass.set_pipeline(match kind {
+            Pass::ShadowMap => &p.shadow,
+            Pass::Main { shadows } => p.main.get(shadows),
+        });
         for (group, count) in &self.chunks {
             pass.set_bind_group(1, group, &[]);
             pass.draw(0..4, 0..*count);

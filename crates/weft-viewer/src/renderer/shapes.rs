@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use super::pipeline::{self, GrowBuffer, Spec, Target};
+use super::pipeline::{self, GrowBuffer, Lit, Pass, Spec, Target};
 use super::primitives::{Primitives, Range, ShapeVertex};
 use crate::Color;
 use crate::scene::{Geometry, Shape};
@@ -20,7 +20,7 @@ struct Instance {
 
 /// Pipelines and the unit meshes shared by every shape set.
 pub(crate) struct ShapePipelines {
-    main: wgpu::RenderPipeline,
+    main: Lit,
     shadow: wgpu::RenderPipeline,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
@@ -59,7 +59,7 @@ impl ShapePipelines {
             depth_test: true,
             topology: wgpu::PrimitiveTopology::TriangleList,
         };
-        let main = pipeline::main(device, &spec, target);
+        let main = Lit::new(device, &spec, target);
         let shadow = pipeline::shadow(
             device,
             &Spec {
@@ -137,11 +137,14 @@ impl ShapesGpu {
             .write(device, queue, bytemuck::cast_slice(&self.scratch));
     }
 
-    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, p: &ShapePipelines, shadow: bool) {
+    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, p: &ShapePipelines, which: Pass) {
         let Some(instances) = self.instances.get() else {
             return;
         };
-        pass.set_pipeline(if shadow { &p.shadow } else { &p.main });
+        pass.set_pipeline(match which {
+            Pass::ShadowMap => &p.shadow,
+            Pass::Main { shadows } => p.main.get(shadows),
+        });
         pass.set_vertex_buffer(0, p.vertices.slice(..));
         pass.set_vertex_buffer(1, instances.slice(..));
         pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);

@@ -22,7 +22,19 @@ pub use shapes::{Geometry, Shape};
 pub(crate) use coloring::Colors;
 pub(crate) use points::Radii;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::Error;
+
+/// Stamps for [`Scene::version`], unique across every scene of the process: a
+/// renderer that has uploaded one scene never takes another for it because both
+/// were changed the same number of times (issue: a second `Scene` with as many
+/// `log_*` calls as the first was drawn as the first).
+static STAMPS: AtomicU64 = AtomicU64::new(1);
+
+fn stamp() -> u64 {
+    STAMPS.fetch_add(1, Ordering::Relaxed)
+}
 
 /// One logged entity.
 #[derive(Clone, Debug)]
@@ -152,7 +164,7 @@ impl Scene {
         name: &str,
         update: impl FnOnce(Option<&mut Item>) -> Result<Option<Item>, Error>,
     ) -> Result<(), Error> {
-        self.version += 1;
+        self.version = stamp();
         let idx = self.entries.iter().position(|e| e.name == name);
         let result = update(idx.map(|i| &mut self.entries[i].item));
         match (result, idx) {
@@ -191,11 +203,13 @@ impl Scene {
         let before = self.entries.len();
         self.entries.retain(|e| e.fresh);
         if self.entries.len() != before {
-            self.version += 1;
+            self.version = stamp();
         }
     }
 
-    /// A counter that changes whenever the scene's content may have changed.
+    /// A stamp that changes whenever the scene's content may have changed, unique
+    /// across the scenes of the process (0: a new, empty scene; a clone shares its
+    /// original's stamp until either changes).
     pub fn version(&self) -> u64 {
         self.version
     }
@@ -270,6 +284,21 @@ mod tests {
     use super::*;
     use crate::{Color, Colormap};
     use glam::Vec3;
+
+    #[test]
+    fn versions_differ_between_scenes_changed_alike() {
+        let (mut a, mut b) = (Scene::new(), Scene::new());
+        a.log_points("p", Points::new(&[Vec3::ZERO])).unwrap();
+        b.log_points("p", Points::new(&[Vec3::ONE])).unwrap();
+        assert_ne!(a.version(), b.version());
+        assert_ne!(a.version(), Scene::new().version());
+        let c = a.clone();
+        assert_eq!(c.version(), a.version(), "a clone holds the same content");
+        let v = a.version();
+        a.begin_frame();
+        a.end_frame();
+        assert_ne!(a.version(), v, "dropping entities changes the version");
+    }
 
     #[test]
     fn mismatched_lengths_are_clear_errors() {
