@@ -1768,12 +1768,6 @@ mod completeness {
                     "slightly_wrong_sin",
                 ),
                 ("builtin_gradients::harness::wrong_second_k", "wrong_atan2"),
-                // Loops carrying values: the adjoint needs the per-thread stack.
-                (
-                    "builtin_gradients::vector::component_writes_k",
-                    "loops that carry values",
-                ),
-                ("mixed", "loops that carry values"),
             ],
         );
     }

@@ -185,33 +185,49 @@ fn random_numbers_match_the_cpu_bit_for_bit() {
     assert_eq!(run(Device::Cpu), run(dev));
 }
 
-/// A loop carrying a value: its adjoint needs the per-thread stack.
+/// A loop carrying a value through `n` iterations: its adjoint saves one `f32` per
+/// iteration on the per-thread stack.
 #[weft::kernel]
-fn iterate(x: &Array<f32>, y: &mut Array<f32>) {
+fn iterate(x: &Array<f32>, y: &mut Array<f32>, n: i32) {
     let i = tid();
     let mut v = x[i];
-    for _k in 0..3 {
-        v = v * v * 0.5;
+    for _k in 0..n {
+        v = v * v * 0.5 + 0.25;
     }
     y[i] = v;
 }
 
 #[test]
-fn kernels_report_what_cuda_cannot_run_yet() {
-    assert!(iterate::ADJOINT_PTX.is_err());
-    let Some(dev) = gpu() else { return };
-    let x = Array::from_slice(dev, &[0.5f32, 1.0]).requires_grad();
-    let mut y = Array::zeros(dev, [2]).requires_grad();
-    let mut tape = Tape::new();
-    tape.record(|| iterate::launch(2, &x, &mut y)).unwrap();
-    let e = tape
-        .backward_from(&mut y, &[1.0, 1.0])
-        .unwrap_err()
-        .to_string();
+fn loop_carried_adjoints_agree_and_stack_overflow_is_reported() {
     assert!(
-        e.contains("iterate") && e.contains("loops that carry values"),
+        iterate::ADJOINT_PTX.is_ok(),
+        "{:?}",
+        iterate::ADJOINT_PTX.err()
+    );
+    let Some(dev) = gpu() else { return };
+    let xs = random_f32s(1000, 31, -0.9, 0.9);
+    let grad = |d: Device, n: i32| -> Result<Vec<f32>, Error> {
+        let x = Array::from_slice(d, &xs).requires_grad();
+        let mut y = Array::zeros(d, [xs.len()]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| iterate::launch(xs.len(), &x, &mut y, n))?;
+        tape.backward_from(&mut y, &vec![1.0; xs.len()])?;
+        d.synchronize()?;
+        Ok(x.grad_to_vec().unwrap())
+    };
+    // 40 iterations: 320 bytes of stack per thread.
+    let (c, g) = (grad(Device::Cpu, 40).unwrap(), grad(dev, 40).unwrap());
+    for (a, b) in c.iter().zip(&g) {
+        assert!(close(*a, *b, 1e-5), "{a} vs {b}");
+    }
+    // 1000 iterations do not fit in the GPU thread's stack: a clear error.
+    let e = grad(dev, 1000).unwrap_err().to_string();
+    assert!(
+        e.contains("iterate") && e.contains("per-thread stack"),
         "{e}"
     );
+    // The device is usable afterwards.
+    assert_eq!(grad(dev, 3).unwrap().len(), xs.len());
 }
 
 #[test]

@@ -524,10 +524,6 @@ fn every_kernel_here_has_ptx() {
             if_value_literals,
             let_literals,
         ),
-        // Their loops carry values: the adjoint needs the per-thread stack.
-        &[
-            ("control_flow", "loops that carry values"),
-            ("dynamic_components", "loops that carry values"),
-        ],
+        &[],
     );
 }

@@ -140,3 +140,11 @@ fn one_address_accumulation_is_summed_over_the_warp() {
     assert_eq!(a.matches("red.global.add").count(), 2, "{a}");
     check("shared_k_adjoint", shared_k::ADJOINT_PTX);
 }
+
+#[test]
+fn the_adjoint_stack_overflow_code_is_the_runtimes() {
+    assert_eq!(
+        weft_ir::emit_ptx::STACK_OVERFLOW_PARAM,
+        weft::cuda::STACK_OVERFLOW_PARAM
+    );
+}

@@ -111,6 +111,20 @@ pub enum Error {
         /// The extent of that dimension.
         len: i64,
     },
+    /// A GPU adjoint kernel ran out of its per-thread stack: the loops it reverses
+    /// carry more values through more iterations than fit (see
+    /// `weft_ir::emit_ptx::ADJOINT_STACK_BYTES`).
+    #[error(
+        "kernel `{kernel}`: the adjoint of its loops that carry values needs more than the {capacity} bytes of per-thread stack a GPU thread has ({needed} bytes at least); run this adjoint on the CPU, or carry fewer values through fewer iterations (e.g. split the loop across launches)"
+    )]
+    AdjointStackOverflow {
+        /// Kernel name (or `#<id>`).
+        kernel: String,
+        /// Bytes needed when it overflowed.
+        needed: i64,
+        /// Bytes available per thread.
+        capacity: i64,
+    },
     /// Host code tried to reach the elements of an array that lives on a GPU.
     #[error(
         "{what}: the array lives on {device}, not in host memory; copy it with `to_vec()` or `to_device(Device::Cpu)`"

@@ -27,12 +27,14 @@ pub mod layout;
 mod ops;
 mod reduce;
 pub mod regs;
+mod stack;
 
 use std::collections::HashMap;
 
 use crate::ir::Function;
 
 pub use emitter::ERROR_RECORD;
+pub use stack::{ADJOINT_STACK_BYTES, STACK_OVERFLOW_PARAM};
 
 /// The PTX of one kernel.
 #[derive(Clone, Debug)]

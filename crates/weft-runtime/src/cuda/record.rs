@@ -17,6 +17,10 @@ pub const ERROR_RECORD_FLAG: usize = 0;
 pub const ERROR_RECORD_KERNEL: usize = 4;
 /// Offset of the `u32` parameter index of the array (`u32::MAX`: unknown).
 pub const ERROR_RECORD_PARAM: usize = 8;
+/// The parameter index an adjoint kernel writes when its per-thread stack
+/// overflows (index: bytes needed, extent: capacity); the same value as
+/// `weft_ir::emit_ptx::STACK_OVERFLOW_PARAM`.
+pub const STACK_OVERFLOW_PARAM: u32 = u32::MAX - 1;
 /// Offset of the `i64` offending index (of one dimension).
 pub const ERROR_RECORD_INDEX: usize = 16;
 /// Offset of the `i64` extent of that dimension.
@@ -110,6 +114,13 @@ pub(crate) fn decode(bytes: &[u8; ERROR_RECORD_BYTES]) -> Option<Error> {
         Some(k) => k.to_string(),
         None => format!("#{id:#010x}"),
     };
+    if param == STACK_OVERFLOW_PARAM {
+        return Some(Error::AdjointStackOverflow {
+            kernel,
+            needed: i64_at(ERROR_RECORD_INDEX),
+            capacity: i64_at(ERROR_RECORD_EXTENT),
+        });
+    }
     let param = match names.params.and_then(|p| p.get(param as usize)) {
         Some(p) => p.to_string(),
         None if param == u32::MAX => "?".to_string(),
@@ -155,6 +166,23 @@ mod tests {
         let e = decode(&rec).unwrap();
         assert!(
             e.to_string().starts_with("kernel `#0x0000dead`: index 7"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn stack_overflow_records_decode() {
+        let mut rec = [0u8; ERROR_RECORD_BYTES];
+        let id = kernel_id("stack_test_kernel");
+        register_kernel_name(id, "stack_test_kernel");
+        rec[0..4].copy_from_slice(&1u32.to_ne_bytes());
+        rec[4..8].copy_from_slice(&id.to_ne_bytes());
+        rec[8..12].copy_from_slice(&STACK_OVERFLOW_PARAM.to_ne_bytes());
+        rec[16..24].copy_from_slice(&2056i64.to_ne_bytes());
+        rec[24..32].copy_from_slice(&2048i64.to_ne_bytes());
+        let e = decode(&rec).unwrap().to_string();
+        assert!(
+            e.contains("stack_test_kernel") && e.contains("2048 bytes") && e.contains("2056"),
             "{e}"
         );
     }

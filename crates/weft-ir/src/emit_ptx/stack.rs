@@ -1,0 +1,110 @@
+//! The per-thread adjoint stack on the GPU: the values a loop carries from one
+//! iteration to the next, saved during the adjoint's replay and restored, in
+//! reverse, while the loop is walked backwards (`Stmt::Save` / `Stmt::Restore`).
+//!
+//! It lives in each thread's local memory: [`ADJOINT_STACK_BYTES`] bytes, one
+//! 8-byte slot per scalar component. A thread that would overflow it writes the
+//! error record (parameter [`STACK_OVERFLOW_PARAM`], the bytes it needed and the
+//! capacity) and stops, so the next synchronisation reports the kernel by name
+//! instead of returning a wrong gradient.
+
+use super::emitter::{Em, Frame};
+use super::regs::{Class, Reg};
+use crate::ir::{ValueId, VarId};
+
+/// Bytes of adjoint stack per GPU thread (local memory): 256 scalar components,
+/// e.g. 64 iterations of a loop carrying a `Vec3` and an `f32`.
+pub const ADJOINT_STACK_BYTES: u32 = 2048;
+
+/// The error record's parameter index for an adjoint-stack overflow.
+pub const STACK_OVERFLOW_PARAM: u32 = u32::MAX - 1;
+
+/// Name of the local array.
+const STACK: &str = "__weft_stack";
+
+impl Em<'_> {
+    /// The `.local` declaration, when the kernel used the stack.
+    pub(super) fn stack_decl(&self) -> String {
+        if self.stack_used {
+            format!("\t.local .align 8 .b8 {STACK}[{ADJOINT_STACK_BYTES}];\n")
+        } else {
+            String::new()
+        }
+    }
+
+    /// Pushes every component of `vals`, in order.
+    pub(super) fn save(&mut self, fr: &Frame, vals: &[ValueId]) -> Result<(), String> {
+        self.stack_used = true;
+        let regs: Vec<Reg> = vals
+            .iter()
+            .map(|v| fr.get(*v))
+            .collect::<Result<Vec<_>, _>>()?
+            .concat();
+        let n = 8 * regs.len() as u32;
+        self.stack_room(n);
+        let base = self.stack_top();
+        for (k, r) in regs.iter().enumerate() {
+            let off = 8 * k;
+            match r.class {
+                Class::Pred => {
+                    let b = self.c.reg(Class::B32);
+                    self.c.ins(format!("selp.b32 {b}, 1, 0, {r}"));
+                    self.c.ins(format!("st.local.b32 [{base}+{off}], {b}"));
+                }
+                Class::B32 | Class::F32 => self.c.ins(format!("st.local.b32 [{base}+{off}], {r}")),
+                Class::B64 | Class::F64 => self.c.ins(format!("st.local.b64 [{base}+{off}], {r}")),
+            }
+        }
+        let sp = self.sp;
+        self.c.ins(format!("add.u32 {sp}, {sp}, {n}"));
+        Ok(())
+    }
+
+    /// Pops into `vars`: the components of the matching `save`, last first.
+    pub(super) fn restore(&mut self, fr: &mut Frame, vars: &[VarId]) {
+        let regs: Vec<Reg> = vars.iter().flat_map(|v| self.var_regs(fr, *v)).collect();
+        let n = 8 * regs.len() as u32;
+        let sp = self.sp;
+        self.c.ins(format!("sub.u32 {sp}, {sp}, {n}"));
+        let base = self.stack_top();
+        for (k, r) in regs.iter().enumerate() {
+            let off = 8 * k;
+            match r.class {
+                Class::Pred => {
+                    let b = self.c.reg(Class::B32);
+                    self.c.ins(format!("ld.local.b32 {b}, [{base}+{off}]"));
+                    self.c.ins(format!("setp.ne.b32 {r}, {b}, 0"));
+                }
+                Class::B32 | Class::F32 => self.c.ins(format!("ld.local.b32 {r}, [{base}+{off}]")),
+                Class::B64 | Class::F64 => self.c.ins(format!("ld.local.b64 {r}, [{base}+{off}]")),
+            }
+        }
+    }
+
+    /// The local address of the stack's top.
+    fn stack_top(&mut self) -> Reg {
+        let (base, off, addr) = (
+            self.c.reg(Class::B64),
+            self.c.reg(Class::B64),
+            self.c.reg(Class::B64),
+        );
+        self.c.ins(format!("mov.u64 {base}, {STACK}"));
+        self.c.ins(format!("cvt.u64.u32 {off}, {}", self.sp));
+        self.c.ins(format!("add.u64 {addr}, {base}, {off}"));
+        addr
+    }
+
+    /// Stops the thread with an error record unless `n` more bytes fit.
+    fn stack_room(&mut self, n: u32) {
+        let need = self.c.reg(Class::B32);
+        self.c.ins(format!("add.u32 {need}, {}, {n}", self.sp));
+        let ok = self.c.reg(Class::Pred);
+        self.c
+            .ins(format!("setp.le.u32 {ok}, {need}, {ADJOINT_STACK_BYTES}"));
+        let (need64, cap64) = (self.c.reg(Class::B64), self.c.reg(Class::B64));
+        self.c.ins(format!("cvt.u64.u32 {need64}, {need}"));
+        self.c
+            .ins(format!("mov.u64 {cap64}, {ADJOINT_STACK_BYTES}"));
+        self.fail_unless(ok, STACK_OVERFLOW_PARAM, need64, cap64);
+    }
+}
