@@ -26,7 +26,7 @@ pub fn ray(mesh: &Mesh, origin: Vec3, dir: Vec3, max_t: f32) -> Option<RayHit> {
             best = Some((f, h));
         }
     }
-    best.map(|(f, h)| ray_hit(mesh, f, h))
+    best.map(|(f, h)| ray_hit(f, mesh.triangle(f as usize), h))
 }
 
 /// Closest point over all faces (see

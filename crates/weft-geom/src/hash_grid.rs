@@ -211,10 +211,11 @@ impl HashGrid {
             grid: self,
             p,
             r2: radius * radius,
-            lower: [0; 3],
+            start: [0; 3],
             count: [0; 3],
-            at: [0; 3],
+            row: [0; 2],
             cur: 0..0,
+            wrapped: 0..0,
             done: radius.is_nan() || radius < 0.0 || !p.is_finite() || self.sorted_index.is_empty(),
         };
         if q.done {
@@ -228,10 +229,11 @@ impl HashGrid {
         for a in 0..3 {
             let dim = self.dim[a] as i64;
             let n = hi[a] as i64 - lo[a] as i64 + 1;
-            (q.lower[a], q.count[a]) = if n >= dim {
-                (0, dim)
+            // Wrapped once here; the iterator then steps without dividing.
+            (q.start[a], q.count[a]) = if n >= dim {
+                (0, dim as u32)
             } else {
-                (lo[a] as i64, n)
+                ((lo[a] as i64).rem_euclid(dim) as u32, n as u32)
             };
         }
         q
@@ -274,15 +276,24 @@ impl HashGrid {
 }
 
 /// Iterator over the points near a query point. From [`HashGrid::query`].
+///
+/// It visits the hashed cells of the query box row by row (x fastest, then y, then
+/// z). The cells of one x-run are consecutive in the cell arrays, so their points are
+/// one contiguous run of `sorted_index` (two when the run wraps around `dim[0]`).
 #[derive(Clone, Debug)]
 pub struct HashGridQuery<'a> {
     grid: &'a HashGrid,
     p: Vec3,
     r2: f32,
-    lower: [i64; 3],
-    count: [i64; 3],
-    at: [i64; 3],
+    /// First cube per axis, wrapped into `0 .. dim`.
+    start: [u32; 3],
+    /// Cubes per axis (≤ dim, so no hashed cell is visited twice).
+    count: [u32; 3],
+    /// Next row: steps along y and z.
+    row: [u32; 2],
     cur: std::ops::Range<usize>,
+    /// The part of the current x-run after it wrapped to x = 0.
+    wrapped: std::ops::Range<usize>,
     done: bool,
 }
 
@@ -297,21 +308,32 @@ impl Iterator for HashGridQuery<'_> {
                     return Some(g.sorted_index[k]);
                 }
             }
+            if !self.wrapped.is_empty() {
+                self.cur = std::mem::replace(&mut self.wrapped, 0..0);
+                continue;
+            }
             if self.done {
                 return None;
             }
-            let c = [0, 1, 2].map(|a| (self.lower[a] + self.at[a]) as i32);
-            let cell = g.hash_cell(c) as usize;
-            self.cur = g.cell_start[cell] as usize..g.cell_end[cell] as usize;
-            // Advance x fastest.
-            self.done = true;
-            for a in 0..3 {
-                self.at[a] += 1;
-                if self.at[a] < self.count[a] {
-                    self.done = false;
-                    break;
-                }
-                self.at[a] = 0;
+            let [dx, dy, dz] = g.dim;
+            let wrap = |c: u32, dim: u32| if c >= dim { c - dim } else { c };
+            let y = wrap(self.start[1] + self.row[0], dy);
+            let z = wrap(self.start[2] + self.row[1], dz);
+            let row = ((z * dy + y) * dx) as usize;
+            let (x0, n) = (self.start[0] as usize, self.count[0] as usize);
+            let first = n.min(dx as usize - x0);
+            let run = |a: usize, len: usize| {
+                g.cell_start[row + a] as usize..g.cell_end[row + a + len - 1] as usize
+            };
+            self.cur = run(x0, first);
+            if n > first {
+                self.wrapped = run(0, n - first);
+            }
+            self.row[0] += 1;
+            if self.row[0] == self.count[1] {
+                self.row[0] = 0;
+                self.row[1] += 1;
+                self.done = self.row[1] == self.count[2];
             }
         }
     }

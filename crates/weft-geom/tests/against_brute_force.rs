@@ -17,6 +17,7 @@ fn meshes() -> Vec<(&'static str, Mesh)> {
         ("knot", generate::torus_knot(2, 3, 1.0, 0.15, 96, 12)),
         ("box", generate::cuboid(Vec3::new(0.5, 0.7, 0.9))),
         ("terrain", generate::terrain(2.0, 24, 0.4, 3)),
+        ("bumpy sphere", generate::bench_sphere(3)),
     ]
 }
 
@@ -139,5 +140,77 @@ fn box_queries_match_brute_force() {
         }
         // Inverted box: nothing.
         assert_eq!(bvh.aabb_query(Vec3::ONE, Vec3::ZERO).count(), 0);
+    }
+}
+
+/// Rays with zero direction components (the slab test's special case) and origins on
+/// vertex coordinates, so they run exactly in box faces and along edges.
+#[test]
+fn axis_parallel_rays_match_brute_force() {
+    let mut rng = Rng::new(14);
+    let dirs = [
+        Vec3::X,
+        -Vec3::X,
+        Vec3::Y,
+        -Vec3::Y,
+        Vec3::Z,
+        -Vec3::Z,
+        Vec3::new(1.0, 1.0, 0.0),
+        Vec3::new(0.0, -1.0, 1.0),
+        Vec3::new(1.0, 0.0, -2.0),
+        Vec3::new(1.0, 1e-30, 0.5),
+    ];
+    let mut hits = 0;
+    for (name, mesh) in meshes() {
+        let bvh = MeshBvh::new(mesh);
+        let pts = bvh.mesh().points();
+        for i in 0..200 {
+            let dir = dirs[i % dirs.len()];
+            let v = pts[rng.below(pts.len())];
+            // Origin on a vertex's coordinates along the zero axes, backed off along dir.
+            let origin = if i % 3 == 0 {
+                v - dir * 3.0
+            } else {
+                rng.vec3(-2.0, 2.0)
+            };
+            let got = bvh.ray(origin, dir, f32::INFINITY);
+            let want = brute_force::ray(bvh.mesh(), origin, dir, f32::INFINITY);
+            assert_eq!(got, want, "{name}: ray {i} o={origin:?} d={dir:?}");
+            hits += got.is_some() as usize;
+        }
+    }
+    assert!(hits > 300, "too few hits to mean anything: {hits}");
+}
+
+/// After the points move, the leaf-ordered triangles and boxes follow them.
+#[test]
+fn queries_after_refit_match_brute_force() {
+    let mut rng = Rng::new(15);
+    let mut bvh = MeshBvh::new(generate::bench_sphere(3));
+    let moved: Vec<Vec3> = bvh
+        .mesh()
+        .points()
+        .iter()
+        .map(|&p| p * Vec3::new(1.5, 0.7, 1.0) + Vec3::new(0.3, 0.0, -0.2))
+        .collect();
+    bvh.set_points(&moved).unwrap();
+    for (slot, &f) in bvh.bvh().prim_indices().iter().enumerate() {
+        assert_eq!(bvh.leaf_triangles()[slot], bvh.mesh().triangle(f as usize));
+    }
+    for i in 0..300 {
+        let origin = rng.vec3(-2.0, 2.0);
+        let dir = rng.dir();
+        let got = bvh.ray(origin, dir, f32::INFINITY);
+        assert_eq!(
+            got,
+            brute_force::ray(bvh.mesh(), origin, dir, f32::INFINITY),
+            "ray {i}"
+        );
+        let max_dist = if i % 2 == 0 { 0.3 } else { f32::INFINITY };
+        assert_eq!(
+            bvh.closest_point(origin, max_dist),
+            brute_force::closest_point(bvh.mesh(), origin, max_dist),
+            "point {i}"
+        );
     }
 }

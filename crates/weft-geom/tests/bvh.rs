@@ -75,6 +75,14 @@ fn check_layout(bvh: &Bvh, prim_aabbs: &[Aabb], max_leaf: usize) -> Vec<std::ops
     ranges
 }
 
+/// `max_leaf_size` of the default build options.
+const DEFAULT_LEAF: usize = 8;
+
+#[test]
+fn default_leaf_size_is_what_these_tests_assume() {
+    assert_eq!(BuildOptions::default().max_leaf_size, DEFAULT_LEAF);
+}
+
 fn random_boxes(rng: &mut Rng, n: usize) -> Vec<Aabb> {
     (0..n)
         .map(|i| {
@@ -94,13 +102,13 @@ fn layout_invariants_on_random_boxes_and_meshes() {
     let mut rng = Rng::new(1);
     for n in [1, 2, 3, 5, 17, 100, 3000, 12_000] {
         let boxes = random_boxes(&mut rng, n);
-        check_layout(&Bvh::build(&boxes), &boxes, 4);
+        check_layout(&Bvh::build(&boxes), &boxes, DEFAULT_LEAF);
     }
     let mesh = generate::torus(1.0, 0.3, 64, 32);
     check_layout(
         &Bvh::from_mesh(&mesh),
         &weft_geom::bvh::face_aabbs(&mesh),
-        4,
+        DEFAULT_LEAF,
     );
     for opts in [
         BuildOptions {
@@ -143,18 +151,18 @@ fn degenerate_inputs_build_shallow_valid_trees() {
     // All boxes identical: no SAH plane separates them; median splits keep depth low.
     let same = vec![Aabb::new(Vec3::ZERO, Vec3::ONE); 10_000];
     let bvh = Bvh::build(&same);
-    check_layout(&bvh, &same, 4);
+    check_layout(&bvh, &same, DEFAULT_LEAF);
     assert!(bvh.depth() <= 14, "depth {}", bvh.depth());
     // Points on a line, and a geometric sequence (badly balanced for SAH).
     let line: Vec<Aabb> = (0..5000)
         .map(|i| Aabb::from_point(Vec3::X * i as f32))
         .collect();
-    check_layout(&Bvh::build(&line), &line, 4);
+    check_layout(&Bvh::build(&line), &line, DEFAULT_LEAF);
     let geo: Vec<Aabb> = (0..120)
         .map(|i| Aabb::from_point(Vec3::X * 1.5f32.powi(i)))
         .collect();
     let bvh = Bvh::build(&geo);
-    check_layout(&bvh, &geo, 4);
+    check_layout(&bvh, &geo, DEFAULT_LEAF);
     // Non-finite boxes do not panic.
     let mut bad = random_boxes(&mut Rng::new(3), 100);
     bad[7] = Aabb::new(Vec3::NAN, Vec3::NAN);
@@ -226,7 +234,7 @@ fn refit_equals_bounds_recomputed_on_the_same_topology() {
     refit.refit_mesh(&moved);
     // Same topology, boxes equal to the unions over each node's faces (what a build
     // computes for its nodes).
-    let ranges = check_layout(&refit, &weft_geom::bvh::face_aabbs(&moved), 4);
+    let ranges = check_layout(&refit, &weft_geom::bvh::face_aabbs(&moved), DEFAULT_LEAF);
     assert_eq!(ranges.len(), built.nodes().len());
     assert_eq!(refit.prim_indices(), built.prim_indices());
     assert_eq!(refit.parents(), built.parents());
@@ -245,7 +253,7 @@ fn refit_of_a_large_tree_runs_in_parallel_and_matches() {
         *b = Aabb::new(b.lower + d, b.upper + d);
     }
     bvh.refit_from(&boxes);
-    check_layout(&bvh, &boxes, 4);
+    check_layout(&bvh, &boxes, DEFAULT_LEAF);
 }
 
 #[test]
@@ -312,7 +320,7 @@ fn mesh_bvh_of_random_soup_is_valid_after_refit() {
     let mut m = MeshBvh::new(random_soup(&mut rng, 2000));
     let shifted: Vec<Vec3> = m.mesh().points().iter().map(|&p| p + Vec3::X).collect();
     m.set_points(&shifted).unwrap();
-    check_layout(m.bvh(), &weft_geom::bvh::face_aabbs(m.mesh()), 4);
+    check_layout(m.bvh(), &weft_geom::bvh::face_aabbs(m.mesh()), DEFAULT_LEAF);
     assert!(m.set_points(&shifted[1..]).is_err());
     let mut bad = shifted.clone();
     bad[3] = Vec3::NAN;

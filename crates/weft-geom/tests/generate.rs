@@ -115,3 +115,32 @@ fn sphere_points_lie_on_the_sphere() {
     let m = generate::icosphere(3.0, 3);
     assert!(m.points().iter().all(|p| (p.length() - 3.0).abs() < 1e-5));
 }
+
+#[test]
+fn displaced_sphere_is_closed_bumpy_and_deterministic() {
+    for s in 0..5 {
+        let m = generate::bench_sphere(s);
+        assert_eq!(m.num_faces(), 20 * 4usize.pow(s));
+        assert_eq!(m.num_points(), 10 * 4usize.pow(s) + 2);
+    }
+    let m = generate::bench_sphere(4);
+    assert_closed("bench_sphere", &m);
+    assert!(m.signed_volume() > 0.0, "faces point outward");
+    assert_eq!(m, generate::bench_sphere(4));
+    assert_ne!(m, generate::displaced_sphere(1.0, 4, 0.3, 2));
+    // Radial displacement within ±amplitude, and really not a sphere.
+    let radii: Vec<f32> = m.points().iter().map(|p| p.length()).collect();
+    let (lo, hi) = radii
+        .iter()
+        .fold((f32::MAX, 0.0f32), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+    assert!(lo > 0.7 && hi < 1.3, "radii {lo}..{hi}");
+    assert!(hi - lo > 0.15, "too smooth: radii {lo}..{hi}");
+    // Amplitude 0 is the icosphere.
+    let flat = generate::displaced_sphere(2.0, 2, 0.0, 9);
+    assert_eq!(flat.indices(), generate::icosphere(2.0, 2).indices());
+    assert!(
+        flat.points()
+            .iter()
+            .all(|p| (p.length() - 2.0).abs() < 1e-5)
+    );
+}

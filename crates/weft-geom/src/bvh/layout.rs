@@ -34,7 +34,7 @@
 //! An empty BVH (no primitives) is one leaf with count 0 and [`Aabb::EMPTY`](crate::Aabb::EMPTY)
 //! bounds: traversal needs no special case.
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 
 use crate::aabb::Aabb;
 
@@ -98,6 +98,18 @@ impl BvhNode {
         Aabb::new(self.lower, self.upper)
     }
 
+    /// Box minimum as a SIMD vector (lane 3 is 0).
+    #[inline(always)]
+    pub(crate) fn lower_a(&self) -> Vec3A {
+        load_xyz(&self.lower)
+    }
+
+    /// Box maximum as a SIMD vector (lane 3 is 0).
+    #[inline(always)]
+    pub(crate) fn upper_a(&self) -> Vec3A {
+        load_xyz(&self.upper)
+    }
+
     /// Replaces the node's box.
     #[inline]
     pub fn set_aabb(&mut self, b: Aabb) {
@@ -119,6 +131,30 @@ impl BvhNode {
     }
 }
 
+/// Loads the 12-byte corner at the start of a 16-byte half of a node as a SIMD vector:
+/// one unaligned 16-byte load whose fourth lane (the node's index field) is masked to
+/// 0, so it never holds a NaN or a denormal.
+#[inline(always)]
+fn load_xyz(v: &Vec3) -> Vec3A {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use std::arch::x86_64::{_mm_and_ps, _mm_castsi128_ps, _mm_loadu_ps, _mm_set_epi32};
+        // SAFETY: `v` is the first field of a 16-byte half of a `#[repr(C)]`
+        // `BvhNode` (callers pass `&node.lower` or `&node.upper`), so 16 bytes are
+        // readable from it; `_mm_loadu_ps` has no alignment requirement and SSE2 is
+        // enabled (cfg above).
+        unsafe {
+            let raw = _mm_loadu_ps(v as *const Vec3 as *const f32);
+            let mask = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+            Vec3A::from(_mm_and_ps(raw, mask))
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        Vec3A::from(*v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +166,19 @@ mod tests {
         assert_eq!(std::mem::offset_of!(BvhNode, left_or_first), 12);
         assert_eq!(std::mem::offset_of!(BvhNode, upper), 16);
         assert_eq!(std::mem::offset_of!(BvhNode, right_or_count), 28);
+    }
+
+    #[test]
+    fn simd_corners_ignore_the_index_fields() {
+        let n = BvhNode::inner(
+            Aabb::new(Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0)),
+            7,
+            0x7fff_ffff,
+        );
+        assert_eq!(n.lower_a(), Vec3A::new(1.0, 2.0, 3.0));
+        assert_eq!(n.upper_a(), Vec3A::new(4.0, 5.0, 6.0));
+        let lanes: [f32; 4] = unsafe { std::mem::transmute(n.upper_a()) };
+        assert_eq!(lanes[3].to_bits(), 0);
     }
 
     #[test]

@@ -3,12 +3,15 @@
 //! The layout is documented in [`layout`]; it is what the kernel builtins traverse.
 
 mod build;
+mod closest_hit;
 pub mod layout;
+mod nearest;
 mod prim_ref;
 mod refit;
 mod traverse;
 
 pub use build::BuildOptions;
+pub(crate) use closest_hit::PRUNE_SLACK;
 pub use layout::{BvhNode, LEAF_BIT, MAX_DEPTH, NO_PARENT};
 pub use traverse::{AabbCandidates, RayCandidates};
 pub(crate) use traverse::{Stack, valid_ray};
@@ -42,7 +45,7 @@ pub struct Bvh {
 
 impl Bvh {
     /// Builds a BVH over `aabbs` with the default [`BuildOptions`] (16 bins, leaves of
-    /// at most 4 primitives, SAH-chosen below that).
+    /// at most 8 primitives, SAH-chosen below that).
     ///
     /// # Panics
     ///

@@ -33,7 +33,30 @@ impl Bvh {
         if self.is_empty() {
             return;
         }
-        refit_subtree(&mut self.nodes, 0, &self.prim_indices, &prim_aabb);
+        let mut unit = vec![(); self.num_prims()];
+        self.refit_slots(&mut unit, |prim, _| prim_aabb(prim));
+    }
+
+    /// [`Bvh::refit`] that also fills one item per leaf slot: `slot_aabb(prim, item)`
+    /// returns the box of primitive `prim = prim_indices[slot]` and may write
+    /// `out[slot]` (done in the same parallel pass).
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != self.num_prims()`.
+    pub(crate) fn refit_slots<T: Send>(
+        &mut self,
+        out: &mut [T],
+        slot_aabb: impl Fn(u32, &mut T) -> Aabb + Sync,
+    ) {
+        assert_eq!(out.len(), self.num_prims(), "one item per primitive");
+        if self.is_empty() {
+            return;
+        }
+        let prims = &self.prim_indices;
+        refit_subtree(&mut self.nodes, 0, out, 0, &|slot, item: &mut T| {
+            slot_aabb(prims[slot], item)
+        });
     }
 
     /// Refits from one box per primitive, in primitive order.
@@ -65,27 +88,43 @@ impl Bvh {
     }
 }
 
-/// Refits the subtree stored in `nodes` (global index `base` for `nodes[0]`); returns
-/// its box.
-fn refit_subtree(
+/// Refits the subtree stored in `nodes` (global index `base` for `nodes[0]`), whose
+/// leaves own the slots `first .. first + out.len()`; returns its box.
+fn refit_subtree<T: Send>(
     nodes: &mut [BvhNode],
     base: usize,
-    prims: &[u32],
-    prim_aabb: &(impl Fn(u32) -> Aabb + Sync),
+    out: &mut [T],
+    first: usize,
+    slot_aabb: &(impl Fn(usize, &mut T) -> Aabb + Sync),
 ) -> Aabb {
     let node = nodes[0];
     let bounds = if node.is_leaf() {
-        prims[node.prim_range()]
-            .iter()
-            .fold(Aabb::EMPTY, |b, &p| b.union(prim_aabb(p)))
+        node.prim_range().fold(Aabb::EMPTY, |b, slot| {
+            b.union(slot_aabb(slot, &mut out[slot - first]))
+        })
     } else {
         let (left, right) = node.children();
         debug_assert_eq!(left as usize, base + 1, "left child follows its parent");
         let split = right as usize - base - 1;
         let parallel = nodes.len() > PAR_REFIT;
         let (left_nodes, right_nodes) = nodes[1..].split_at_mut(split);
-        let mut refit_left = || refit_subtree(left_nodes, base + 1, prims, prim_aabb);
-        let mut refit_right = || refit_subtree(right_nodes, right as usize, prims, prim_aabb);
+        // The right subtree's first slot is its leftmost leaf's (left children follow
+        // their parents, so that leaf is the first leaf at or after `right`).
+        let right_first = right_nodes
+            .iter()
+            .find(|n| n.is_leaf())
+            .map_or(first, |n| n.left_or_first as usize);
+        let (left_out, right_out) = out.split_at_mut(right_first - first);
+        let mut refit_left = || refit_subtree(left_nodes, base + 1, left_out, first, slot_aabb);
+        let mut refit_right = || {
+            refit_subtree(
+                right_nodes,
+                right as usize,
+                right_out,
+                right_first,
+                slot_aabb,
+            )
+        };
         let (l, r) = if parallel {
             rayon::join(refit_left, refit_right)
         } else {

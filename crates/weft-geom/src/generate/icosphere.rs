@@ -19,6 +19,17 @@ use crate::mesh::Mesh;
 ///
 /// When `subdivisions > 12` (over 300M triangles).
 pub fn icosphere(radius: f32, subdivisions: u32) -> Mesh {
+    let (points, tris) = unit_icosphere(subdivisions);
+    let r = radius as f64;
+    super::mesh(points.into_iter().map(|p| p * r).collect(), tris)
+}
+
+/// Points (on the unit sphere) and triangles of the subdivided icosahedron.
+///
+/// # Panics
+///
+/// When `subdivisions > 12`.
+pub(super) fn unit_icosphere(subdivisions: u32) -> (Vec<DVec3>, Vec<[u32; 3]>) {
     assert!(subdivisions <= 12, "icosphere: at most 12 subdivisions");
     let t = (1.0 + 5f64.sqrt()) / 2.0;
     let mut points: Vec<DVec3> = [
@@ -77,6 +88,5 @@ pub fn icosphere(radius: f32, subdivisions: u32) -> Mesh {
         }
         tris = next;
     }
-    let r = radius as f64;
-    super::mesh(points.into_iter().map(|p| p * r).collect(), tris)
+    (points, tris)
 }

@@ -1,21 +1,26 @@
-//! Procedural meshes: icosphere, torus, box, plane, terrain and a torus knot (whose
-//! [`high_poly`] version has about a million triangles for benchmarks).
+//! Procedural meshes: icosphere, displaced (bumpy) sphere, torus, box, plane, terrain
+//! and a torus knot (whose [`high_poly`] version has about a million triangles).
+//! [`bench_sphere`] is the query-benchmark mesh (327,680 or 1,310,720 triangles).
 //!
 //! All are deterministic (terrain noise included), share vertices between faces
 //! (closed shapes are watertight 2-manifolds) and face outward / up
 //! (counter-clockwise). Computed in `f64`, stored as `f32`. Z is up.
 
 mod cuboid;
+mod displaced_sphere;
 mod icosphere;
 mod noise;
+mod noise3;
 mod plane;
 mod terrain;
 mod torus;
 mod torus_knot;
 
 pub use cuboid::cuboid;
+pub use displaced_sphere::{bench_sphere, displaced_sphere};
 pub use icosphere::icosphere;
 pub use noise::fbm;
+pub use noise3::fbm3;
 pub use plane::plane;
 pub use terrain::terrain;
 pub use torus::torus;

@@ -2,6 +2,8 @@
 
 use glam::Vec3;
 
+use crate::aabb::Aabb;
+use crate::bvh::PRUNE_SLACK;
 use crate::mesh_bvh::MeshBvh;
 
 /// The closest point of a mesh to a query point.
@@ -154,17 +156,27 @@ impl MeshBvh {
     /// `f32::INFINITY` for no limit). `None` when no face is that close, for a
     /// non-finite `p`, or an empty mesh.
     pub fn closest_point(&self, p: Vec3, max_dist: f32) -> Option<PointQuery> {
-        let mesh = self.mesh();
-        let (face, _) = self
-            .bvh()
-            .nearest(p, max_dist, |f| face_closest(mesh, f, p).0)?;
-        let (d2, point, w) = face_closest(mesh, face, p);
+        let tris = self.leaf_triangles();
+        let (slot, _) = self.bvh().nearest_slots(p, max_dist, |slot, best_d2| {
+            let [a, b, c] = tris[slot];
+            // A face whose box is beyond the best distance (with the traversal's
+            // rounding slack) cannot win: skip the exact test.
+            let box_d2 = Aabb::from_triangle(a, b, c).distance_squared(p);
+            if box_d2 > best_d2 * PRUNE_SLACK {
+                return box_d2;
+            }
+            let (q, _) = closest_point_triangle(p, a, b, c);
+            (q - p).length_squared()
+        })?;
+        let face = self.bvh().prim_indices()[slot];
+        let [a, b, c] = tris[slot];
+        let (point, w) = closest_point_triangle(p, a, b, c);
         Some(PointQuery {
             point,
             face,
             u: w[0],
             v: w[1],
-            distance: d2.sqrt(),
+            distance: (point - p).length(),
         })
     }
 

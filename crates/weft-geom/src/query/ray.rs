@@ -10,7 +10,7 @@
 
 use glam::Vec3;
 
-use crate::bvh::Bvh;
+use crate::aabb::RayBoxTest;
 use crate::mesh::Mesh;
 use crate::mesh_bvh::MeshBvh;
 
@@ -146,14 +146,15 @@ pub(crate) fn intersect_face(
     ray.intersect(a, b, c, max_t)
 }
 
-/// Builds the [`RayHit`] for face `f` from its triangle hit.
-pub(crate) fn ray_hit(mesh: &Mesh, f: u32, hit: TriangleHit) -> RayHit {
+/// Builds the [`RayHit`] for face `f` with corners `[a, b, c]` from its triangle hit
+/// (the normal is computed as [`Mesh::face_normal`] does).
+pub(crate) fn ray_hit(f: u32, [a, b, c]: [Vec3; 3], hit: TriangleHit) -> RayHit {
     RayHit {
         t: hit.t,
         u: hit.u,
         v: hit.v,
         face: f,
-        normal: mesh.face_normal(f as usize),
+        normal: (b - a).cross(c - a).normalize_or_zero(),
         sign: if hit.front { 1.0 } else { -1.0 },
     }
 }
@@ -163,11 +164,24 @@ impl MeshBvh {
     /// `f32::INFINITY` for no limit). `None` when nothing is hit, for a zero or
     /// non-finite direction, or a non-finite origin. `dir` need not be unit length.
     pub fn ray(&self, origin: Vec3, dir: Vec3, max_t: f32) -> Option<RayHit> {
+        if !crate::bvh::valid_ray(origin, dir, max_t) || self.bvh().is_empty() {
+            return None;
+        }
         let ray = WatertightRay::new(origin, dir)?;
-        let mesh = self.mesh();
-        let (face, _) = closest_hit(self.bvh(), mesh, &ray, origin, dir, max_t)?;
-        let hit = intersect_face(mesh, &ray, face, max_t)?;
-        Some(ray_hit(mesh, face, hit))
+        let boxes = RayBoxTest::new(origin, dir);
+        let tris = self.leaf_triangles();
+        // A face's hit distance does not depend on the limit it is tested against, so
+        // testing against the best hit so far (not `max_t`) only drops faces that
+        // would lose anyway: the answer does not depend on the visiting order.
+        let (slot, _) = self
+            .bvh()
+            .closest_hit_slots(&boxes, max_t, |slot, best_t| {
+                let [a, b, c] = tris[slot];
+                ray.intersect(a, b, c, best_t).map(|h| h.t)
+            })?;
+        let [a, b, c] = tris[slot];
+        let hit = ray.intersect(a, b, c, max_t)?;
+        Some(ray_hit(self.bvh().prim_indices()[slot], tris[slot], hit))
     }
 
     /// `true` when anything is hit with `0 ≤ t ≤ max_t` (stops at the first hit).
@@ -180,21 +194,6 @@ impl MeshBvh {
             .ray_candidates(origin, dir, max_t)
             .any(|f| intersect_face(mesh, &ray, f, max_t).is_some())
     }
-}
-
-fn closest_hit(
-    bvh: &Bvh,
-    mesh: &Mesh,
-    ray: &WatertightRay,
-    origin: Vec3,
-    dir: Vec3,
-    max_t: f32,
-) -> Option<(u32, f32)> {
-    // Each face is tested against `max_t`, not the best hit so far, so whether a face
-    // counts does not depend on the visiting order (exact tie-breaking).
-    bvh.cast_ray(origin, dir, max_t, |f, _best| {
-        intersect_face(mesh, ray, f, max_t).map(|h| h.t)
-    })
 }
 
 #[cfg(test)]
