@@ -310,30 +310,11 @@ fn kernel_hash_grid_queries_return_the_brute_force_neighbours() {
 
 #[test]
 fn kernel_queries_have_ptx() {
-    for (name, ptx) in [
-        ("cast", cast::PTX),
-        ("cast_adjoint", cast::ADJOINT_PTX),
-        ("nearest", nearest::PTX),
-        ("nearest_adjoint", nearest::ADJOINT_PTX),
-        ("in_box", in_box::PTX),
-        ("neighbours", neighbours::PTX),
-    ] {
-        let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
-        if let Ok(tool) = std::env::var("WEFT_PTXAS") {
-            let path = std::env::temp_dir().join(format!("weft-geom-{name}.ptx"));
-            std::fs::write(&path, p).unwrap();
-            let out = std::process::Command::new(tool)
-                .args(["-arch=sm_90", "-o", "/dev/null"])
-                .arg(&path)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{name}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-    }
+    // Forward and adjoint of every kernel here (ptxas-checked with WEFT_PTXAS).
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(cast, nearest, in_box, neighbours, distance_loss, hit_loss),
+        &[],
+    );
 }
 
 #[test]
