@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod bounce;
+pub mod cloth;
 pub mod devices;
 pub mod particles;
 

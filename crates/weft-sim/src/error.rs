@@ -1,0 +1,36 @@
+//! Errors of model building and simulation.
+
+/// What went wrong while building a model or stepping it.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// An input to the builder is out of range or not finite; names the item.
+    #[error("{what} {index}: {message}")]
+    InvalidInput {
+        /// The kind of item (`particle`, `spring`, `triangle`, …).
+        what: &'static str,
+        /// Its index among items of that kind.
+        index: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A parameter of the builder or an integrator is out of range.
+    #[error("parameter `{name}`: {message}")]
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Arrays passed together do not fit the model (counts, devices).
+    #[error("{0}")]
+    Mismatch(String),
+    /// A geometry error (a mesh shape, the hash grid).
+    #[error(transparent)]
+    Geom(#[from] weft_geom::GeomError),
+    /// A launch or copy failed.
+    #[error(transparent)]
+    Runtime(#[from] weft::Error),
+}
+
+/// `Result` with [`SimError`].
+pub type Result<T, E = SimError> = std::result::Result<T, E>;
