@@ -734,3 +734,30 @@ fn gradients_through_structure_results_of_funcs_are_refused() {
         .to_string();
     assert!(e.contains("make_pair") && e.contains("structure"), "{e}");
 }
+
+#[weft::kernel]
+fn double_into_v(s: &mut State) {
+    let i = tid();
+    s.v[i] = s.x[i] * 2.0;
+}
+
+#[test]
+fn arrays_only_read_through_a_mutable_structure_are_not_overwrites() {
+    // `s.x` is only read, though `s` is `&mut`: launching twice must not look to the
+    // tape like an overwrite of the first launch's input.
+    let mut s = State {
+        x: Array::from_slice(Device::Cpu, &[1.0, -2.0]).requires_grad(),
+        v: Array::zeros(Device::Cpu, [2]).requires_grad(),
+    };
+    let mut loss = Array::zeros(Device::Cpu, [1]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| {
+        double_into_v::launch(2, &mut s)?;
+        double_into_v::launch(2, &mut s)?;
+        state_loss::launch(2, &s, &mut loss)
+    })
+    .unwrap();
+    tape.backward(&mut loss).unwrap();
+    // loss = Σ x² + 0.1 v with v = 2x (the second write replaces the first).
+    assert_eq!(s.x.grad_to_vec().unwrap(), vec![2.0 + 0.2, -4.0 + 0.2]);
+}

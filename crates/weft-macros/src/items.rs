@@ -954,6 +954,15 @@ fn expand_kernel(
             })
             .collect()
     };
+    // Every launch marks the arrays it writes as changed (recording or not).
+    let bumps: Vec<TokenStream> = accesses
+        .iter()
+        .filter(|a| a.written)
+        .map(|a| {
+            let e = place(a);
+            quote!(#rt::tape::bump(&#e);)
+        })
+        .collect();
     let rec_reads = stamps(|a| a.read);
     let rec_writes = stamps(|a| a.written);
     let places = |pick: fn(&weft_ir::access::ArrayAccess) -> bool| -> Vec<TokenStream> {
@@ -1055,6 +1064,7 @@ fn expand_kernel(
                         #rt::pack::launch(__ordinal, __ptx, NAME, &dims, &__args.finish())?;
                     }
                 }
+                #(#bumps)*
                 if let ::core::option::Option::Some((#(#rec_names,)*)) = __rec {
                     #record
                 }

@@ -464,7 +464,8 @@ impl<T: Elem, const N: usize> Array<T, N> {
         param: &'static str,
     ) -> Result<(ArrayView<T, N>, BorrowGuard), Error> {
         host_only(&self.buf, "Array::view_mut")?;
-        let g = BorrowGuard::write(&self.buf.flags).map_err(|c| launch_error(kernel, param, c))?;
+        let g = BorrowGuard::write_unversioned(&self.buf.flags)
+            .map_err(|c| launch_error(kernel, param, c))?;
         let p = self.buf.host_ptr().unwrap();
         Ok((ArrayView::new(p, self.shape, kernel, param), g))
     }
@@ -526,7 +527,7 @@ impl<T: Elem, const N: usize> Array<T, N> {
     }
 
     /// The device address for a writable kernel argument, with the exclusive borrow
-    /// (which bumps the array's version).
+    /// (the launch bumps the version of the arrays it writes, [`crate::tape::bump`]).
     #[doc(hidden)]
     pub fn device_arg_mut(
         &mut self,
@@ -536,7 +537,8 @@ impl<T: Elem, const N: usize> Array<T, N> {
         let p = self
             .device_ptr()
             .ok_or_else(|| on_device_error(kernel, param, self.device()))?;
-        let g = BorrowGuard::write(&self.buf.flags).map_err(|c| launch_error(kernel, param, c))?;
+        let g = BorrowGuard::write_unversioned(&self.buf.flags)
+            .map_err(|c| launch_error(kernel, param, c))?;
         Ok((p, g))
     }
 

@@ -46,6 +46,11 @@ impl Flags {
     pub fn version(&self) -> u64 {
         self.version.load(Ordering::Acquire)
     }
+
+    /// Marks the contents as changed (a kernel wrote the array).
+    pub fn bump(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
 }
 
 /// A held borrow of a buffer; released on drop.
@@ -99,17 +104,24 @@ impl BorrowGuard {
     }
 
     pub(crate) fn write(flags: &Arc<Flags>) -> Result<BorrowGuard, BorrowConflict> {
+        let g = Self::write_unversioned(flags)?;
+        flags.bump();
+        Ok(g)
+    }
+
+    /// An exclusive borrow that leaves the version alone: a kernel launch borrows
+    /// every array it may write, and bumps the versions of those it does write
+    /// afterwards (an array inside a `&mut S` structure that the kernel only
+    /// reads must keep its version, or the tape would see it overwritten).
+    pub(crate) fn write_unversioned(flags: &Arc<Flags>) -> Result<BorrowGuard, BorrowConflict> {
         match flags
             .borrow
             .compare_exchange(0, -1, Ordering::Acquire, Ordering::Acquire)
         {
-            Ok(_) => {
-                flags.version.fetch_add(1, Ordering::AcqRel);
-                Ok(BorrowGuard {
-                    flags: flags.clone(),
-                    write: true,
-                })
-            }
+            Ok(_) => Ok(BorrowGuard {
+                flags: flags.clone(),
+                write: true,
+            }),
             Err(n) if n < 0 => Err(BorrowConflict::Writing),
             Err(_) => Err(BorrowConflict::Reading),
         }

@@ -53,6 +53,13 @@ pub fn stamp<T: Elem, const N: usize>(
     (param, f, v)
 }
 
+/// Marks `a` as written by a kernel launch (the launch's borrows leave versions
+/// alone; the generated code bumps exactly the arrays the kernel writes).
+#[doc(hidden)]
+pub fn bump<T: Elem, const N: usize>(a: &Array<T, N>) {
+    a.flags().bump();
+}
+
 /// Records the kernel launches made inside [`Tape::record`] and computes gradients
 /// by running their adjoints in reverse order ([`Tape::backward`]).
 ///

@@ -57,8 +57,16 @@ pub struct Model {
     pub tri_poses: Array<Mat2>,
     /// Rest areas.
     pub tri_areas: Array<f32>,
-    /// Per triangle `[k_mu, k_lambda, k_damp, k_drag, k_lift]` (shape `[n, 5]`).
-    pub tri_materials: Array<f32, 2>,
+    /// Shear stiffness of each triangle (see [`TriMaterial`](crate::TriMaterial)).
+    pub tri_k_mu: Array<f32>,
+    /// Area stiffness of each triangle.
+    pub tri_k_lambda: Array<f32>,
+    /// Strain-rate damping of each triangle.
+    pub tri_k_damp: Array<f32>,
+    /// Aerodynamic drag of each triangle.
+    pub tri_k_drag: Array<f32>,
+    /// Aerodynamic lift of each triangle.
+    pub tri_k_lift: Array<f32>,
     /// Area change per triangle for actuation (0: none).
     pub tri_activations: Array<f32>,
 
@@ -67,8 +75,10 @@ pub struct Model {
     pub edge_indices: Array<IVec4>,
     /// Rest dihedral angles (radians).
     pub edge_rest_angle: Array<f32>,
-    /// Per edge `[stiffness, damping]` (shape `[n, 2]`).
-    pub edge_bending: Array<f32, 2>,
+    /// Bending stiffness of each edge.
+    pub edge_ke: Array<f32>,
+    /// Bending damping of each edge.
+    pub edge_kd: Array<f32>,
 
     /// Kind of each analytic shape ([`SHAPE_PLANE`], [`SHAPE_SPHERE`], …).
     pub shape_kind: Array<i32>,
@@ -171,11 +181,16 @@ impl Model {
             tri_indices: self.tri_indices.share(),
             tri_poses: self.tri_poses.share(),
             tri_areas: self.tri_areas.share(),
-            tri_materials: self.tri_materials.share(),
+            tri_k_mu: self.tri_k_mu.share(),
+            tri_k_lambda: self.tri_k_lambda.share(),
+            tri_k_damp: self.tri_k_damp.share(),
+            tri_k_drag: self.tri_k_drag.share(),
+            tri_k_lift: self.tri_k_lift.share(),
             tri_activations: self.tri_activations.share(),
             edge_indices: self.edge_indices.share(),
             edge_rest_angle: self.edge_rest_angle.share(),
-            edge_bending: self.edge_bending.share(),
+            edge_ke: self.edge_ke.share(),
+            edge_kd: self.edge_kd.share(),
             shape_kind: self.shape_kind.share(),
             shape_transform: self.shape_transform.share(),
             shape_scale: self.shape_scale.share(),

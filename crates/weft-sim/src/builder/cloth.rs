@@ -225,7 +225,9 @@ impl ModelBuilder {
 /// edge runs in the first triangle, `o0` and `o1` the opposite corners. Edges
 /// shared by more than two triangles (non-manifold) get none.
 pub(crate) fn interior_edges(tris: &[[usize; 3]]) -> Vec<[usize; 4]> {
-    let mut map: HashMap<(usize, usize), Vec<(usize, usize, usize)>> = HashMap::new();
+    // Edge (sorted ends) → its uses as (from, to, opposite corner).
+    type Uses = Vec<(usize, usize, usize)>;
+    let mut map: HashMap<(usize, usize), Uses> = HashMap::new();
     for t in tris {
         for e in 0..3 {
             let (a, b, o) = (t[e], t[(e + 1) % 3], t[(e + 2) % 3]);

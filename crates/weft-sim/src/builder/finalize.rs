@@ -163,7 +163,7 @@ impl ModelBuilder {
             Vec::with_capacity(nt),
             Vec::with_capacity(nt),
             Vec::with_capacity(nt),
-            Vec::with_capacity(5 * nt),
+            Vec::with_capacity(nt),
         );
         for (k, t) in self.triangles.iter().enumerate() {
             check_indices("triangle", k, &[t.i, t.j, t.k], n)?;
@@ -182,14 +182,14 @@ impl ModelBuilder {
             t_ids.push(IVec3::new(t.i as i32, t.j as i32, t.k as i32));
             t_pose.push(pose);
             t_area.push(area);
-            t_mat.extend([m.k_mu, m.k_lambda, m.k_damp, m.k_drag, m.k_lift]);
+            t_mat.push(m);
         }
 
         let ne = self.edges.len();
         let (mut e_ids, mut e_rest, mut e_bend) = (
             Vec::with_capacity(ne),
             Vec::with_capacity(ne),
-            Vec::with_capacity(2 * ne),
+            Vec::with_capacity(ne),
         );
         for (k, e) in self.edges.iter().enumerate() {
             check_indices("bending edge", k, &[e.o0, e.o1, e.v0, e.v1], n)?;
@@ -209,7 +209,7 @@ impl ModelBuilder {
                 e.v1 as i32,
             ));
             e_rest.push(rest);
-            e_bend.extend([e.ke, e.kd]);
+            e_bend.push((e.ke, e.kd));
         }
 
         let (mut kind, mut xf, mut scale, mut mu) =
@@ -380,11 +380,16 @@ impl ModelBuilder {
             tri_indices: Array::try_from_slice(device, &t_ids)?,
             tri_poses: Array::try_from_slice(device, &t_pose)?,
             tri_areas: arr(t_area)?,
-            tri_materials: Array::from_vec_shaped(device, t_mat, [nt, 5])?,
+            tri_k_mu: arr(t_mat.iter().map(|m| m.k_mu).collect())?,
+            tri_k_lambda: arr(t_mat.iter().map(|m| m.k_lambda).collect())?,
+            tri_k_damp: arr(t_mat.iter().map(|m| m.k_damp).collect())?,
+            tri_k_drag: arr(t_mat.iter().map(|m| m.k_drag).collect())?,
+            tri_k_lift: arr(t_mat.iter().map(|m| m.k_lift).collect())?,
             tri_activations: arr(vec![0.0; nt])?,
             edge_indices: Array::try_from_slice(device, &e_ids)?,
             edge_rest_angle: arr(e_rest)?,
-            edge_bending: Array::from_vec_shaped(device, e_bend, [ne, 2])?,
+            edge_ke: arr(e_bend.iter().map(|b| b.0).collect())?,
+            edge_kd: arr(e_bend.iter().map(|b| b.1).collect())?,
             shape_kind: Array::try_from_slice(device, &kind)?,
             shape_transform: Array::try_from_slice(device, &xf)?,
             shape_scale: Array::try_from_slice(device, &scale)?,

@@ -36,8 +36,8 @@ pub fn eval_bending(model: &Model, state: &mut State) {
         let d2 = m2 * e_len;
         let d3 = m1 * dot(x1 - x4, e_hat) + m2 * dot(x2 - x4, e_hat);
         let d4 = m1 * dot(x3 - x1, e_hat) + m2 * dot(x3 - x2, e_hat);
-        let ke = model.edge_bending[e][0];
-        let kd = model.edge_bending[e][1];
+        let ke = model.edge_ke[e];
+        let kd = model.edge_kd[e];
         let f_elastic = ke * (angle - model.edge_rest_angle[e]);
         let f_damp = kd * (dot(d1, v1) + dot(d2, v2) + dot(d3, v3) + dot(d4, v4));
         let f = -e_len * (f_elastic + f_damp);

@@ -29,11 +29,11 @@ pub fn eval_triangles(model: &Model, state: &mut State) {
     let dm = model.tri_poses[t];
     let rest_area = model.tri_areas[t];
     let inv_rest_area = 1.0 / rest_area;
-    let k_mu = model.tri_materials[t][0] * rest_area;
-    let k_lambda = model.tri_materials[t][1] * rest_area;
-    let k_damp = model.tri_materials[t][2] * rest_area;
-    let k_drag = model.tri_materials[t][3];
-    let k_lift = model.tri_materials[t][4];
+    let k_mu = model.tri_k_mu[t] * rest_area;
+    let k_lambda = model.tri_k_lambda[t] * rest_area;
+    let k_damp = model.tri_k_damp[t] * rest_area;
+    let k_drag = model.tri_k_drag[t];
+    let k_lift = model.tri_k_lift[t];
 
     // Deformation gradient F = [x10 x20] Dm⁻¹ and its rate.
     let f1 = x10 * dm[0][0] + x20 * dm[1][0];
