@@ -107,6 +107,8 @@ pub fn point_order(mesh: &DeviceMesh, n: i32, p: Vec3) -> (i32, i32) {
 /// The face closest to `p` within `max_dist` (inclusive; `f32::INFINITY` for no
 /// limit), the smallest index among equally close faces, or -1. A search: integer
 /// result, no gradient (evaluate the point with [`closest_point_triangle`]).
+/// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
+/// -1 at once (a NaN point would otherwise visit every node).
 #[weft::func]
 pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
@@ -114,7 +116,12 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
     let mut best = -1;
     let mut cur = 0;
     let mut down = true;
-    loop {
+    let valid = abs(p.x) < f32::INFINITY
+        && abs(p.y) < f32::INFINITY
+        && abs(p.z) < f32::INFINITY
+        && max_dist >= 0.0
+        && mesh.nodes.len() > 0;
+    while valid {
         if down {
             let box_d2 = point_box_distance_sq(p, mesh.nodes[cur].lower, mesh.nodes[cur].upper);
             let rc = mesh.nodes[cur].right_or_count;
