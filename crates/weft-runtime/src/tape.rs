@@ -106,6 +106,13 @@ impl std::fmt::Debug for Tape {
 }
 
 impl Tape {
+    /// Whether a tape is recording launches on this thread now (inside
+    /// [`Tape::record`]). Solvers use it to keep every intermediate array alive
+    /// for the adjoints instead of reusing buffers.
+    pub fn is_recording() -> bool {
+        recording()
+    }
+
     /// An empty tape.
     pub fn new() -> Self {
         Tape {

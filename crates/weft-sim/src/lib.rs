@@ -41,6 +41,7 @@ pub mod kernels;
 mod model;
 mod semi_implicit;
 mod state;
+mod xpbd;
 
 pub use builder::{
     ClothGrid, ClothMesh, ContactParams, Ground, ModelBuilder, ParticleContactParams, Shape,
@@ -50,3 +51,4 @@ pub use error::{Result, SimError};
 pub use model::{Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE};
 pub use semi_implicit::SemiImplicit;
 pub use state::{Control, State};
+pub use xpbd::Xpbd;

@@ -9,3 +9,4 @@ pub mod integrate;
 pub mod shapes;
 pub mod springs;
 pub mod triangles;
+pub mod xpbd;
