@@ -330,8 +330,66 @@ fn main() {
         ),
     ));
 
+    cloth(dev, &mut rows);
+
     println!("\n| measurement | result |\n|---|---|");
     for (k, v) in rows {
         println!("| {k} | {v} |");
+    }
+}
+
+/// The cloth workload (`tests/support/cloth.rs`): ms per frame (16 substeps and
+/// the copy of positions to the host) and per substep, eager and replaying a CUDA
+/// graph of two substeps (the states swap back and forth).
+fn cloth(dev: Device, rows: &mut Vec<(String, String)>) {
+    use weft_examples::cloth::{SUBSTEPS, Workload};
+    let Device::Cuda(ordinal) = dev else { return };
+    let dims: Vec<usize> = std::env::var("WEFT_CLOTH_DIMS")
+        .map(|s| {
+            s.split(',')
+                .map(|d| d.parse().expect("a dimension"))
+                .collect()
+        })
+        .unwrap_or_else(|_| vec![32, 128, 512]);
+    for dim in dims {
+        let mut w = Workload::new(dev, dim).unwrap();
+        let mut host = Vec::new();
+        w.frame(&mut host).unwrap();
+        let frame = time(dev, 21, || w.frame(&mut host).unwrap());
+        let sub = time(dev, 11, || {
+            for _ in 0..100 {
+                w.substep().unwrap();
+            }
+        }) / 100.0;
+        let graph = weft::cuda::Graph::capture(ordinal, || {
+            let sim = |e: weft_sim::SimError| weft::Error::Shape(e.to_string());
+            w.substep().map_err(sim)?;
+            w.substep().map_err(sim)
+        })
+        .unwrap();
+        graph.launch().unwrap();
+        let gsub = time(dev, 11, || {
+            for _ in 0..50 {
+                graph.launch().unwrap();
+            }
+        }) / 100.0;
+        let gframe = time(dev, 21, || {
+            for _ in 0..SUBSTEPS / 2 {
+                graph.launch().unwrap();
+            }
+            host = w.a.particle_q.to_vec();
+        });
+        assert!(
+            host.iter().all(|p| p.is_finite()),
+            "cloth {dim}: not finite"
+        );
+        rows.push((
+            format!("cloth {dim}×{dim}: frame eager / graph"),
+            format!("{:.3} ms / {:.3} ms", frame * 1e3, gframe * 1e3),
+        ));
+        rows.push((
+            format!("cloth {dim}×{dim}: substep eager / graph"),
+            format!("{:.1} µs / {:.1} µs", sub * 1e6, gsub * 1e6),
+        ));
     }
 }

@@ -783,3 +783,25 @@ fn aerodynamic_gradients_match_finite_differences_within_a_step() {
         assert!(e < 1e-2, "{r}");
     }
 }
+
+#[test]
+fn every_solver_kernel_has_ptx() {
+    use weft_sim::kernels::*;
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(
+            springs::eval_springs,
+            triangles::eval_triangles,
+            bending::eval_bending,
+            contact::eval_shape_contacts,
+            contact::eval_particle_contacts,
+            integrate::integrate_particles,
+            xpbd::xpbd_predict,
+            xpbd::xpbd_springs,
+            xpbd::xpbd_bending,
+            xpbd::xpbd_apply,
+            xpbd::xpbd_contacts,
+            xpbd::xpbd_finish,
+        ),
+        &[],
+    );
+}
