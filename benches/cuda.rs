@@ -8,7 +8,10 @@
 //! - sums into one element over 16M threads (a loss, a shared parameter's
 //!   gradient), against the copy bandwidth;
 //! - mesh queries in kernels on a 327,680-triangle sphere: 1M random rays, 1024²
-//!   camera rays, 1M closest points (unbounded and within 10 % of the mesh size).
+//!   camera rays, 1M closest points (unbounded and within 10 % of the mesh size);
+//! - the hash grid built on the device (`DeviceHashGrid::build`) from 1,048,576
+//!   points, 128³ cells, against the host build plus the upload; the worst case
+//!   (every point in one cell); then 1M radius queries.
 
 use std::time::Instant;
 use weft::geom::{
@@ -287,8 +290,47 @@ fn main() {
         .map(|c| Vec3::new(c[0], c[1], c[2]))
         .collect();
     let host_grid = weft_geom::HashGrid::with_points(&gp, 0.02, [128, 128, 128]).unwrap();
-    let grid = DeviceHashGrid::new(dev, &host_grid).unwrap();
-    let gx = Array::from_vec(dev, gp);
+    let gx = Array::from_slice(dev, &gp);
+    let mut grid = DeviceHashGrid::with_dim(dev, [128, 128, 128]).unwrap();
+    grid.build(&gx, 0.02).unwrap();
+    assert!(
+        grid.sorted_index.to_vec() == host_grid.sorted_index()
+            && grid.cell_start.to_vec() == host_grid.cell_start()
+            && grid.cell_end.to_vec() == host_grid.cell_end(),
+        "the device build differs from the host build"
+    );
+    // 20 builds per synchronisation, so the sync's latency does not count.
+    let build = time(dev, 15, || {
+        for _ in 0..20 {
+            grid.build(&gx, 0.02).unwrap()
+        }
+    }) / 20.0;
+    rows.push((
+        "hash grid: device build, 1M points, 128³ cells (cell 0.02, = host build)".into(),
+        format!(
+            "{:.3} ms, {:.0} M points/s",
+            build * 1e3,
+            m as f64 / build / 1e6
+        ),
+    ));
+    let mut hg = weft_geom::HashGrid::new([128, 128, 128]).unwrap();
+    let upload = time(dev, 5, || {
+        hg.build(&gp, 0.02).unwrap();
+        DeviceHashGrid::new(dev, &hg).unwrap();
+    });
+    rows.push((
+        "hash grid: host build (16 cores) + upload, same points".into(),
+        format!("{:.3} ms", upload * 1e3),
+    ));
+    // Worst case: every point in one cell (a cell size far above the cloud's).
+    let mut one = DeviceHashGrid::with_dim(dev, [128, 128, 128]).unwrap();
+    one.build(&gx, 4.0).unwrap();
+    let all_in_one = time(dev, 3, || one.build(&gx, 4.0).unwrap());
+    rows.push((
+        "hash grid: device build, 1M points all in one cell".into(),
+        format!("{:.3} ms", all_in_one * 1e3),
+    ));
+    drop(one);
     let mut counts = Array::zeros(dev, [m]);
     neighbour_counts::launch(m, &grid, &gx, 0.02, &mut counts).unwrap();
     let hq = time(dev, 10, || {

@@ -125,6 +125,15 @@ pub enum Error {
         /// Bytes available per thread.
         capacity: i64,
     },
+    /// An argument of a host-side call is out of its accepted range (a grid
+    /// dimension of zero, a cell size that is not finite and positive, ...).
+    #[error("invalid {what}: {message}")]
+    InvalidArgument {
+        /// The argument.
+        what: &'static str,
+        /// What is wrong with it and what is accepted.
+        message: String,
+    },
     /// Host code tried to reach the elements of an array that lives on a GPU.
     #[error(
         "{what}: the array lives on {device}, not in host memory; copy it with `to_vec()` or `to_device(Device::Cpu)`"

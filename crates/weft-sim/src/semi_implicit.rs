@@ -35,26 +35,28 @@ pub struct SemiImplicit {
     grid: Option<ParticleGrid>,
 }
 
-/// The hash grid for particle–particle contacts, rebuilt every step.
+/// The hash grid for particle–particle contacts, rebuilt on the device every
+/// step (no copy of the positions to the host).
 pub(crate) struct ParticleGrid {
-    host: weft_geom::HashGrid,
-    device: Option<DeviceHashGrid>,
+    grid: DeviceHashGrid,
 }
 
 impl ParticleGrid {
-    pub(crate) fn new() -> Result<Self> {
+    pub(crate) fn new(device: weft::Device) -> Result<Self> {
         Ok(ParticleGrid {
-            host: weft_geom::HashGrid::new([128, 128, 128])?,
-            device: None,
+            grid: DeviceHashGrid::with_dim(device, [128, 128, 128])?,
         })
     }
 
     /// Rebuilds the grid over `state`'s positions with cells of `cell_size`.
+    /// While a tape records, every rebuild makes a new grid (the tape keeps the
+    /// old one, which earlier recorded launches read).
     pub(crate) fn rebuild(&mut self, state: &State, cell_size: f32) -> Result<&DeviceHashGrid> {
-        let points = state.particle_q.try_to_vec()?;
-        self.host.build(&points, cell_size)?;
-        self.device = Some(DeviceHashGrid::new(state.particle_q.device(), &self.host)?);
-        Ok(self.device.as_ref().expect("just built"))
+        if weft::Tape::is_recording() {
+            self.grid = DeviceHashGrid::with_dim(state.particle_q.device(), self.grid.dim())?;
+        }
+        self.grid.build(&state.particle_q, cell_size)?;
+        Ok(&self.grid)
     }
 }
 
@@ -141,7 +143,7 @@ pub(crate) fn eval_forces(
     }
     if model.has_particle_contacts() {
         if grid.is_none() {
-            *grid = Some(ParticleGrid::new()?);
+            *grid = Some(ParticleGrid::new(model.device())?);
         }
         let cell = 2.0 * model.particle_max_radius + model.particle_cohesion;
         let g = grid

@@ -3,7 +3,9 @@
 use crate::prelude::*;
 
 /// A [`weft_geom::HashGrid`] in one device's memory (same layout: see that type's
-/// docs), for [`hash_grid_query`].
+/// docs), for [`hash_grid_query`]: copied from a host-built grid
+/// ([`DeviceHashGrid::new`]) or built on the device from an array of points
+/// ([`DeviceHashGrid::with_dim`], then [`DeviceHashGrid::build`] every step).
 #[weft::structure]
 pub struct DeviceHashGrid {
     /// Hashed cells along x.
@@ -22,10 +24,32 @@ pub struct DeviceHashGrid {
     pub sorted_index: Array<u32>,
     /// The points in that order.
     pub sorted_points: Array<Vec3>,
+    // Scratch of the device build (`grid_build.rs`), allocated by `with_dim` and
+    // grown by `build`; empty in a grid copied from the host until it is rebuilt.
+    /// Points per hashed cell while building; all zero between builds.
+    pub(crate) counts: Array<u32>,
+    /// Points per chunk of cells, then each chunk's first slot.
+    pub(crate) chunk_sums: Array<u32>,
+    /// Exclusive prefix of `chunk_sums` within each group of chunks.
+    pub(crate) chunk_prefix: Array<u32>,
+    /// Group sums, then sums of groups of groups, then the count of `large`.
+    pub(crate) group_sums: Array<u32>,
+    /// Per point: its cell and arrival rank in the cell (capacity ≥ points).
+    pub(crate) keyed: Array<UVec2>,
+    /// Per slot: point and cell, in arrival order within a cell.
+    pub(crate) scatter: Array<UVec2>,
+    /// Per slot: point and cell, large cells sorted by blocks (merge buffer).
+    pub(crate) merge: Array<UVec2>,
+    /// Slots of the cells too large for a one-block sort.
+    pub(crate) large: Array<u32>,
+    /// 1 while a build is in flight: a build that finds it set re-zeroes the scratch.
+    pub(crate) dirty: i32,
 }
 
 impl DeviceHashGrid {
-    /// Copies a host-built grid to `device`.
+    /// Copies a host-built grid to `device`. It can be rebuilt on the device with
+    /// [`DeviceHashGrid::build`] afterwards (the first such build allocates the
+    /// scratch that [`DeviceHashGrid::with_dim`] allocates up front).
     pub fn new(device: Device, grid: &weft_geom::HashGrid) -> Result<Self, Error> {
         let [dx, dy, dz] = grid.dim();
         Ok(DeviceHashGrid {
@@ -37,6 +61,15 @@ impl DeviceHashGrid {
             cell_end: Array::try_from_slice(device, grid.cell_end())?,
             sorted_index: Array::try_from_slice(device, grid.sorted_index())?,
             sorted_points: Array::try_from_slice(device, grid.sorted_points())?,
+            counts: Array::try_zeros(device, [0])?,
+            chunk_sums: Array::try_zeros(device, [0])?,
+            chunk_prefix: Array::try_zeros(device, [0])?,
+            group_sums: Array::try_zeros(device, [0])?,
+            keyed: Array::try_zeros(device, [0])?,
+            scatter: Array::try_zeros(device, [0])?,
+            merge: Array::try_zeros(device, [0])?,
+            large: Array::try_zeros(device, [0])?,
+            dirty: 0,
         })
     }
 }

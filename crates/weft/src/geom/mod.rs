@@ -39,6 +39,9 @@
 mod aabb;
 mod closest;
 mod grid;
+/// The kernels of [`DeviceHashGrid::build`] (public for tests of their PTX).
+#[doc(hidden)]
+pub mod grid_build;
 mod mesh;
 mod ray;
 
