@@ -395,6 +395,71 @@ fn gradcheck_reports_the_worst_error() {
     assert_eq!(th.to_vec(), vec![0.3, -0.8, 1.2]);
 }
 
+#[weft::kernel]
+fn sqrt_loss(x: &Array<f32>, loss: &mut Array<f32>) {
+    let i = tid();
+    atomic_add(&mut loss[0], sqrt(x[i]));
+}
+
+#[test]
+fn gradcheck_fails_on_non_finite_gradients() {
+    // sqrt at 0: the tape's gradient is infinite and the finite difference NaN
+    // (sqrt(-h)). A NaN must read as an infinite error, never as no error.
+    let mut x = Array::from_slice(Device::Cpu, &[4.0f32, 0.0, 9.0]);
+    let report = gradcheck(&mut [&mut x], None, |x, loss| {
+        loss.fill(0.0);
+        sqrt_loss::launch(3, x[0], loss)
+    })
+    .unwrap();
+    println!("{report}");
+    assert_eq!(report.checked, 3);
+    assert!(
+        report.max_rel.is_infinite() && report.max_abs.is_infinite(),
+        "{report}"
+    );
+    let (_, element, ..) = report.worst.expect("a worst component");
+    assert_eq!(element, 1, "{report}");
+}
+
+#[weft::kernel]
+fn sum_into(x: &Array<f32>, total: &mut Array<f32>) {
+    let i = tid();
+    atomic_add(&mut total[0], x[i]);
+}
+
+#[weft::kernel]
+fn square_total(total: &Array<f32>, loss: &mut Array<f32>) {
+    loss[0] = total[0] * total[0];
+}
+
+#[test]
+fn gradients_do_not_carry_over_between_tapes() {
+    // `total` is cleared on the host and only accumulated into: no adjoint
+    // consumes its gradient, so without the zeroing at record time the second
+    // iteration would start from the first one's gradient (and report 2x).
+    let x = Array::from_slice(Device::Cpu, &[1.0f32, 2.0, 3.0]).requires_grad();
+    let mut total = Array::<f32>::zeros(Device::Cpu, [1]);
+    let mut loss = Array::<f32>::zeros(Device::Cpu, [1]).requires_grad();
+    let mut tape = Tape::new();
+    for iteration in 0..3 {
+        tape.reset();
+        x.zero_grad();
+        total.fill(0.0);
+        tape.record(|| {
+            sum_into::launch(3, &x, &mut total)?;
+            square_total::launch(1, &total, &mut loss)
+        })
+        .unwrap();
+        tape.backward(&mut loss).unwrap();
+        // d (sum x)^2 / dx_i = 2 sum x = 12.
+        assert_eq!(
+            x.grad_to_vec().unwrap(),
+            vec![12.0; 3],
+            "iteration {iteration}"
+        );
+    }
+}
+
 #[test]
 fn outputs_of_recorded_launches_get_gradients() {
     // Only the input asks for a gradient; the intermediate `mid` gets one from the

@@ -4,8 +4,11 @@
 
 pub mod bounce;
 pub mod cloth;
+pub mod cloth_throw;
 pub mod devices;
+pub mod granular;
 pub mod particles;
+pub mod spring_robot;
 
 /// Deterministic pseudo-random f32 values in `[lo, hi)` (SplitMix64), for test inputs.
 pub fn random_f32s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {

@@ -30,6 +30,9 @@ pub struct ArrayAccess {
     pub read: bool,
     /// Stored to or updated atomically.
     pub written: bool,
+    /// Written only by `atomic_add` / `atomic_sub` (never by a plain store, a
+    /// min or a max): a pure accumulator, whose gradient no adjoint consumes.
+    pub accumulated: bool,
 }
 
 impl ArrayAccess {
@@ -102,22 +105,36 @@ pub fn array_sources(f: &Function, b: &Block) -> HashMap<ValueId, ArraySource> {
 /// order.
 pub fn array_accesses(f: &Function) -> Vec<ArrayAccess> {
     let sources = array_sources(f, &f.body);
-    let mut found: BTreeMap<ArraySource, (bool, bool, ValueId)> = BTreeMap::new();
-    let mut note = |a: &ValueId, read: bool| {
+    // Per source: read, written, written other than by add/sub, a value naming it.
+    let mut found: BTreeMap<ArraySource, (bool, bool, bool, ValueId)> = BTreeMap::new();
+    let mut note = |a: &ValueId, how: Access| {
         if let Some(src) = sources.get(a) {
-            let e = found.entry(src.clone()).or_insert((false, false, *a));
-            if read {
-                e.0 = true;
-            } else {
-                e.1 = true;
+            let e = found
+                .entry(src.clone())
+                .or_insert((false, false, false, *a));
+            match how {
+                Access::Read => e.0 = true,
+                Access::Accumulate => e.1 = true,
+                Access::Overwrite => (e.1, e.2) = (true, true),
             }
         }
     };
-    fn walk(b: &Block, note: &mut dyn FnMut(&ValueId, bool)) {
+    #[derive(Clone, Copy)]
+    enum Access {
+        Read,
+        Accumulate,
+        Overwrite,
+    }
+    fn walk(b: &Block, note: &mut dyn FnMut(&ValueId, Access)) {
         for s in &b.0 {
             match s {
-                Stmt::Def(_, Expr::Load(a, _)) => note(a, true),
-                Stmt::Def(_, Expr::Atomic(_, a, _, _)) | Stmt::Store(a, _, _) => note(a, false),
+                Stmt::Def(_, Expr::Load(a, _)) => note(a, Access::Read),
+                Stmt::Def(_, Expr::Atomic(AtomicOp::Add | AtomicOp::Sub, a, _, _)) => {
+                    note(a, Access::Accumulate)
+                }
+                Stmt::Def(_, Expr::Atomic(_, a, _, _)) | Stmt::Store(a, _, _) => {
+                    note(a, Access::Overwrite)
+                }
                 Stmt::If(_, x, y) => {
                     walk(x, note);
                     walk(y, note);
@@ -134,12 +151,13 @@ pub fn array_accesses(f: &Function) -> Vec<ArrayAccess> {
     walk(&f.body, &mut note);
     found
         .into_iter()
-        .map(|(source, (read, written, v))| ArrayAccess {
+        .map(|(source, (read, written, overwritten, v))| ArrayAccess {
             fields: field_names(f, &source),
             ty: f.ty(v).clone(),
             source,
             read,
             written,
+            accumulated: written && !overwritten,
         })
         .collect()
 }

@@ -975,6 +975,7 @@ fn expand_kernel(
     let grad_inputs = places(|a| a.read);
     let grad_outputs = places(|a| a.written);
     let zeroed = places(|_| true);
+    let accumulated = places(|a| a.accumulated);
     let zero_handles: Vec<_> = ir
         .params
         .iter()
@@ -1046,6 +1047,12 @@ fn expand_kernel(
                 let __recording = #rt::tape::recording();
                 if __recording && (false #(|| #grad_inputs.has_grad())*) {
                     #(#grad_outputs.ensure_grad();)*
+                }
+                // Arrays this kernel only accumulates into (atomic add/sub): no
+                // adjoint consumes their gradients, so a stale one from an earlier
+                // tape would leak into this one's backward pass. Start them at zero.
+                if __recording {
+                    #(#accumulated.zero_grad();)*
                 }
                 #[allow(unused_parens, clippy::unused_unit)]
                 let __rec = if __recording { ::core::option::Option::Some((#(#rec_take,)*)) } else { ::core::option::Option::None };

@@ -53,7 +53,7 @@ vector_components!(weft_types::Vec2: f32, 2, false, weft_types::Vec3: f32, 3, fa
 pub struct GradCheck {
     /// Number of scalar components compared.
     pub checked: usize,
-    /// Largest `|tape − finite difference|`.
+    /// Largest `|tape − finite difference|`; infinite where either was not finite.
     pub max_abs: f64,
     /// Largest `|tape − fd| / max(|fd|, 1)`.
     pub max_rel: f64,
@@ -146,11 +146,18 @@ pub fn gradcheck<T: Components, L: Elem + One + Into<f64>>(
                 let fm = eval(xm, inputs)?;
                 let fd = (fp - fm) / (xp - xm);
                 let t = grads[k][e].get(c);
-                let abs = (t - fd).abs();
-                let rel = abs / fd.abs().max(1.0);
+                // A non-finite gradient or difference is an infinite error (not
+                // NaN, which `max` would drop): the check can only fail on it.
+                let (abs, rel) = if t.is_finite() && fd.is_finite() {
+                    let abs = (t - fd).abs();
+                    (abs, abs / fd.abs().max(1.0))
+                } else {
+                    (f64::INFINITY, f64::INFINITY)
+                };
                 out.checked += 1;
                 out.max_abs = out.max_abs.max(abs);
-                if rel > out.max_rel || out.worst.is_none() {
+                let first_infinite = rel.is_infinite() && out.max_rel.is_finite();
+                if rel > out.max_rel || first_infinite || out.worst.is_none() {
                     out.max_rel = out.max_rel.max(rel);
                     out.worst = Some((k, e, c, t, fd));
                 }

@@ -213,6 +213,13 @@ impl Tape {
     }
 
     /// Forgets the recorded launches (gradients are kept).
+    ///
+    /// Between iterations of an optimization only the gradients of the inputs
+    /// need clearing ([`Array::zero_grad`](crate::Array::zero_grad), or
+    /// [`Tape::zero`] before the reset for everything): a recorded store's adjoint
+    /// consumes the gradient it reads, and recording a launch zeroes the gradients
+    /// of the arrays it only accumulates into (`atomic_add` / `atomic_sub`), so
+    /// intermediate gradients never carry over from one tape to the next.
     pub fn reset(&mut self) {
         self.records.clear();
     }

@@ -42,9 +42,14 @@ pub(crate) struct ParticleGrid {
 }
 
 impl ParticleGrid {
-    pub(crate) fn new(device: weft::Device) -> Result<Self> {
+    /// A grid for `particles` particles: about two hashed cells per particle (a
+    /// power of two per side, 16³ to 128³), so that neither the per-cell scan of
+    /// a rebuild dominates for small systems nor hash collisions for large ones.
+    pub(crate) fn new(device: weft::Device, particles: usize) -> Result<Self> {
+        let side = ((2 * particles) as f64).cbrt().ceil() as usize;
+        let side = side.next_power_of_two().clamp(16, 128) as u32;
         Ok(ParticleGrid {
-            grid: DeviceHashGrid::with_dim(device, [128, 128, 128])?,
+            grid: DeviceHashGrid::with_dim(device, [side; 3])?,
         })
     }
 
@@ -143,7 +148,7 @@ pub(crate) fn eval_forces(
     }
     if model.has_particle_contacts() {
         if grid.is_none() {
-            *grid = Some(ParticleGrid::new(model.device())?);
+            *grid = Some(ParticleGrid::new(model.device(), model.particle_count())?);
         }
         let cell = 2.0 * model.particle_max_radius + model.particle_cohesion;
         let g = grid
