@@ -12,7 +12,7 @@ rm -rf target-gpu && mkdir -p target-gpu
 # bounds checks are on), and the runtime's own CUDA tests.
 cargo test -p weft-examples --test cuda --test ptx --test gradients --test language \
     --test builtins --test builtin_gradients --test mesh_queries --test hash_grid_build \
-    --test sim_cloth --test sim_xpbd \
+    --test sim_cloth --test sim_xpbd --test granular \
     --test runtime -p weft-runtime --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys
@@ -46,9 +46,16 @@ for z in target-gpu/*.gz; do gunzip -c "$z" >"$bin/$(basename "$z" .gz)"; done
 chmod +x "$bin"/*
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 summary=""
+failures=""
+logs=/tmp/weft-gpu-logs
+rm -rf "$logs" && mkdir -p "$logs"
 for t in $(cat target-gpu/tests.txt); do
-    log="$out/$t.log"
-    if "$bin/$t" --test-threads=4 >"$log" 2>&1; then status=ok; else status=FAILED; fi
+    log="$logs/$t.log"
+    if "$bin/$t" --test-threads=4 >"$log" 2>&1; then status=ok; else
+        status=FAILED
+        # Only the failures come back (the device tool returns a few files).
+        failures+="=== ${t%-*}"$'\n'"$(grep -A25 -- '---- .* stdout ----' "$log" | head -120)"$'\n'
+    fi
     passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
     failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
     skipped=$(grep -c 'SKIPPED' "$log" || true)
@@ -62,6 +69,7 @@ for b in $(cat target-gpu/bench.txt); do
         *) "$bin/$b" | tee "$out/bench.log" ;;
     esac
 done
+[ -n "$failures" ] && printf '%s' "$failures" | tee "$out/failures.log"
 echo
 echo "| test binary | status | passed | failed | skipped (no CUDA) |"
 echo "|---|---|---|---|---|"

@@ -128,16 +128,27 @@ fn shared_k(x: &Array<f32>, k: &Array<f32>, y: &mut Array<f32>) {
 
 #[test]
 fn one_address_accumulation_is_summed_over_the_warp() {
-    // `atomic_add(&mut l[0], ..)` whose old value is unused: warp sum, then one atomic.
+    // `atomic_add(&mut l[0], ..)` whose old value is unused: warp sum first.
     let p = loss::PTX.unwrap();
     assert!(p.contains("vote.sync.all.pred"), "{p}");
     assert_eq!(p.matches("shfl.sync.bfly.b32").count(), 5, "{p}");
-    // The adjoint: `k`'s gradient funnels into one element (warp sum: one `red` for
-    // the leader, one on the per-lane path); `x`'s gradient is each thread's own
-    // element (plain load, add, store).
+    // Then the warp's leader adds into the block's shared slot, flushed by one
+    // thread at the exit after a barrier (zeroed at entry, after another).
+    assert!(
+        p.contains(".shared .align 8 .b8 __weft_red_loss[16];"),
+        "{p}"
+    );
+    assert_eq!(p.matches("atom.shared.cas.b64").count(), 1, "{p}");
+    assert_eq!(p.matches("red.shared.add.f32").count(), 1, "{p}");
+    assert_eq!(p.matches("barrier.sync 0").count(), 2, "{p}");
+    // The adjoint: `k`'s gradient funnels into one element (warp sum; `red`s: the
+    // leader's into global memory when the slot is taken, the per-lane path's, the
+    // flush's); `x`'s gradient is each thread's own element (plain load, add,
+    // store).
     let a = shared_k::ADJOINT_PTX.unwrap();
     assert_eq!(a.matches("shfl.sync.bfly.b32").count(), 5, "{a}");
-    assert_eq!(a.matches("red.global.add").count(), 2, "{a}");
+    assert_eq!(a.matches("red.global.add").count(), 3, "{a}");
+    assert_eq!(a.matches("red.shared.add").count(), 1, "{a}");
     check("shared_k_adjoint", shared_k::ADJOINT_PTX);
 }
 

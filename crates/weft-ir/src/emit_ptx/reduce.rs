@@ -1,10 +1,15 @@
 //! Atomic adds that many threads aim at one element (a scalar loss, the gradient of
-//! a shared parameter): a full warp whose lanes all target the same element first
-//! sums its values with butterfly shuffles and issues one `red`, so such
-//! accumulations run near memory speed instead of at the single-address atomic rate.
-//! Anything else (partial or divergent warps, lanes aiming at different elements)
-//! takes the plain per-lane `red`. Whether the lanes agree is checked at run time,
-//! so the result never depends on an analysis being right.
+//! a shared parameter). A full warp whose lanes all target the same element first
+//! sums its values with butterfly shuffles; its leader then adds the sum into a
+//! per-block slot in shared memory (claimed by the first warp's address), and at
+//! the kernel's exit, after a barrier every thread reaches, one thread of the
+//! block adds each slot into global memory: one global atomic per block and site
+//! instead of one per lane, so such accumulations run near memory speed instead
+//! of at the single-address atomic rate. A warp aiming at another element than its
+//! block's slot holds adds its sum to global memory directly; partial or divergent
+//! warps and lanes aiming at different elements take the plain per-lane `red`.
+//! Whether lanes and warps agree is checked at run time, so the result never
+//! depends on an analysis being right.
 
 use super::emitter::{Em, Frame};
 use super::layout;
@@ -34,7 +39,8 @@ impl Em<'_> {
         self.c.ins(format!("mov.u32 {lane}, %laneid"));
         let leader = self.c.reg(Class::Pred);
         self.c.ins(format!("setp.eq.u32 {leader}, {lane}, 0"));
-        for ((off, s), &v) in comps.iter().zip(val) {
+        let mut sums = Vec::new();
+        for ((_, s), &v) in comps.iter().zip(val) {
             let mut sum = v;
             for k in [16, 8, 4, 2, 1] {
                 let other = if matches!(sum.class, Class::B64 | Class::F64) {
@@ -47,10 +53,28 @@ impl Em<'_> {
                 };
                 sum = self.arith("add", *s, sum, other);
             }
-            self.c.ins(format!(
-                "@{leader} red.global.add.{} [{addr}+{off}], {sum}",
-                red_type(*s)
-            ));
+            sums.push(sum);
+        }
+        // The leader claims the block's slot for this site (or finds it holding
+        // this address) and adds there; otherwise it adds to global memory.
+        self.c.ins(format!("@!{leader} bra {done}"));
+        let slot = self.red_slot(&comps);
+        let sym = self.red_symbol();
+        let old = self.c.reg(Class::B64);
+        self.c.ins(format!(
+            "atom.shared.cas.b64 {old}, [{sym}+{slot}], 0, {addr}"
+        ));
+        let (free, mine) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
+        self.c.ins(format!("setp.eq.u64 {free}, {old}, 0"));
+        self.c.ins(format!("setp.eq.u64 {mine}, {old}, {addr}"));
+        self.c.ins(format!("or.pred {mine}, {mine}, {free}"));
+        for (k, ((off, s), sum)) in comps.iter().zip(&sums).enumerate() {
+            let t = red_type(*s);
+            let cell = slot + 8 + 8 * k as u32;
+            self.c
+                .ins(format!("@{mine} red.shared.add.{t} [{sym}+{cell}], {sum}"));
+            self.c
+                .ins(format!("@!{mine} red.global.add.{t} [{addr}+{off}], {sum}"));
         }
         self.c.ins(format!("bra.uni {done}"));
         self.c.place(&slow);
@@ -61,6 +85,85 @@ impl Em<'_> {
             ));
         }
         self.c.place(&done);
+    }
+
+    /// The shared-memory symbol holding this kernel's reduction slots.
+    pub(super) fn red_symbol(&self) -> String {
+        format!("__weft_red_{}", self.name)
+    }
+
+    /// A new slot for a site adding elements of `comps`: its byte offset. A slot
+    /// is the claimed address (8 bytes, 0 while free) and one 8-byte cell per
+    /// component.
+    fn red_slot(&mut self, comps: &[(usize, Scalar)]) -> u32 {
+        let at = self.red_bytes;
+        self.red_slots.push((at, comps.to_vec()));
+        self.red_bytes += 8 + 8 * comps.len() as u32;
+        at
+    }
+
+    /// Zeroes every slot (thread 0 of the block) and waits for the block: the
+    /// code to place before any thread may reach a reduction site.
+    pub(super) fn red_init(&mut self) -> String {
+        let sym = self.red_symbol();
+        let start = self.c.text.len();
+        let t = self.c.reg(Class::B32);
+        self.c.ins(format!("mov.u32 {t}, %tid.x"));
+        let p = self.c.reg(Class::Pred);
+        self.c.ins(format!("setp.ne.u32 {p}, {t}, 0"));
+        let skip = self.c.label("red_init_done");
+        self.c.ins(format!("@{p} bra {skip}"));
+        for off in (0..self.red_bytes).step_by(8) {
+            self.c.ins(format!("st.shared.u64 [{sym}+{off}], 0"));
+        }
+        self.c.place(&skip);
+        self.c.ins("barrier.sync 0");
+        self.c.text.split_off(start)
+    }
+
+    /// At the kernel's exit: waits for the block, then thread 0 adds every
+    /// claimed slot into global memory.
+    pub(super) fn red_flush(&mut self) {
+        let sym = self.red_symbol();
+        self.c.ins("barrier.sync 0");
+        let t = self.c.reg(Class::B32);
+        self.c.ins(format!("mov.u32 {t}, %tid.x"));
+        let p = self.c.reg(Class::Pred);
+        self.c.ins(format!("setp.ne.u32 {p}, {t}, 0"));
+        let end = self.c.label("red_flushed");
+        self.c.ins(format!("@{p} bra {end}"));
+        for (at, comps) in self.red_slots.clone() {
+            let addr = self.c.reg(Class::B64);
+            self.c.ins(format!("ld.shared.u64 {addr}, [{sym}+{at}]"));
+            let q = self.c.reg(Class::Pred);
+            self.c.ins(format!("setp.eq.u64 {q}, {addr}, 0"));
+            let next = self.c.label("red_slot_done");
+            self.c.ins(format!("@{q} bra {next}"));
+            for (k, (off, s)) in comps.iter().enumerate() {
+                let v = self.c.reg(Class::of(*s));
+                let b = super::regs::bits(*s);
+                let cell = at + 8 + 8 * k as u32;
+                self.c.ins(format!("ld.shared.{b} {v}, [{sym}+{cell}]"));
+                self.c.ins(format!(
+                    "red.global.add.{} [{addr}+{off}], {v}",
+                    red_type(*s)
+                ));
+            }
+            self.c.place(&next);
+        }
+        self.c.place(&end);
+    }
+
+    /// The module-scope declaration of the slots, when the kernel has any.
+    pub(super) fn red_decl(&self) -> String {
+        if self.red_bytes == 0 {
+            return String::new();
+        }
+        format!(
+            ".shared .align 8 .b8 {}[{}];\n\n",
+            self.red_symbol(),
+            self.red_bytes
+        )
     }
 
     /// Plain read-modify-write adds (for gradients each thread owns at `tid()`).

@@ -211,6 +211,28 @@ impl Dev {
         Ok(())
     }
 
+    /// The number of multiprocessors (queried once).
+    pub(crate) fn multiprocessors(&self) -> Result<u32, Error> {
+        static SMS: OnceLock<Mutex<HashMap<usize, u32>>> = OnceLock::new();
+        let map = SMS.get_or_init(Default::default);
+        if let Some(n) = map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&self.ordinal)
+        {
+            return Ok(*n);
+        }
+        let n = self
+            .ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(|e| err(format!("query cuda:{}", self.ordinal), e))?;
+        let n = u32::try_from(n).unwrap_or(1).max(1);
+        map.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(self.ordinal, n);
+        Ok(n)
+    }
+
     pub(crate) fn info(&self) -> Result<DeviceInfo, Error> {
         let what = || format!("query cuda:{}", self.ordinal);
         let name = self.ctx.name().map_err(|e| err(what(), e))?;

@@ -62,6 +62,14 @@ pub fn launch(
     if grid == 0 || block == 0 {
         return Ok(());
     }
+    // Kernels loop over their indices with a grid stride; one with block-level
+    // reductions runs as one wave of resident blocks (2048 threads per
+    // multiprocessor), so each block's shared sum covers many indices and the
+    // global atomics number a few per multiprocessor.
+    let grid = match func.wave_sms {
+        Some(sms) => grid.min(sms * (2048 / block).max(1)),
+        None => grid,
+    };
     let mut args = [params.as_ptr() as *mut c_void];
     // SAFETY: `func` is a live entry whose one parameter has `param_bytes` bytes, all
     // readable from `params` (checked above); the driver copies them before

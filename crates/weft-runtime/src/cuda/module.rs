@@ -28,6 +28,10 @@ unsafe impl Send for Module {}
 pub(crate) struct Func {
     pub(crate) f: sys::CUfunction,
     pub(crate) param_bytes: usize,
+    /// For an entry with block-level reductions (its PTX declares
+    /// `__weft_red_<kernel>`): the device's multiprocessor count, so launches can
+    /// be capped at one wave of blocks. `None` otherwise.
+    pub(crate) wave_sms: Option<u32>,
 }
 
 // SAFETY: a function handle may be used from any thread of its context.
@@ -121,7 +125,16 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         // Adjoint kernels report under their forward kernel's id.
         register_default_name(kernel_id(base), base);
     }
-    Ok(Func { f, param_bytes })
+    let wave_sms = if ptx.contains(&format!("__weft_red_{kernel}[")) {
+        Some(dev.multiprocessors()?)
+    } else {
+        None
+    };
+    Ok(Func {
+        f,
+        param_bytes,
+        wave_sms,
+    })
 }
 
 /// Size of the entry's single parameter, from the driver when it can tell
