@@ -49,6 +49,7 @@ extern crate self as weft;
 
 pub use weft_macros::{func, kernel, structure};
 /// The CUDA back end: availability, graphs, events, module statistics.
+pub use weft_runtime::cpu;
 pub use weft_runtime::cuda;
 pub use weft_runtime::{Array, Device, Dims, Error, GradCheck, Tape, gradcheck};
 pub use weft_types::*;
