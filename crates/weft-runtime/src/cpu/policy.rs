@@ -1,6 +1,6 @@
 //! The accumulation policy of CPU launches: whether arrays that a kernel only
 //! updates with `atomic_add`/`atomic_sub` are accumulated privately (see
-//! [`super::accumulate`]) or with atomics.
+//! [`super::launch_accumulate`]) or with atomics.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU8, Ordering};
