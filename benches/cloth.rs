@@ -3,9 +3,12 @@
 //! kernel (atomic adds) and one integrate kernel per substep. Reports ms per frame
 //! (16 substeps plus copying positions to the host) and per substep, on the CPU
 //! here; `benches/cuda.rs` measures the same workload on a GPU, eagerly and in a
-//! CUDA graph.
+//! CUDA graph. The `_atomics` rows repeat `frame` and `substep` with privatised
+//! accumulation off (`Accumulate::Never`: the spring kernel's float atomic adds),
+//! for comparison in one run.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use weft::cpu::{Accumulate, with_accumulate};
 use weft::prelude::*;
 use weft_examples::cloth::Workload;
 
@@ -24,6 +27,12 @@ fn bench(c: &mut Criterion) {
         group.sample_size(20);
         group.bench_function("frame", |b| b.iter(|| w.frame(&mut host).unwrap()));
         group.bench_function("substep", |b| b.iter(|| w.substep().unwrap()));
+        group.bench_function("frame_atomics", |b| {
+            with_accumulate(Accumulate::Never, || b.iter(|| w.frame(&mut host).unwrap()))
+        });
+        group.bench_function("substep_atomics", |b| {
+            with_accumulate(Accumulate::Never, || b.iter(|| w.substep().unwrap()))
+        });
         group.finish();
         assert!(host.iter().all(|p| p.is_finite()), "the cloth stays finite");
     }

@@ -75,6 +75,9 @@ struct Emitter<'f> {
     /// In hoisted functions, the values declared at the top (those defined inside
     /// an `if`, whose adjoint code lives in another block); the rest keep `let`.
     hoist: std::collections::HashSet<ValueId>,
+    /// Values naming accumulation target `k` (see [`crate::accumulate`]): with
+    /// `__PRIVATE` they are the launcher's view `__acc{k}`, updated with plain adds.
+    acc: std::collections::HashMap<ValueId, usize>,
 }
 
 /// Values defined inside `if` branches (at any depth) of a hoisted function.
@@ -105,8 +108,13 @@ fn values_in_ifs(f: &Function) -> std::collections::HashSet<ValueId> {
     out
 }
 
+/// Array values accessed with plain loads and stores: parameters in
+/// [`unsync_arrays`], and arrays (also inside structures) the kernel only loads
+/// from ([`crate::accumulate::loaded_only_values`]).
 fn unsync_values(f: &Function) -> std::collections::HashSet<ValueId> {
-    param_values(f, &unsync_arrays(f))
+    let mut out = param_values(f, &unsync_arrays(f));
+    out.extend(crate::accumulate::loaded_only_values(f));
+    out
 }
 
 /// The values that are kernel parameters `params` themselves (none in funcs).
@@ -485,11 +493,22 @@ impl Emitter<'_> {
                 quote!(#a.shape_i32(#d))
             }
             Expr::Atomic(op, a, idx, v) => {
+                let private = self.acc.contains_key(a);
                 let o = self.offset(*a, idx);
                 let a = val(*a);
                 let v = val(*v);
                 let m = format_ident!("{}", op.name());
-                quote!(#a.#m(#o, #v))
+                if private {
+                    let plain = match op {
+                        AtomicOp::Add => format_ident!("add_plain"),
+                        _ => format_ident!("sub_plain"),
+                    };
+                    // SAFETY: with `__PRIVATE` the view is this runner's private
+                    // buffer, or the launch runs on one thread (see `accumulate`).
+                    quote!(if __PRIVATE { unsafe { #a.#plain(#o, #v) } } else { #a.#m(#o, #v) })
+                } else {
+                    quote!(#a.#m(#o, #v))
+                }
             }
             Expr::MatInsert(m, r, c, x) => {
                 let (m, r, c, x) = (val(*m), val(*r), val(*c), val(*x));
@@ -656,7 +675,11 @@ impl Emitter<'_> {
             Stmt::Def(v, e) => {
                 let ty = self.f.ty(*v);
                 let name = val(*v);
-                let e = self.expr(e);
+                let mut e = self.expr(e);
+                if let Some(k) = self.acc.get(v) {
+                    let a = format_ident!("__acc{}", k);
+                    e = quote!(if __PRIVATE { #a } else { #e });
+                }
                 if *ty == Type::Unit {
                     // Bound anyway: a func's adjoint returns `()` for each
                     // non-differentiable parameter.
@@ -701,11 +724,16 @@ impl Emitter<'_> {
             }
             Stmt::GradAdd(g, p, idx, v) => {
                 let unsync = self.unsync.contains(g);
+                let private = self.acc.contains_key(g);
                 let o = self.offset(*p, idx);
                 let (g, v) = (val(*g), val(*v));
                 if unsync {
                     // SAFETY: this thread owns element `tid` (see `unsync_arrays`).
                     quote!(unsafe { #g.grad_add_unsync(#o, #v) };)
+                } else if private {
+                    // SAFETY: with `__PRIVATE` the view is this runner's private
+                    // buffer, or the launch runs on one thread (see `accumulate`).
+                    quote!(if __PRIVATE { unsafe { #g.grad_add_unsync(#o, #v) } } else { #g.grad_add(#o, #v) })
                 } else {
                     quote!(#g.grad_add(#o, #v);)
                 }
@@ -841,6 +869,7 @@ pub fn emit_func(
         unsync: unsync_values(f),
         in_bounds: Default::default(),
         hoist: values_in_ifs(f),
+        acc: Default::default(),
     };
     let name = format_ident!("{}", f.name);
     let (wp, wr) = match written {
@@ -871,9 +900,16 @@ pub fn emit_func(
     }
 }
 
-/// Emits a kernel body as `fn #ident(__tid: usize, __dims: &Dims, params..)`, called once
-/// per launch index by the CPU launcher.
+/// Emits a kernel body as `fn #ident(__tid: usize, __in_bounds: bool, __dims: &Dims,
+/// params..)`, called once per launch index by the CPU launcher.
+///
+/// A kernel with accumulation targets ([`crate::accumulate::accumulate_targets`])
+/// gets `fn #ident<const __PRIVATE: bool>(.., params.., __acc0, __acc1, ..)`: one
+/// extra view per target, which with `__PRIVATE` replaces the target's array and is
+/// updated with plain adds (the launcher passes a private buffer, or the array
+/// itself on one thread); without it the body uses atomics and ignores them.
 pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
+    let targets = crate::accumulate::accumulate_targets(f);
     let e = Emitter {
         f,
         rt: rt(),
@@ -881,6 +917,7 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
         unsync: unsync_values(f),
         in_bounds: param_values(f, &tid_indexed_arrays(f).into_iter().collect()),
         hoist: values_in_ifs(f),
+        acc: crate::accumulate::target_values(f, &targets),
     };
     let rt = rt();
     let params = f.params.iter().map(|p| {
@@ -888,13 +925,23 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
         let t = rust_type(&p.ty);
         quote!(#n: #t)
     });
+    let acc_params = targets.iter().enumerate().map(|(k, t)| {
+        let n = format_ident!("__acc{}", k);
+        let t = rust_type(&t.ty);
+        quote!(, #n: #t)
+    });
+    let generics = if targets.is_empty() {
+        quote!()
+    } else {
+        quote!(<const __PRIVATE: bool>)
+    };
     let prologue = e.prologue();
     let body = e.block(&f.body);
     let body = quote!(#prologue #body);
     quote! {
         #[allow(unused, unused_mut, unused_variables, unreachable_code, non_snake_case, unused_assignments, clippy::all)]
         #[inline(always)]
-        fn #ident(__tid: usize, __in_bounds: bool, __dims: &#rt::Dims, #(#params),*) { #body }
+        fn #ident #generics(__tid: usize, __in_bounds: bool, __dims: &#rt::Dims, #(#params),* #(#acc_params)*) { #body }
     }
 }
 
@@ -975,5 +1022,9 @@ mod tests {
         assert!(code.contains("read_unsync"), "{code}");
         assert!(!code.contains("write_unsync"), "{code}");
         assert!(code.contains("offset_tid"), "{code}");
+        // z is only added into: an atomic and a plain-add variant.
+        assert!(code.contains("const __PRIVATE"), "{code}");
+        assert!(code.contains("add_plain"), "{code}");
+        assert!(code.contains("atomic_add"), "{code}");
     }
 }

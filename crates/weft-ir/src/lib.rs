@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod access;
+pub mod accumulate;
 pub mod autodiff;
 pub mod builder;
 pub mod builtins;

@@ -660,24 +660,84 @@ fn dims_check(ir: &weft_ir::Function) -> TokenStream {
 /// keeps them in registers instead of reloading them after every store). Threads
 /// below `__fast` access every array they index by `tid()` in bounds, so the first
 /// loop runs the body without those checks; the rest keep them.
-fn cpu_launch(body: &syn::Ident, args: &[TokenStream], fast_arrays: &[syn::Ident]) -> TokenStream {
+///
+/// A kernel with accumulation targets (`targets`: the place of each target's view,
+/// `state.particle_f`) launches through `launch_accumulate`, which picks the body's
+/// atomic variant or its plain-add variant with the targets redirected to private
+/// buffers (see `weft_ir::accumulate`).
+fn cpu_launch(
+    body: &syn::Ident,
+    args: &[TokenStream],
+    fast_arrays: &[syn::Ident],
+    targets: &[TokenStream],
+) -> TokenStream {
     let rt = quote!(::weft::__private);
-    quote! {
-        #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
-            #(let #args = #args;)*
-            let __dims = dims;
-            let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
-            let __split = __fast.max(__range.start);
+    let loops = |private: TokenStream, accs: &[syn::Ident]| {
+        quote! {
             // Below `__fast` every array in the list holds element `__tid`: the
             // body skips those checks (`__in_bounds`).
             for __tid in __range.start..__fast {
-                #body(__tid, true, &__dims, #(#args),*);
+                #body #private(__tid, true, &__dims, #(#args),* #(, #accs)*);
             }
             for __tid in __split..__range.end {
-                #body(__tid, false, &__dims, #(#args),*);
+                #body #private(__tid, false, &__dims, #(#args),* #(, #accs)*);
             }
-        });
+        }
+    };
+    let prelude = quote! {
+        #(let #args = #args;)*
+        let __dims = dims;
+        let __fast = __range.end #(.min(#fast_arrays.len_usize()))*;
+        let __split = __fast.max(__range.start);
+    };
+    if targets.is_empty() {
+        let loops = loops(quote!(), &[]);
+        return quote! {
+            #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
+                #prelude
+                #loops
+            });
+        };
     }
+    let accs: Vec<_> = (0..targets.len())
+        .map(|k| format_ident!("__acc{}", k))
+        .collect();
+    let ks = 0..targets.len();
+    let atomic = loops(quote!(::<false>), &accs);
+    let private = loops(quote!(::<true>), &accs);
+    quote! {
+        let __targets = [#(#rt::cpu::AccTarget::new(&#targets)),*];
+        #rt::cpu::launch_accumulate(
+            &dims,
+            &__targets,
+            &|__range: ::core::ops::Range<usize>, __private: ::core::option::Option<&#rt::cpu::Private>| {
+                #prelude
+                match __private {
+                    ::core::option::Option::None => {
+                        #(let #accs = #rt::ArrayView::null();)*
+                        #atomic
+                    }
+                    ::core::option::Option::Some(__p) => {
+                        #(let #accs = __p.view(#ks, #targets);)*
+                        #private
+                    }
+                }
+            },
+        );
+    }
+}
+
+/// The places (`state.particle_f`, `adj_x`) of the accumulation targets of `f`, by
+/// the names of its parameters (the launch's locals).
+fn target_places(f: &weft_ir::Function) -> Vec<TokenStream> {
+    weft_ir::accumulate::accumulate_targets(f)
+        .iter()
+        .map(|t| {
+            let n = format_ident!("{}", f.params[t.source.param].name);
+            let fs = t.fields.iter().map(|x| format_ident!("{}", x));
+            quote!(#n #(.#fs)*)
+        })
+        .collect()
 }
 
 /// The hidden `__adjoint` launch of a kernel: primal arrays read-only, then one
@@ -791,7 +851,8 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
         .map(|i| format_ident!("{}", adj.function.params[i].name))
         .collect();
     let dims_check = dims_check(ir);
-    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays);
+    let places = target_places(&adj.function);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places);
     quote! {
         /// Runs the kernel's adjoint: accumulates into the gradients of the input
         /// arrays (those created with `requires_grad`) the gradients of the inputs,
@@ -929,7 +990,8 @@ fn expand_kernel(
         .map(|i| format_ident!("{}", ir.params[i].name))
         .collect();
     let dims_check = dims_check(ir);
-    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays);
+    let places = target_places(ir);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places);
     let rec_names: Vec<_> = ir
         .params
         .iter()

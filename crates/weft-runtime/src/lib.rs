@@ -17,6 +17,7 @@ mod elem;
 mod error;
 mod gradcheck;
 pub mod pack;
+mod summable;
 pub mod tape;
 mod view;
 
@@ -30,6 +31,7 @@ pub use dims::Dims;
 pub use elem::{AtomicElem, Elem};
 pub use error::Error;
 pub use gradcheck::{Components, GradCheck, gradcheck};
+pub use summable::Summable;
 pub use tape::Tape;
 pub use view::{ArrayView, Offset, component, mat_elem, with_component};
 

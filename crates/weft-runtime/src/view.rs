@@ -59,6 +59,12 @@ impl<T, const N: usize> ArrayView<T, N> {
         self.ptr
     }
 
+    /// The same view of memory at `ptr` instead (a private accumulation buffer).
+    #[inline(always)]
+    pub(crate) fn retarget(self, ptr: *mut T) -> Self {
+        ArrayView { ptr, ..self }
+    }
+
     /// Whether this is [`ArrayView::null`].
     #[inline(always)]
     pub fn is_null(&self) -> bool {

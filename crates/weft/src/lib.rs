@@ -48,6 +48,9 @@
 extern crate self as weft;
 
 pub use weft_macros::{func, kernel, structure};
+/// The CPU back end: how launches accumulate atomic adds (`set_accumulate`,
+/// `with_accumulate`, `Accumulate`).
+pub use weft_runtime::cpu;
 /// The CUDA back end: availability, graphs, events, module statistics.
 pub use weft_runtime::cuda;
 pub use weft_runtime::{Array, Device, Dims, Error, GradCheck, Tape, gradcheck};

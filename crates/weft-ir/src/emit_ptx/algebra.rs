@@ -296,12 +296,15 @@ pub(super) fn quat_inverse(b: &B, q: &[Reg]) -> Vec<Reg> {
     b.vdiv(&c, n)
 }
 
-/// `normalize` of a vector or quaternion: zero stays zero.
+/// `normalize` of a vector or quaternion: zero stays zero. One division
+/// (`1 / length`, then a product per component), as the CPU's
+/// `weft_types::builtins::normalize` computes it.
 pub(super) fn normalize(b: &B, v: &[Reg]) -> Vec<Reg> {
     let l = b.sqrt(b.dot(v, v));
     let z = b.lit(0.0);
     let nz = b.cmp("neu", l, z);
-    let q = b.vdiv(v, l);
+    let inv = b.div(b.lit(1.0), l);
+    let q = b.scale(v, inv);
     q.into_iter().map(|x| b.sel(nz, x, z)).collect()
 }
 

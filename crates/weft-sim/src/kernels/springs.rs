@@ -22,10 +22,13 @@ pub fn eval_springs(model: &Model, state: &mut State, control: &Control) {
     let ke = model.spring_stiffness[s];
     let kd = model.spring_damping[s];
     let d = state.particle_q[i] - state.particle_q[j];
-    let dir = normalize(d);
-    let c = length(d) - rest;
-    let dcdt = dot(dir, state.particle_qd[i] - state.particle_qd[j]);
-    let f = dir * (ke * c + kd * dcdt);
+    let l = length(d);
+    // The force along `d / l`: ke (l - rest) + kd dot(d / l, dv), with one division
+    // (a zero-length spring exerts none).
+    let inv_l = if l > 0.0 { 1.0 / l } else { 0.0 };
+    let c = l - rest;
+    let dv = state.particle_qd[i] - state.particle_qd[j];
+    let f = d * ((ke * c + kd * dot(d, dv) * inv_l) * inv_l);
     atomic_sub(&mut state.particle_f[i], f);
     atomic_add(&mut state.particle_f[j], f);
 }

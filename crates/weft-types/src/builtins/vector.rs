@@ -96,13 +96,16 @@ macro_rules! impl_float_vec {
             fn length(self) -> $s {
                 FloatMath::sqrt(Dot::dot(self, self))
             }
+            /// One division (`1 / length`, then a product per component); the
+            /// PTX back end computes the same formula.
             #[inline]
             fn normalize(self) -> $v {
                 let l = Norm::length(self);
                 if l == 0.0 {
                     $v::ZERO
                 } else {
-                    $v::new(self.$first / l $(, self.$c / l)*)
+                    let inv = 1.0 / l;
+                    $v::new(self.$first * inv $(, self.$c * inv)*)
                 }
             }
         }
