@@ -6,6 +6,7 @@ pub mod bounce;
 pub mod cloth;
 pub mod devices;
 pub mod particles;
+pub mod sph;
 
 /// Deterministic pseudo-random f32 values in `[lo, hi)` (SplitMix64), for test inputs.
 pub fn random_f32s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
