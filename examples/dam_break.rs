@@ -35,7 +35,7 @@ struct DamBreak {
 }
 
 impl DamBreak {
-    fn params(&self) -> SphParams {
+    fn sph_params(&self) -> SphParams {
         let mut p = SphParams::for_spacing(SPACING, SOUND);
         p.viscosity *= self.viscosity_scale;
         p.dt = p.stable_dt();
@@ -47,7 +47,7 @@ impl DamBreak {
 
 impl App for DamBreak {
     fn settings(&self) -> Settings {
-        let dt = self.params().dt;
+        let dt = self.sph_params().dt;
         Settings {
             title: "dam_break".into(),
             dt,
@@ -61,7 +61,7 @@ impl App for DamBreak {
     }
 
     fn reset(&mut self) -> AppResult {
-        let params = self.params();
+        let params = self.sph_params();
         let mut b = ModelBuilder::new();
         b.ground = None;
         b.add_fluid_block(&FluidBlock {

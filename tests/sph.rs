@@ -4,47 +4,10 @@
 
 use weft::prelude::*;
 use weft_examples::devices::cuda;
-use weft_sim::{FluidBlock, Model, ModelBuilder, Shape, SimError, Sph, SphParams, State};
+use weft_examples::sph::{Rollout, SPACING, block, dam_break, run};
+use weft_sim::{FluidBlock, ModelBuilder, Sph, SphParams, State};
 
-const DX: f32 = 0.02;
-
-/// A model of one fluid block of `counts` at `lo`, and parameters for spacing
-/// `DX` with speed of sound `c` in the box `lo_box..hi_box`.
-fn block(
-    device: Device,
-    lo: Vec3,
-    counts: [usize; 3],
-    c: f32,
-    domain: (Vec3, Vec3),
-) -> (Model, SphParams) {
-    let mut params = SphParams::for_spacing(DX, c);
-    (params.domain_lo, params.domain_hi) = domain;
-    let mut b = ModelBuilder::new();
-    b.add_fluid_block(&FluidBlock {
-        lo,
-        counts,
-        spacing: DX,
-        rest_density: params.rest_density,
-        vel: Vec3::ZERO,
-    });
-    (b.finalize(device).unwrap(), params)
-}
-
-/// Runs `steps` steps, calling `each` after every one with the step number.
-fn run(
-    model: &Model,
-    sph: &mut Sph,
-    s: &mut State,
-    steps: usize,
-    mut each: impl FnMut(usize, &State, &Sph),
-) {
-    let mut next = State::new(model).unwrap();
-    for k in 0..steps {
-        sph.step(model, s, &mut next).unwrap();
-        std::mem::swap(s, &mut next);
-        each(k, s, sph);
-    }
-}
+const DX: f32 = SPACING;
 
 #[test]
 fn density_at_rest_on_a_lattice_matches_the_rest_density() {
@@ -81,6 +44,48 @@ fn density_at_rest_on_a_lattice_matches_the_rest_density() {
         println!("{name}: {checked} particles, worst relative density error {worst:.2e}");
         assert!(checked >= 8 * 8 * 8, "{name}: only {checked} checked");
         assert!(worst < tol, "{name}: {worst:.2e} ≥ {tol:e}");
+    }
+}
+
+#[test]
+fn density_matches_a_brute_force_sum_on_random_points() {
+    // Random points in cubes of 2 and of 12 grid cells per side, far from the
+    // walls (whose share is 0 beyond 2h): the kernels' neighbour walk (with its
+    // skipping of far cells) must find exactly the points within 2h, so the
+    // density is the brute-force sum over all pairs. (A domain only two cells
+    // wide, where a query covers the whole hashed axis, is the hydrostatic
+    // column's below.)
+    for cells in [2.0f32, 12.0] {
+        let params = SphParams::for_spacing(DX, 10.0);
+        let side = cells * params.support();
+        let r = weft_examples::random_f32s(3 * 400, 17, 0.0, 1.0);
+        let pts: Vec<Vec3> = r
+            .chunks(3)
+            .map(|c| Vec3::new(c[0], c[1], c[2]) * side)
+            .collect();
+        let mut b = ModelBuilder::new();
+        for p in &pts {
+            b.add_particle(*p, Vec3::ZERO, 0.008, 0.01);
+        }
+        let model = b.finalize(Device::Cpu).unwrap();
+        let mut params = params;
+        params.domain_lo = Vec3::splat(-1.0);
+        params.domain_hi = Vec3::splat(1.0 + side);
+        let mut sph = Sph::new(&model, params).unwrap();
+        let s = State::new(&model).unwrap();
+        sph.build_grid(&s).unwrap();
+        sph.compute_density(&model, &s).unwrap();
+        let h = params.smoothing_length as f64;
+        let mut worst = 0.0f64;
+        for (p, rho) in pts.iter().zip(sph.density().to_vec()) {
+            let brute: f64 = pts
+                .iter()
+                .map(|q| 0.008 * weft_sim::sph::cubic_spline((*p - *q).length() as f64, h))
+                .sum();
+            worst = worst.max((rho as f64 - brute).abs() / brute);
+        }
+        println!("{cells} cells per axis: worst relative difference {worst:.1e}");
+        assert!(worst < 1e-5, "{cells} cells: {worst:e}");
     }
 }
 
@@ -193,27 +198,6 @@ fn a_hydrostatic_column_settles_with_pressure_rising_with_depth() {
     }
 }
 
-/// A dam break: a column of `counts` in the corner of a box `w × d × h` with a
-/// sphere on the floor.
-fn dam_break(device: Device, counts: [usize; 3], c: f32) -> (Model, SphParams, (Vec3, f32)) {
-    let sphere = (Vec3::new(0.2, 0.04, 0.0), 0.05);
-    let (mut b, mut params) = (ModelBuilder::new(), SphParams::for_spacing(DX, c));
-    params.domain_lo = Vec3::ZERO;
-    params.domain_hi = Vec3::new(0.3, 0.08, 0.3);
-    b.add_fluid_block(&FluidBlock {
-        lo: Vec3::ZERO,
-        counts,
-        spacing: DX,
-        ..Default::default()
-    });
-    b.add_shape(Shape::Sphere {
-        center: sphere.0,
-        radius: sphere.1,
-        mu: 0.0,
-    });
-    (b.finalize(device).unwrap(), params, sphere)
-}
-
 #[test]
 fn no_particle_escapes_the_box_or_enters_the_shape_over_a_long_run() {
     // A dam break against a sphere, 0.8 s: after every step each particle is in
@@ -293,107 +277,6 @@ fn cpu_and_cuda_agree_on_a_step() {
     assert!(worst(&qc, &qg) < 1e-6 && worst(&vc, &vg) < 1e-4 && rho < 1e-5);
 }
 
-#[weft::kernel]
-fn weighted_sum(x: &Array<Vec3>, w: &Array<Vec3>, loss: &mut Array<f64>) {
-    let i = tid();
-    atomic_add(&mut loss[0], dot(x[i], w[i]) as f64);
-}
-
-/// `v[i] = base[i] + dv[slot[i]]` where `slot[i] ≥ 0`: perturbs a few particles'
-/// initial velocities (so a gradcheck over `dv` stays small).
-#[weft::kernel]
-fn perturb(base: &Array<Vec3>, slot: &Array<i32>, dv: &Array<Vec3>, v: &mut Array<Vec3>) {
-    let i = tid();
-    let mut x = base[i];
-    if slot[i] >= 0 {
-        x += dv[slot[i]];
-    }
-    v[i] = x;
-}
-
-/// 512 particles (8³) dropped with random velocities onto the floor of a box, 10
-/// steps at c = 5 m/s (so pressure moves them within the rollout); loss
-/// Σ wᵢ · xᵢ over the final positions.
-struct Rollout {
-    model: Model,
-    sph: Sph,
-    states: Vec<State>,
-    base: Array<Vec3>,
-    slot: Array<i32>,
-    w: Array<Vec3>,
-}
-
-impl Rollout {
-    const STEPS: usize = 10;
-    const PICKED: [usize; 2] = [7, 300];
-
-    fn new() -> Self {
-        let d = Device::Cpu;
-        let (model, params) = block(
-            d,
-            Vec3::new(0.07, 0.07, 0.0),
-            [8, 8, 8],
-            5.0,
-            (Vec3::ZERO, Vec3::splat(0.3)),
-        );
-        let n = model.particle_count();
-        let r = weft_examples::random_f32s(6 * n, 21, -1.0, 1.0);
-        let v: Vec<Vec3> = r[..3 * n]
-            .chunks(3)
-            .map(|c| Vec3::new(c[0], c[1], c[2]) * 0.5)
-            .collect();
-        let w: Vec<Vec3> = r[3 * n..]
-            .chunks(3)
-            .map(|c| Vec3::new(c[0], c[1], c[2]))
-            .collect();
-        let mut slot = vec![-1i32; n];
-        for (k, &i) in Self::PICKED.iter().enumerate() {
-            slot[i] = k as i32;
-        }
-        Rollout {
-            sph: Sph::new(&model, params).unwrap(),
-            states: (0..=Self::STEPS)
-                .map(|_| State::new(&model).unwrap())
-                .collect(),
-            base: Array::from_vec(d, v),
-            slot: Array::from_vec(d, slot),
-            w: Array::from_vec(d, w),
-            model,
-        }
-    }
-
-    fn loss(&mut self, v0: &Array<Vec3>, loss: &mut Array<f64>) -> Result<(), weft::Error> {
-        let sim = |e: SimError| match e {
-            SimError::Runtime(e) => e,
-            e => weft::Error::Shape(e.to_string()),
-        };
-        // New states every time: a gradient left in the first state's force
-        // accumulator by an earlier backward would be added again.
-        for s in &mut self.states {
-            *s = State::new(&self.model).map_err(weft::Error::from)?;
-        }
-        self.states[0].particle_qd = v0.share();
-        let steps = Self::STEPS;
-        for k in 0..steps {
-            let (done, next) = self.states.split_at_mut(k + 1);
-            self.sph
-                .step(&self.model, &mut done[k], &mut next[0])
-                .map_err(sim)?;
-        }
-        loss.fill(0.0);
-        let n = self.model.particle_count();
-        weighted_sum::launch(n, &self.states[steps].particle_q, &self.w, loss)
-    }
-
-    /// The loss with a few velocities perturbed by `dv`.
-    fn loss_dv(&mut self, dv: &Array<Vec3>, loss: &mut Array<f64>) -> Result<(), weft::Error> {
-        let n = self.model.particle_count();
-        let mut v0 = Array::zeros(Device::Cpu, [n]);
-        perturb::launch(n, &self.base, &self.slot, dv, &mut v0)?;
-        self.loss(&v0, loss)
-    }
-}
-
 /// Worst absolute error over the largest gradient component (scale-aware).
 fn scaled_error<T: weft::__private::Elem>(
     r: &weft::GradCheck,
@@ -407,7 +290,7 @@ fn scaled_error<T: weft::__private::Elem>(
 
 #[test]
 fn gradients_match_finite_differences_through_a_rollout() {
-    let mut c = Rollout::new();
+    let mut c = Rollout::new(Device::Cpu).unwrap();
     // Initial velocities of a few particles (all 512 are checked along one
     // random direction below).
     let mut dv = Array::<Vec3>::zeros(Device::Cpu, [Rollout::PICKED.len()]);
@@ -453,7 +336,7 @@ fn gradients_match_finite_differences_through_a_rollout() {
 fn the_velocity_gradient_of_every_particle_matches_a_directional_difference() {
     // d loss / d v0 for all 512 particles, dotted with a random direction, against
     // the central difference of the loss along that direction.
-    let mut c = Rollout::new();
+    let mut c = Rollout::new(Device::Cpu).unwrap();
     let n = c.model.particle_count();
     let v0 = Array::from_vec(Device::Cpu, c.base.to_vec()).requires_grad();
     let mut loss = Array::<f64>::zeros(Device::Cpu, [1]).requires_grad();
@@ -496,7 +379,10 @@ fn bad_parameters_and_inputs_give_clear_errors() {
         10.0,
         (Vec3::ZERO, Vec3::ONE),
     );
-    let msg = |p: SphParams| Sph::new(&model, p).err().expect("an error").to_string();
+    let msg = |p: SphParams| match Sph::new(&model, p) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("{p:?} was accepted"),
+    };
     let with = |f: fn(&mut SphParams)| {
         let mut p = params;
         f(&mut p);
@@ -534,7 +420,10 @@ fn bad_parameters_and_inputs_give_clear_errors() {
         counts: [1, 1, 1],
         ..Default::default()
     });
-    let e = b.finalize(Device::Cpu).err().expect("an error").to_string();
+    let Err(e) = b.finalize(Device::Cpu) else {
+        panic!("a negative spacing was accepted")
+    };
+    let e = e.to_string();
     assert!(
         e.starts_with("particle 0: mass must be finite and ≥ 0"),
         "{e}"

@@ -10,6 +10,11 @@ use weft::geom::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query
 use weft::prelude::*;
 use weft_sim::{FluidBlock, Model, ModelBuilder, SimError, Sph, SphParams, State};
 
+mod rollout;
+mod scenes;
+pub use rollout::Rollout;
+pub use scenes::{block, dam_break, run};
+
 /// Distance between particles (m).
 pub const SPACING: f32 = 0.02;
 

@@ -4,7 +4,9 @@
 //!
 //! 1. **Neighbours**: a [`DeviceHashGrid`](weft::geom::DeviceHashGrid) with cells of
 //!    the kernel's support `2h`, rebuilt every step by kernels on the device
-//!    where the positions live (CPU or CUDA alike; no copy to the host).
+//!    where the positions live (CPU or CUDA alike; no copy to the host); the
+//!    kernels walk the 27 cells around a particle directly
+//!    (`kernels::neighbour_cubes`).
 //! 2. **Density** by kernel summation with Monaghan's cubic spline (M4, support
 //!    `2h`) — chosen over Wendland C2 because it is the common reference of
 //!    WCSPH (Monaghan, SPlisHSPlasH, Warp's example) and needs fewer neighbours

@@ -9,6 +9,12 @@ use super::params::SphParams;
 use crate::error::{Result, SimError};
 use crate::{Model, State};
 
+/// Grid cell size over the kernel's support. Cells of the support (27 per
+/// query) measured faster on a CPU than cells of half of it (125 per query,
+/// the farther ones skipped): 28.7 against 35.7 ms for the density of 32,000
+/// particles.
+const CELL: f32 = 1.0;
+
 /// Weakly compressible SPH (WCSPH) on the particles of a [`Model`]: density by
 /// kernel summation, Tait's equation of state, symmetric pressure forces,
 /// laminar viscosity, symplectic Euler, and boundaries (the domain box and the
@@ -58,8 +64,8 @@ pub struct Sph {
 
 impl Sph {
     /// A solver for `model`'s particles with `params`: checks both, allocates
-    /// the grid (cells of `2h`, enough to cover the domain box, at most 256 per
-    /// axis: the grid hashes beyond), the density and pressure, and builds the
+    /// the grid (cells of the support `2h`, enough to cover the domain box, at
+    /// most 256 per axis: the grid hashes beyond), the density and pressure, and builds the
     /// grid once over the initial positions.
     ///
     /// Errors: a bad parameter ([`SphParams::validate`]); a model with springs,
@@ -100,7 +106,7 @@ impl Sph {
         }
         let device = model.device();
         let n = model.particle_count();
-        let cell = params.support();
+        let cell = CELL * params.support();
         let dim = ((hi - lo) / cell)
             .ceil()
             .to_array()
@@ -181,8 +187,8 @@ impl Sph {
         if state.particle_count() > 0 {
             // The build carries no gradient (queries return indices) and reuses
             // its scratch within itself, so it is kept off the tape.
-            let support = self.params.support();
-            weft::Tape::pause(|| self.grid.build(&state.particle_q, support))?;
+            let cell = CELL * self.params.support();
+            weft::Tape::pause(|| self.grid.build(&state.particle_q, cell))?;
         }
         Ok(())
     }
