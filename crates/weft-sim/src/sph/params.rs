@@ -36,7 +36,7 @@ pub struct SphParams {
 
 impl Default for SphParams {
     /// Water-like values for particles 2 cm apart in a 1 m box standing on the
-    /// origin: `h` 2.2 cm, ρ₀ 1000, `c` = 20 m/s, ν = 10⁻³ m²/s.
+    /// origin: `h` 2.2 cm, ρ₀ 1000, `c` = 20 m/s, ν = 2.2·10⁻³ m²/s, dt = 0.44 ms.
     fn default() -> Self {
         SphParams::for_spacing(0.02, 20.0)
     }

@@ -29,7 +29,10 @@ const CELL: f32 = 1.0;
 /// Inside [`Tape::record`](weft::Tape::record) a step is differentiable (with
 /// respect to the states, the model's masses and [`Sph::stiffness`] /
 /// [`Sph::viscosity`]); use a new output state per step, and the solver uses a
-/// new grid, density and pressure per step while a tape records.
+/// new grid, density and pressure per step while a tape records. The grid build
+/// itself is kept off the tape (neighbour indices carry no gradient). Give each
+/// recorded rollout new states: a state whose force accumulator kept a gradient
+/// from an earlier `backward` would pass it on again.
 ///
 /// ```
 /// use weft_sim::{FluidBlock, ModelBuilder, Sph, SphParams, State};
