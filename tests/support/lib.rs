@@ -8,6 +8,7 @@ pub mod cloth_throw;
 pub mod devices;
 pub mod granular;
 pub mod particles;
+pub mod sph;
 pub mod spring_robot;
 
 /// Deterministic pseudo-random f32 values in `[lo, hi)` (SplitMix64), for test inputs.

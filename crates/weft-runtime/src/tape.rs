@@ -113,6 +113,28 @@ impl Tape {
         recording()
     }
 
+    /// Runs `f` without recording its launches on the tape recording on this
+    /// thread, if any (and with [`Tape::is_recording`] false inside): for
+    /// launches that carry no gradient and overwrite their own scratch, such as
+    /// building a neighbour grid (`DeviceHashGrid::build` zeroes counts that an
+    /// earlier of its launches read, which a recorded build would report as an
+    /// overwritten input at `backward`). Reads of its results by later recorded
+    /// launches are still checked.
+    pub fn pause<R>(f: impl FnOnce() -> R) -> R {
+        let taken = ACTIVE.with(|a| a.borrow_mut().take());
+        // Resume even if `f` panics.
+        struct Resume(Option<Vec<Record>>);
+        impl Drop for Resume {
+            fn drop(&mut self) {
+                if let Some(v) = self.0.take() {
+                    ACTIVE.with(|a| *a.borrow_mut() = Some(v));
+                }
+            }
+        }
+        let _resume = Resume(taken);
+        f()
+    }
+
     /// An empty tape.
     pub fn new() -> Self {
         Tape {

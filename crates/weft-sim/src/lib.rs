@@ -4,7 +4,8 @@
 //! triangles, bending edges and static collision shapes on the host and
 //! [`finalizes`](ModelBuilder::finalize) them into a [`Model`] on a device; a
 //! [`State`] holds what changes per step and a [`Control`] what drives the model
-//! from outside. Integrators step a state into the next one with kernels, on the
+//! from outside. [`Sph`] simulates the particles as a weakly compressible fluid
+//! ([`sph`]). Integrators step a state into the next one with kernels, on the
 //! CPU or a GPU, and every step is differentiable through a [`weft::Tape`].
 //!
 //! Conventions, fixed for every solver: Z up (gravity `(0, 0, -9.81)` by default,
@@ -40,6 +41,7 @@ mod error;
 pub mod kernels;
 mod model;
 mod semi_implicit;
+pub mod sph;
 mod state;
 mod xpbd;
 
@@ -50,5 +52,6 @@ pub use builder::{
 pub use error::{Result, SimError};
 pub use model::{Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE};
 pub use semi_implicit::SemiImplicit;
+pub use sph::{FluidBlock, Sph, SphParams};
 pub use state::{Control, State};
 pub use xpbd::Xpbd;
