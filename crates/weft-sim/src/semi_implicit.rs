@@ -55,12 +55,15 @@ impl ParticleGrid {
 
     /// Rebuilds the grid over `state`'s positions with cells of `cell_size`.
     /// While a tape records, every rebuild makes a new grid (the tape keeps the
-    /// old one, which earlier recorded launches read).
+    /// old one, which earlier recorded launches read); the build itself is not
+    /// recorded.
     pub(crate) fn rebuild(&mut self, state: &State, cell_size: f32) -> Result<&DeviceHashGrid> {
         if weft::Tape::is_recording() {
             self.grid = DeviceHashGrid::with_dim(state.particle_q.device(), self.grid.dim())?;
         }
-        self.grid.build(&state.particle_q, cell_size)?;
+        // Off the tape: the build overwrites its own scratch (which `backward`
+        // would report) and its neighbour lists carry no gradient.
+        weft::Tape::pause(|| self.grid.build(&state.particle_q, cell_size))?;
         Ok(&self.grid)
     }
 }
