@@ -4,10 +4,10 @@
 //! into the ground or into each other; a pour releases its layers.
 
 use glam::Vec3;
+use weft::prelude::*;
 use weft_examples::devices::devices;
 use weft_examples::granular::{DT, Pour, RADIUS, block};
 use weft_sim::{Control, SemiImplicit, State};
-use weft::prelude::*;
 
 /// Deepest overlap between two grains and of a grain with the ground, as
 /// fractions of the radius (brute force on the host).
@@ -109,7 +109,7 @@ fn a_pour_releases_layers_from_the_spout() {
     }
     let released = pour.released;
     assert!(
-        released >= 2 * layer && released % layer == 0,
+        released >= 2 * layer && released.is_multiple_of(layer),
         "released {released}"
     );
     let q = s.particle_q.to_vec();
@@ -153,11 +153,17 @@ fn gradients_flow_through_grain_contacts() {
     let r = weft_examples::random_f32s(48, 3, -1.0, 1.0);
     let w = Array::from_vec(
         Device::Cpu,
-        r[..24].chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect(),
+        r[..24]
+            .chunks(3)
+            .map(|c| Vec3::new(c[0], c[1], c[2]))
+            .collect(),
     );
     let mut v0 = Array::from_vec(
         Device::Cpu,
-        r[24..].chunks(3).map(|c| Vec3::new(c[0], c[1], c[2]) * 0.05).collect(),
+        r[24..]
+            .chunks(3)
+            .map(|c| Vec3::new(c[0], c[1], c[2]) * 0.05)
+            .collect(),
     );
     let control = Control::empty(Device::Cpu);
     let mut solver = SemiImplicit::new();
