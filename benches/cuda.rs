@@ -374,6 +374,7 @@ fn main() {
 
     cloth(dev, &mut rows);
     granular(dev, &mut rows);
+    sph(dev, &mut rows);
 
     println!("\n| measurement | result |\n|---|---|");
     for (k, v) in rows {
@@ -493,6 +494,45 @@ fn granular(dev: Device, rows: &mut Vec<(String, String)>) {
             step * 1e3,
             gstep * 1e3,
             low / RADIUS
+        ),
+    ));
+}
+
+/// The SPH workload (`tests/support/sph.rs`) at 1,048,576 particles: ms per step
+/// and per phase (grid, density, forces, integrate).
+fn sph(dev: Device, rows: &mut Vec<(String, String)>) {
+    use weft_examples::sph::Workload;
+    if !matches!(dev, Device::Cuda(_)) {
+        return;
+    }
+    let mut w = Workload::new(dev, 1 << 20).unwrap();
+    for _ in 0..5 {
+        w.step().unwrap();
+    }
+    let step = time(dev, 11, || {
+        for _ in 0..10 {
+            w.step().unwrap();
+        }
+    }) / 10.0;
+    let grid = time(dev, 11, || w.grid().unwrap());
+    let neighbours = w.mean_neighbours().unwrap();
+    let density = time(dev, 11, || w.density().unwrap());
+    let forces = time(dev, 11, || w.forces().unwrap());
+    let integrate = time(dev, 11, || w.integrate().unwrap());
+    let q = w.a.particle_q.to_vec();
+    assert!(q.iter().all(|p| p.is_finite()), "sph: not finite");
+    rows.push((
+        format!(
+            "SPH {} particles ({neighbours:.1} neighbours): step",
+            q.len()
+        ),
+        format!(
+            "{:.3} ms (grid {:.3}, density {:.3}, forces {:.3}, integrate {:.3})",
+            step * 1e3,
+            grid * 1e3,
+            density * 1e3,
+            forces * 1e3,
+            integrate * 1e3
         ),
     ));
 }
