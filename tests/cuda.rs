@@ -3,12 +3,31 @@
 //! single IEEE operations exactly, float results within 4 ulp-scale relative error,
 //! gradients within 1e-5 relative (f32, different atomic summation order).
 
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
 use weft_examples::particles::integrate;
 use weft_examples::random_f32s;
 
-fn gpu() -> Option<Device> {
+/// The device's error record is shared by every thread using it: a test that makes
+/// a kernel fail holds this exclusively, so no other test's synchronisation takes
+/// its report (and its report is not some other test's).
+static ERROR_RECORD: RwLock<()> = RwLock::new(());
+
+/// The GPU, shared with other tests that do not provoke device errors.
+fn gpu() -> Option<(Device, RwLockReadGuard<'static, ()>)> {
+    let g = ERROR_RECORD.read().unwrap_or_else(|p| p.into_inner());
+    cuda().map(|d| (d, g))
+}
+
+/// The GPU, alone: for tests whose kernels fail on purpose.
+fn gpu_alone() -> Option<(Device, RwLockWriteGuard<'static, ()>)> {
+    let g = ERROR_RECORD.write().unwrap_or_else(|p| p.into_inner());
+    cuda().map(|d| (d, g))
+}
+
+fn cuda() -> Option<Device> {
     match Device::cuda(0) {
         Ok(d) => Some(d),
         Err(e) => {
@@ -29,7 +48,7 @@ fn close(a: f32, b: f32, rel: f32) -> bool {
 
 #[test]
 fn particle_step_matches_the_cpu_bit_for_bit() {
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _shared)) = gpu() else { return };
     let n = 100_003;
     let (x0, v0) = (vec3s(n, 1, -1.0, 1.0), vec3s(n, 2, -3.0, 3.0));
     let run = |d: Device| {
@@ -73,7 +92,7 @@ fn mixed(
 
 #[test]
 fn mixed_kernel_agrees_with_the_cpu() {
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _shared)) = gpu() else { return };
     let n = 4097;
     let a = random_f32s(n, 3, -2.0, 2.0);
     let b = vec3s(n, 4, -1.0, 1.0);
@@ -109,7 +128,7 @@ fn mixed_kernel_agrees_with_the_cpu() {
 
 #[test]
 fn bounce_gradients_agree_with_the_cpu() {
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _shared)) = gpu() else { return };
     let balls = 64;
     let x0: Vec<Vec3> = (0..balls)
         .map(|i| Vec3::new(-0.5 + 0.01 * i as f32, 0.0, 1.0))
@@ -146,7 +165,7 @@ fn gather(x: &Array<f32>, idx: &Array<i32>, y: &mut Array<f32>) {
 
 #[test]
 fn out_of_range_indices_are_reported_at_the_next_sync() {
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _alone)) = gpu_alone() else { return };
     if !cfg!(debug_assertions) {
         println!("SKIPPED (release build): GPU bounds checks are a debug-build feature");
         return;
@@ -171,7 +190,7 @@ fn noise(y: &mut Array<f32>, z: &mut Array<f32>, k: &mut Array<i32>) {
 #[test]
 fn random_numbers_match_the_cpu_bit_for_bit() {
     assert!(noise::PTX.is_ok(), "{:?}", noise::PTX.err());
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _shared)) = gpu() else { return };
     let n = 10_000;
     let run = |d: Device| {
         let (mut y, mut z, mut k) = (
@@ -204,7 +223,7 @@ fn loop_carried_adjoints_agree_and_stack_overflow_is_reported() {
         "{:?}",
         iterate::ADJOINT_PTX.err()
     );
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _alone)) = gpu_alone() else { return };
     let xs = random_f32s(1000, 31, -0.9, 0.9);
     let grad = |d: Device, n: i32| -> Result<Vec<f32>, Error> {
         let x = Array::from_slice(d, &xs).requires_grad();
@@ -270,7 +289,7 @@ fn elementary(x: &Array<f32>, d: &Array<f64>, y: &mut Array<f32>, z: &mut Array<
 #[test]
 fn elementary_functions_match_the_cpu_bit_for_bit() {
     assert!(elementary::PTX.is_ok(), "{:?}", elementary::PTX.err());
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _shared)) = gpu() else { return };
     let n = 50_000;
     let x = random_f32s(n, 11, -3.0, 3.0);
     let d: Vec<f64> = random_f32s(n, 12, -3.0, 3.0)
@@ -313,7 +332,7 @@ fn funnel(
 #[test]
 fn sums_into_one_element_agree_with_the_cpu() {
     assert!(funnel::PTX.unwrap().contains("shfl.sync.bfly"));
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _shared)) = gpu() else { return };
     // Not a multiple of the warp size: the last warp is partial.
     let n = 1_000_003;
     let x = random_f32s(n, 21, -1.0, 1.0);
@@ -367,7 +386,7 @@ fn scale_shared(x: &Array<f32>, k: &Array<f32>, y: &mut Array<f32>) {
 
 #[test]
 fn shared_parameter_gradient_agrees_with_the_cpu() {
-    let Some(dev) = gpu() else { return };
+    let Some((dev, _shared)) = gpu() else { return };
     let n = 300_007;
     let x = random_f32s(n, 22, -1.0, 1.0);
     let seed = random_f32s(n, 23, -1.0, 1.0);

@@ -569,11 +569,12 @@ fn builder_errors_name_the_bad_item() {
 
 #[test]
 fn cpu_and_cuda_agree_on_a_short_rollout() {
-    let Some(gpu) = cuda() else { return };
     let run_on = |device: Device| {
         let mut c = ClothRollout::new(device, true);
         let model = c.model.share();
-        let v0 = model.particle_qd.share();
+        // A copy: the state must not alias the model's array (the launches read
+        // one and write the other's structure).
+        let v0 = Array::from_vec(device, model.particle_qd.to_vec());
         let mut loss = Array::zeros(device, [1]);
         c.loss(&model, &v0, &mut loss).unwrap();
         (
@@ -582,6 +583,8 @@ fn cpu_and_cuda_agree_on_a_short_rollout() {
         )
     };
     let (qc, lc) = run_on(Device::Cpu);
+    assert!(lc.is_finite() && qc.iter().all(|q| q.is_finite()));
+    let Some(gpu) = cuda() else { return };
     let (qg, lg) = run_on(gpu);
     let worst = qc
         .iter()

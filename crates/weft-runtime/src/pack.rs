@@ -17,9 +17,13 @@ use weft_types::{
 };
 
 /// The argument buffer of one CUDA launch.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ArgBuf {
     bytes: Vec<u8>,
+    /// The borrows of the packed arrays, held until [`ArgBuf::finish`] so that one
+    /// launch cannot read an array through one argument and write it through
+    /// another (the same rule as on the CPU).
+    guards: Vec<BorrowGuard>,
 }
 
 impl ArgBuf {
@@ -28,6 +32,7 @@ impl ArgBuf {
     pub fn new(dims: &Dims, error_record: u64) -> ArgBuf {
         let mut b = ArgBuf {
             bytes: Vec::with_capacity(128),
+            guards: Vec::new(),
         };
         for d in 0..4 {
             let e = if d < dims.ndim() { dims.shape()[d] } else { 1 };
@@ -47,7 +52,7 @@ impl ArgBuf {
         self.bytes.extend_from_slice(v);
     }
 
-    /// The finished buffer (padded to a multiple of 8 bytes).
+    /// The finished buffer (padded to a multiple of 8 bytes); releases the borrows.
     pub fn finish(mut self) -> Vec<u8> {
         let n = self.bytes.len().div_ceil(8) * 8;
         self.bytes.resize(n, 0);
@@ -169,9 +174,9 @@ fn pack_extents(shape: &[usize], b: &mut ArgBuf) {
 
 impl<T: Elem, const N: usize> Array<T, N> {
     /// Appends this array's device address and extents for a CUDA launch of
-    /// `kernel`, borrowing it for reading or writing (the launch is ordered on the
-    /// device's stream, so the borrow only has to exclude host-side users now and
-    /// bump the version of written arrays for the tape).
+    /// `kernel`, borrowing it for reading or writing until the arguments are
+    /// finished (the launch is ordered on the device's stream, so the borrow only
+    /// has to exclude host-side users and the launch's other arguments).
     #[doc(hidden)]
     pub fn pack_cuda(
         &self,
@@ -181,12 +186,16 @@ impl<T: Elem, const N: usize> Array<T, N> {
         b: &mut ArgBuf,
     ) -> Result<(), Error> {
         let flags = self.flags();
+        // Unversioned: the launch bumps the versions of the arrays the kernel does
+        // write afterwards; an array of a `&mut S` that it only reads keeps its
+        // version (or the tape would see it overwritten).
         let guard = if write {
-            BorrowGuard::write(&flags)
+            BorrowGuard::write_unversioned(&flags)
         } else {
             BorrowGuard::read(&flags)
         };
-        drop(guard.map_err(|c| borrow_error(kernel, param, c))?);
+        b.guards
+            .push(guard.map_err(|c| borrow_error(kernel, param, c))?);
         let ptr = self.device_ptr().ok_or(Error::Unavailable(self.device()))?;
         // A graph being captured keeps the memory alive as long as itself.
         crate::cuda::retain_in_capture(self.share());

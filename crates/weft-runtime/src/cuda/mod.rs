@@ -74,7 +74,9 @@ pub fn skip_reason() -> Option<String> {
 
 /// Waits for all work queued on CUDA device `ordinal`, then checks the device's
 /// error record: a bounds-checked kernel that indexed out of range since the last
-/// check gives [`Error::OutOfBounds`] (and the record is cleared).
+/// check gives [`Error::OutOfBounds`] (and the record is cleared). The record
+/// belongs to the device, not to a thread: where several threads launch on one
+/// device, the first to synchronise after a failure gets its report.
 pub fn synchronize(ordinal: usize) -> Result<(), Error> {
     context::device(ordinal)?.synchronize()
 }
