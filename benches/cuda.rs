@@ -42,6 +42,23 @@ fn scale_shared(x: &Array<f32>, k: &Array<f32>, y: &mut Array<f32>) {
     y[i] = x[i] * k[0];
 }
 
+/// `scale_shared`'s adjoint written by hand as a forward kernel: the same loads,
+/// stores and one-element sum, to compare the generated adjoint against.
+#[weft::kernel]
+fn scale_shared_by_hand(
+    x: &Array<f32>,
+    k: &Array<f32>,
+    gy: &mut Array<f32>,
+    gx: &mut Array<f32>,
+    gk: &mut Array<f32>,
+) {
+    let i = tid();
+    let g = gy[i];
+    gy[i] = 0.0;
+    gx[i] = gx[i] + g * k[0];
+    atomic_add(&mut gk[0], g * x[i]);
+}
+
 #[weft::kernel]
 fn cast_rays(mesh: &DeviceMesh, o: &Array<Vec3>, d: &Array<Vec3>, t: &mut Array<f32>) {
     let i = tid();
@@ -143,16 +160,42 @@ fn main() {
     ));
     assert_eq!(z.to_vec()[7], 5.0);
 
-    // Host overhead per launch.
-    let t = time(dev, 5, || {
-        for _ in 0..1000 {
-            small::launch(1024, &x, &y, &mut z, 3.0).unwrap();
-        }
-    });
-    rows.push((
-        "launch overhead (1000 launches, one sync)".into(),
-        format!("{:.2} µs", t * 1e3),
-    ));
+    // Host overhead per launch, and per kernel in a replayed graph (100 launches
+    // captured, 20 replays per synchronisation), each with the kernels launched as
+    // programmatic dependents (the default on sm_90) and without.
+    let Device::Cuda(ordinal) = dev else { return };
+    for pdl in [false, true] {
+        weft::cuda::set_dependent_launch(pdl);
+        let how = if pdl {
+            "dependent launch"
+        } else {
+            "plain launch"
+        };
+        let t = time(dev, 7, || {
+            for _ in 0..1000 {
+                small::launch(1024, &x, &y, &mut z, 3.0).unwrap();
+            }
+        });
+        rows.push((
+            format!("launch overhead (1000 launches, one sync), {how}"),
+            format!("{:.2} µs", t * 1e3),
+        ));
+        let graph = weft::cuda::Graph::capture(ordinal, || {
+            (0..100).try_for_each(|_| small::launch(1024, &x, &y, &mut z, 3.0))
+        })
+        .unwrap();
+        graph.launch().unwrap();
+        let t = time(dev, 7, || {
+            for _ in 0..20 {
+                graph.launch().unwrap();
+            }
+        });
+        rows.push((
+            format!("per kernel in a replayed graph (100 kernels × 20 replays), {how}"),
+            format!("{:.3} µs", t * 1e6 / 2000.0),
+        ));
+    }
+    weft::cuda::set_dependent_launch(true);
 
     // Particles at 16M against a device-to-device copy of the same bytes.
     let n = 1 << 24;
@@ -224,6 +267,30 @@ fn main() {
     rows.push((
         "adjoint of y = x·k[0], 16M (k's gradient into one element)".into(),
         format!("{:.3} ms, {:.2} TB/s", back * 1e3, moved / back / 1e12),
+    ));
+    // The same adjoint written by hand, and the generated one without k's gradient
+    // (no one-element sum): where the time goes if the adjoint is slow.
+    let mut gy = Array::from_vec(dev, vec![1.0f32; n]);
+    let mut gx = Array::zeros(dev, [n]);
+    let mut gk = Array::zeros(dev, [1]);
+    let by_hand = time(dev, 10, || {
+        for _ in 0..20 {
+            scale_shared_by_hand::launch(n, &xg, &k, &mut gy, &mut gx, &mut gk).unwrap()
+        }
+    }) / 20.0;
+    let k_const = Array::from_vec(dev, vec![2.0f32]);
+    let mut tape2 = Tape::new();
+    tape2
+        .record(|| scale_shared::launch(n, &xg, &k_const, &mut yg))
+        .unwrap();
+    let no_sum = time(dev, 10, || {
+        for _ in 0..20 {
+            tape2.run_backward().unwrap()
+        }
+    }) / 20.0;
+    rows.push((
+        "same adjoint by hand / generated without k's gradient".into(),
+        format!("{:.3} ms / {:.3} ms", by_hand * 1e3, no_sum * 1e3),
     ));
 
     // Mesh queries: a 327,680-triangle sphere (radius 1), 1M queries each.
@@ -359,6 +426,22 @@ fn main() {
     let both = time(dev, 10, || {
         rollout.gradient(&mut tape, &v0, &mut loss).unwrap()
     });
+    // The whole optimization step (forward, seed, backward) captured once and
+    // replayed: the gradients stay allocated, the seed is a device fill.
+    let mut step_tape = Tape::new();
+    let graph = weft::cuda::Graph::capture(ordinal, || {
+        step_tape.reset();
+        v0.zero_grad();
+        step_tape.record(|| rollout.run(&v0, &mut loss))?;
+        loss.fill_grad(1.0)?;
+        step_tape.run_backward()
+    })
+    .unwrap();
+    let both_graph = time(dev, 10, || graph.launch().unwrap());
+    rows.push((
+        "bounce 16K balls: forward + backward replayed from a graph".into(),
+        format!("{:.3} ms ({} nodes)", both_graph * 1e3, graph.node_count()),
+    ));
     rows.push((
         "bounce 16K balls: forward".into(),
         format!("{:.3} ms", fwd * 1e3),

@@ -157,6 +157,56 @@ fn bounce_gradients_agree_with_the_cpu() {
     assert!(worst < 1e-4, "worst {worst:e}");
 }
 
+/// A whole optimization step (forward, device-side seed, backward) captured in a
+/// CUDA graph: replaying it gives the eager step's gradient exactly (the same
+/// kernels in the same order; each ball's chain of adjoints is its own) and its loss
+/// up to the order of the loss's atomic sum, also when the kernels are launched as
+/// programmatic dependents of each other (the default on sm_90) or not.
+#[test]
+fn a_gradient_step_replays_from_a_graph() {
+    let Some((dev, _shared)) = gpu() else { return };
+    let Device::Cuda(ordinal) = dev else { return };
+    let balls = 256;
+    let x0: Vec<Vec3> = (0..balls)
+        .map(|i| Vec3::new(-0.5 + 0.003 * i as f32, 0.0, 1.0))
+        .collect();
+    let v: Vec<Vec3> = (0..balls)
+        .map(|i| Vec3::new(4.7 + 0.01 * i as f32, 0.0, -5.3))
+        .collect();
+    let mut r = Rollout::new(dev, &x0, Vec3::new(1.0, 0.0, 0.5));
+    let v0 = Array::from_slice(dev, &v).requires_grad();
+    let mut loss = Array::zeros(dev, [1]).requires_grad();
+    let mut tape = Tape::new();
+    r.gradient(&mut tape, &v0, &mut loss).unwrap();
+    let eager = (loss.to_vec()[0], v0.grad_to_vec().unwrap());
+    for pdl in [false, true] {
+        weft::cuda::set_dependent_launch(pdl);
+        let mut t = Tape::new();
+        let graph = weft::cuda::Graph::capture(ordinal, || {
+            t.reset();
+            v0.zero_grad();
+            t.record(|| r.run(&v0, &mut loss))?;
+            loss.fill_grad(1.0)?;
+            t.run_backward()
+        })
+        .unwrap();
+        // Nothing ran during the capture; scribble on the results, then replay twice.
+        loss.fill(-1.0);
+        v0.zero_grad();
+        graph.launch().unwrap();
+        graph.launch().unwrap();
+        dev.synchronize().unwrap();
+        let l = loss.to_vec()[0];
+        assert!(
+            close(l, eager.0, 1e-6),
+            "dependent launch {pdl}: {l} vs {}",
+            eager.0
+        );
+        assert_eq!(v0.grad_to_vec().unwrap(), eager.1, "dependent launch {pdl}");
+    }
+    weft::cuda::set_dependent_launch(true);
+}
+
 #[weft::kernel]
 fn gather(x: &Array<f32>, idx: &Array<i32>, y: &mut Array<f32>) {
     let i = tid();
@@ -165,7 +215,9 @@ fn gather(x: &Array<f32>, idx: &Array<i32>, y: &mut Array<f32>) {
 
 #[test]
 fn out_of_range_indices_are_reported_at_the_next_sync() {
-    let Some((dev, _alone)) = gpu_alone() else { return };
+    let Some((dev, _alone)) = gpu_alone() else {
+        return;
+    };
     if !cfg!(debug_assertions) {
         println!("SKIPPED (release build): GPU bounds checks are a debug-build feature");
         return;
@@ -223,7 +275,9 @@ fn loop_carried_adjoints_agree_and_stack_overflow_is_reported() {
         "{:?}",
         iterate::ADJOINT_PTX.err()
     );
-    let Some((dev, _alone)) = gpu_alone() else { return };
+    let Some((dev, _alone)) = gpu_alone() else {
+        return;
+    };
     let xs = random_f32s(1000, 31, -0.9, 0.9);
     let grad = |d: Device, n: i32| -> Result<Vec<f32>, Error> {
         let x = Array::from_slice(d, &xs).requires_grad();

@@ -159,3 +159,16 @@ fn the_adjoint_stack_overflow_code_is_the_runtimes() {
         weft::cuda::STACK_OVERFLOW_PARAM
     );
 }
+
+#[test]
+fn the_grid_dependency_mark_is_the_runtimes() {
+    assert_eq!(
+        weft_ir::emit_ptx::GRID_DEPENDENCY_MARK,
+        weft::cuda::GRID_DEPENDENCY_MARK
+    );
+    // Every entry carries it once, before its first memory access.
+    let p = shared_k::PTX.unwrap();
+    let mark = p.find(weft::cuda::GRID_DEPENDENCY_MARK).unwrap();
+    assert_eq!(p.matches(weft::cuda::GRID_DEPENDENCY_MARK).count(), 1);
+    assert!(!p[..mark].contains("ld.global") && !p[..mark].contains("st.shared"));
+}

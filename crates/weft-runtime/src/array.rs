@@ -428,6 +428,25 @@ impl<T: Elem, const N: usize> Array<T, N> {
         })
     }
 
+    /// Sets every element of the gradient to `value` (giving the array one if it
+    /// has none), queued on a GPU like [`Array::fill`]: the seed of a backward pass
+    /// ([`Tape::run_backward`](crate::Tape::run_backward)) that, unlike
+    /// [`Array::set_grad`], copies nothing from the host, so it can be captured in a
+    /// CUDA graph with the rest of an optimization step.
+    ///
+    /// ```
+    /// use weft_runtime::{Array, Device};
+    /// let mut loss = Array::<f32>::zeros(Device::Cpu, [1]);
+    /// loss.fill_grad(1.0).unwrap();
+    /// assert_eq!(loss.grad_to_vec(), Some(vec![1.0]));
+    /// ```
+    pub fn fill_grad(&mut self, value: T) -> Result<(), Error> {
+        self.ensure_grad();
+        let g = self.grad.as_ref().unwrap();
+        let _w = write_guard(g, "Array::fill_grad");
+        g.fill(value, "Array::fill_grad")
+    }
+
     /// Sets the gradient to zero (if the array carries one; queued on a GPU).
     ///
     /// # Panics

@@ -8,6 +8,14 @@ use super::{Options, PtxKernel};
 use crate::ir::*;
 use crate::types::{Scalar, Type};
 
+/// The line every kernel entry holds right after loading its launch header, before
+/// any memory access: where a kernel launched as a programmatic dependent of the
+/// previous one (Hopper's `griddepcontrol`) must wait for it. The runtime replaces
+/// it with `griddepcontrol.wait; griddepcontrol.launch_dependents;` when it loads
+/// the module on a device of compute capability 9.0 or later (the same text as
+/// `weft_runtime::cuda::GRID_DEPENDENCY_MARK`); elsewhere it stays a comment.
+pub const GRID_DEPENDENCY_MARK: &str = "\t// weft: grid dependency\n";
+
 /// Layout of the device's error record (written by bounds checks): `u32` flag at 0
 /// (set to 1 by the first failing thread), `u32` kernel id at 4, `u32` parameter
 /// index at 8, `i64` index at 16, `i64` extent at 24.
@@ -103,6 +111,10 @@ pub(super) fn emit_kernel(
         "ld.param.b64 {err}, [{args}+{}]",
         layout::HEADER_ERROR
     ));
+    // Where a kernel launched as a programmatic dependent (sm_90 and later) waits
+    // for the grid before it; the runtime turns the mark into instructions when it
+    // loads the module on such a device, and it is a comment elsewhere.
+    c.text.push_str(GRID_DEPENDENCY_MARK);
     // A grid-stride loop: tid = ctaid.x * ntid.x + tid.x, then + nctaid.x * ntid.x
     // until past the total. The runtime launches one thread per index (the loop
     // runs once) except for kernels with block-level reductions, which it launches

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 
 use crate::ir::Function;
 
-pub use emitter::ERROR_RECORD;
+pub use emitter::{ERROR_RECORD, GRID_DEPENDENCY_MARK};
 pub use stack::{ADJOINT_STACK_BYTES, STACK_OVERFLOW_PARAM};
 
 /// The PTX of one kernel.

@@ -71,24 +71,50 @@ pub fn launch(
         None => grid,
     };
     let mut args = [params.as_ptr() as *mut c_void];
-    // SAFETY: `func` is a live entry whose one parameter has `param_bytes` bytes, all
-    // readable from `params` (checked above); the driver copies them before
-    // returning. What the kernel does with the addresses inside is the caller's
-    // responsibility (the generated launch code passes arrays it holds borrows of).
-    let r = unsafe {
-        sys::cuLaunchKernel(
-            func.f,
-            grid,
-            1,
-            1,
-            block,
-            1,
-            1,
-            0,
-            dev.work_stream(),
-            args.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
+    let stream = dev.work_stream();
+    let r = if func.dependent && super::dependent::dependent_launch() {
+        // A programmatic dependent of the stream's previous kernel: it may start
+        // while that one finishes, and waits for it at its `griddepcontrol.wait`.
+        // SAFETY: a zeroed attribute value is valid (a plain C union), and the one
+        // field set is the one `id` names.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: stream,
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: as for `cuLaunchKernel` below; `config` and `attr` outlive the call.
+        unsafe { sys::cuLaunchKernelEx(&config, func.f, args.as_mut_ptr(), std::ptr::null_mut()) }
+    } else {
+        // SAFETY: `func` is a live entry whose one parameter has `param_bytes`
+        // bytes, all readable from `params` (checked above); the driver copies them
+        // before returning. What the kernel does with the addresses inside is the
+        // caller's responsibility (the generated launch code passes arrays it holds
+        // borrows of).
+        unsafe {
+            sys::cuLaunchKernel(
+                func.f,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                0,
+                stream,
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
     };
     dev.dirty.store(true, Ordering::Release);
     r.result()

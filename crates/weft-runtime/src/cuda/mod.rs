@@ -29,6 +29,7 @@
 //! ```
 
 mod context;
+mod dependent;
 mod driver;
 mod event;
 mod graph;
@@ -37,6 +38,7 @@ pub(crate) mod memory;
 mod module;
 mod record;
 
+pub use dependent::{GRID_DEPENDENCY_MARK, dependent_launch, set_dependent_launch};
 pub use event::Event;
 pub use graph::{Graph, retain_in_capture};
 pub use launch::{DEFAULT_BLOCK, Launcher, launch};

@@ -17,8 +17,10 @@ pub(crate) type ModKey = (usize, usize);
 /// An entry point's cache key: the module's key and the entry name's address and length.
 pub(crate) type FnKey = (usize, usize, usize, usize);
 
-/// A loaded module (never unloaded: its kernels may be launched at any time).
-pub(crate) struct Module(sys::CUmodule);
+/// A loaded module (never unloaded: its kernels may be launched at any time), and
+/// whether its entries wait for the grid before them (loaded with
+/// [`super::dependent::with_grid_dependency`]'s text).
+pub(crate) struct Module(sys::CUmodule, bool);
 
 // SAFETY: a module handle may be used from any thread of its context.
 unsafe impl Send for Module {}
@@ -32,6 +34,9 @@ pub(crate) struct Func {
     /// `__weft_red_<kernel>`): the device's multiprocessor count, so launches can
     /// be capped at one wave of blocks. `None` otherwise.
     pub(crate) wave_sms: Option<u32>,
+    /// Whether the entry waits for the grid before it, so it may be launched as a
+    /// programmatic dependent ([`super::dependent`]).
+    pub(crate) dependent: bool,
 }
 
 // SAFETY: a function handle may be used from any thread of its context.
@@ -94,14 +99,14 @@ pub(crate) fn function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Re
 
 #[cold]
 fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<Func, Error> {
-    let module = {
+    let (module, dependent) = {
         let mut modules = lock(&dev.modules);
         let mkey = (ptx.as_ptr() as usize, ptx.len());
         match modules.get(&mkey) {
-            Some(m) => m.0,
+            Some(m) => (m.0, m.1),
             None => {
                 let m = load_module(dev, ptx, kernel)?;
-                modules.insert(mkey, Module(m));
+                modules.insert(mkey, Module(m.0, m.1));
                 m
             }
         }
@@ -134,6 +139,7 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         f,
         param_bytes,
         wave_sms,
+        dependent,
     })
 }
 
@@ -194,7 +200,11 @@ fn ptx_param_bytes(ptx: &str, kernel: &str) -> Option<usize> {
 }
 
 #[cold]
-fn load_module(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<sys::CUmodule, Error> {
+fn load_module(
+    dev: &Dev,
+    ptx: &'static str,
+    kernel: &'static str,
+) -> Result<(sys::CUmodule, bool), Error> {
     let what = || {
         format!(
             "load the PTX module of kernel `{kernel}` on cuda:{}",
@@ -202,7 +212,11 @@ fn load_module(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<sys
         )
     };
     dev.bind()?;
-    let src = CString::new(ptx).map_err(|_| fail(what(), "the PTX text contains a NUL byte"))?;
+    let (major, _) = dev.ctx.compute_capability().map_err(|e| err(what(), e))?;
+    let waiting = super::dependent::with_grid_dependency(ptx, major);
+    let dependent = waiting.is_some();
+    let src = CString::new(waiting.unwrap_or_else(|| ptx.to_string()))
+        .map_err(|_| fail(what(), "the PTX text contains a NUL byte"))?;
     const LOG: usize = 1 << 16;
     let mut info = vec![0u8; LOG];
     let mut error = vec![0u8; LOG];
@@ -275,7 +289,7 @@ fn load_module(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<sys
         );
     }
     lock(stats()).push(load);
-    Ok(module)
+    Ok((module, dependent))
 }
 
 #[cfg(test)]
