@@ -292,6 +292,30 @@ fn main() {
         "same adjoint by hand / generated without k's gradient".into(),
         format!("{:.3} ms / {:.3} ms", by_hand * 1e3, no_sum * 1e3),
     ));
+    // The same four with the reducing kernels capped at 1, 4 or 16 waves of
+    // resident blocks, or not at all.
+    for waves in [1, 4, 16, 0] {
+        weft::cuda::set_reduction_waves(waves);
+        let run = |f: &mut dyn FnMut()| {
+            time(dev, 7, || {
+                for _ in 0..20 {
+                    f()
+                }
+            }) / 20.0
+                * 1e3
+        };
+        let a = run(&mut || square_sum::launch(n, &xf, &mut l).unwrap());
+        let b = run(&mut || tape.run_backward().unwrap());
+        let c = run(&mut || {
+            scale_shared_by_hand::launch(n, &xg, &k, &mut gy, &mut gx, &mut gk).unwrap()
+        });
+        let d = run(&mut || tape2.run_backward().unwrap());
+        rows.push((
+            format!("waves {waves}: x² sum / adjoint / by hand / adjoint without k's gradient"),
+            format!("{a:.3} / {b:.3} / {c:.3} / {d:.3} ms"),
+        ));
+    }
+    weft::cuda::set_reduction_waves(weft::cuda::DEFAULT_REDUCTION_WAVES);
 
     // Mesh queries: a 327,680-triangle sphere (radius 1), 1M queries each.
     let sphere = weft_geom::generate::icosphere(1.0, 7);

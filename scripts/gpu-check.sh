@@ -3,6 +3,7 @@
 # gathers them, stripped, in target-gpu/ (ignored by git) with a runner script.
 # Then, through the device tool, run on the GPU machine in one call:
 #     run(command="bash target-gpu/run.sh", carry=["target-gpu"])
+# (`bash target-gpu/run.sh bench` runs the benchmarks only).
 # The runner executes every test binary (GPU tests run; CPU tests too) and the
 # CUDA benchmark, and prints a summary table last. Logs go to $OUT when set.
 set -euo pipefail
@@ -49,7 +50,10 @@ summary=""
 failures=""
 logs=/tmp/weft-gpu-logs
 rm -rf "$logs" && mkdir -p "$logs"
-for t in $(cat target-gpu/tests.txt); do
+# `run.sh bench` runs only the benchmarks (to save device time between test runs).
+tests=$(cat target-gpu/tests.txt)
+[ "${1:-}" = bench ] && tests=""
+for t in $tests; do
     log="$logs/$t.log"
     if "$bin/$t" --test-threads=4 >"$log" 2>&1; then status=ok; else
         status=FAILED

@@ -150,6 +150,11 @@ fn one_address_accumulation_is_summed_over_the_warp() {
     assert_eq!(a.matches("red.global.add").count(), 3, "{a}");
     assert_eq!(a.matches("red.shared.add").count(), 1, "{a}");
     check("shared_k_adjoint", shared_k::ADJOINT_PTX);
+    // It loops with a grid stride, so it asks the L2 for the elements a few
+    // strides ahead of x, x's gradient and y's gradient (the arrays it reads at the
+    // thread's index; not k, read at 0). Kernels that do not loop do not.
+    assert_eq!(a.matches("prefetch.global.L2").count(), 3, "{a}");
+    assert!(!shared_k::PTX.unwrap().contains("prefetch"));
 }
 
 #[test]

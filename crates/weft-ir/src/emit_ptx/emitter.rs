@@ -155,6 +155,9 @@ pub(super) fn emit_kernel(
     let p = c.reg(Class::Pred);
     c.ins(format!("setp.ge.u32 {p}, {tid}, {total}"));
     c.ins(format!("@{p} bra {exit}"));
+    // Prefetches of the next strides' elements go here (inserted once the body is
+    // emitted, for kernels that loop).
+    let prefetch_at = c.text.len();
     let sp = c.reg(Class::B32);
     c.ins(format!("mov.u32 {sp}, 0"));
     let mut em = Em {
@@ -193,6 +196,10 @@ pub(super) fn emit_kernel(
     em.c.place(&exit);
     if em.red_bytes > 0 {
         em.red_flush();
+        // Later position first: inserting there leaves `red_init_at` valid.
+        let streamed = super::prefetch::streamed_params(f);
+        let prefetches = em.prefetches(&frame.params, &streamed, stride);
+        em.c.text.insert_str(prefetch_at, &prefetches);
         let init = em.red_init();
         em.c.text.insert_str(red_init_at, &init);
     }
@@ -233,6 +240,39 @@ fn load_param(c: &mut Code, comp: Comp, off: usize) -> Reg {
 }
 
 impl<'a> Em<'a> {
+    /// The PTX that asks the L2 for the element [`super::prefetch::STRIDES_AHEAD`]
+    /// grid strides past the current index of each `(parameter, element size)` in
+    /// `streamed` (skipping indices past the extent and absent gradient arrays), as
+    /// text to insert at the top of the grid-stride loop.
+    fn prefetches(
+        &mut self,
+        params: &[Vec<Reg>],
+        streamed: &[(usize, usize)],
+        stride: Reg,
+    ) -> String {
+        if streamed.is_empty() {
+            return String::new();
+        }
+        let body = std::mem::take(&mut self.c.text);
+        let ahead = self.c.reg(Class::B32);
+        let tid = self.tid;
+        self.c.ins(format!(
+            "mad.lo.u32 {ahead}, {stride}, {}, {tid}",
+            super::prefetch::STRIDES_AHEAD
+        ));
+        for &(i, size) in streamed {
+            let (ptr, ext) = (params[i][0], params[i][1]);
+            let p = self.c.reg(Class::Pred);
+            self.c.ins(format!("setp.lt.u32 {p}, {ahead}, {ext}"));
+            self.c.ins(format!("setp.ne.and.u64 {p}, {ptr}, 0, {p}"));
+            let addr = self.c.reg(Class::B64);
+            self.c.ins(format!("mul.wide.u32 {addr}, {ahead}, {size}"));
+            self.c.ins(format!("add.s64 {addr}, {addr}, {ptr}"));
+            self.c.ins(format!("@{p} prefetch.global.L2 [{addr}]"));
+        }
+        std::mem::replace(&mut self.c.text, body)
+    }
+
     pub fn flat(&self, fr: &Frame, t: &Type) -> Vec<Comp> {
         layout::flatten(t, &fr.f.structs)
     }

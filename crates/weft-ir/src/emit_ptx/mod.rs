@@ -25,6 +25,7 @@ mod builtins;
 mod emitter;
 pub mod layout;
 mod ops;
+mod prefetch;
 mod reduce;
 pub mod regs;
 mod stack;

@@ -2,7 +2,7 @@
 
 use std::ffi::c_void;
 use std::sync::OnceLock;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use cudarc::driver::sys;
 
@@ -15,7 +15,7 @@ use crate::Error;
 /// memory-bound kernels on an H200). `WEFT_CUDA_BLOCK` overrides it.
 pub const DEFAULT_BLOCK: u32 = 256;
 
-fn default_block() -> u32 {
+pub(crate) fn default_block() -> u32 {
     static B: OnceLock<u32> = OnceLock::new();
     *B.get_or_init(|| {
         std::env::var("WEFT_CUDA_BLOCK")
@@ -25,6 +25,36 @@ fn default_block() -> u32 {
             .unwrap_or(DEFAULT_BLOCK)
     })
 }
+
+/// 0 until decided; else the waves plus one.
+static WAVES: AtomicU32 = AtomicU32::new(0);
+
+/// How many waves of resident blocks a kernel with block-level reductions (a sum
+/// into one address) is launched as: `WEFT_CUDA_REDUCE_WAVES`, else
+/// [`DEFAULT_REDUCTION_WAVES`], or as last set by [`set_reduction_waves`]. 0 means
+/// no cap (one thread per index).
+pub fn reduction_waves() -> u32 {
+    match WAVES.load(Ordering::Relaxed) {
+        0 => {
+            let w = std::env::var("WEFT_CUDA_REDUCE_WAVES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(DEFAULT_REDUCTION_WAVES);
+            let _ = WAVES.compare_exchange(0, w + 1, Ordering::Relaxed, Ordering::Relaxed);
+            w
+        }
+        w => w - 1,
+    }
+}
+
+/// Sets [`reduction_waves`] for the whole process (a tuning knob; results are the
+/// same up to the order of float sums).
+pub fn set_reduction_waves(waves: u32) {
+    WAVES.store(waves.saturating_add(1), Ordering::Relaxed);
+}
+
+/// The default of [`reduction_waves`].
+pub const DEFAULT_REDUCTION_WAVES: u32 = 1;
 
 /// Launches entry `kernel` of the PTX module `ptx` on CUDA device `device` with
 /// `grid` blocks of `block` threads, asynchronously on the device's stream (or into
@@ -63,12 +93,19 @@ pub fn launch(
         return Ok(());
     }
     // Kernels loop over their indices with a grid stride; one with block-level
-    // reductions runs as one wave of resident blocks (2048 threads per
-    // multiprocessor), so each block's shared sum covers many indices and the
-    // global atomics number a few per multiprocessor.
-    let grid = match func.wave_sms {
-        Some(sms) => grid.min(sms * (2048 / block).max(1)),
-        None => grid,
+    // reductions runs as a few waves of resident blocks, so each block's shared
+    // sum covers several indices and the global atomics number a few per
+    // multiprocessor, while enough blocks stay in flight to hide memory latency.
+    let grid = match (func.wave_sms, reduction_waves()) {
+        (Some(sms), waves) if waves > 0 => {
+            let resident = if block == default_block() {
+                func.resident_blocks
+            } else {
+                super::module::resident_blocks(func.f, block)
+            };
+            grid.min((sms * resident).saturating_mul(waves))
+        }
+        _ => grid,
     };
     let mut args = [params.as_ptr() as *mut c_void];
     let stream = dev.work_stream();

@@ -41,7 +41,9 @@ mod record;
 pub use dependent::{GRID_DEPENDENCY_MARK, dependent_launch, set_dependent_launch};
 pub use event::Event;
 pub use graph::{Graph, retain_in_capture};
-pub use launch::{DEFAULT_BLOCK, Launcher, launch};
+pub use launch::{
+    DEFAULT_BLOCK, DEFAULT_REDUCTION_WAVES, Launcher, launch, reduction_waves, set_reduction_waves,
+};
 pub use module::{ModuleLoad, module_load_stats};
 pub use record::{
     ERROR_RECORD, ERROR_RECORD_BYTES, ERROR_RECORD_EXTENT, ERROR_RECORD_FLAG, ERROR_RECORD_INDEX,

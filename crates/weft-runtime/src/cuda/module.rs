@@ -32,8 +32,11 @@ pub(crate) struct Func {
     pub(crate) param_bytes: usize,
     /// For an entry with block-level reductions (its PTX declares
     /// `__weft_red_<kernel>`): the device's multiprocessor count, so launches can
-    /// be capped at one wave of blocks. `None` otherwise.
+    /// be capped at a few waves of blocks. `None` otherwise.
     pub(crate) wave_sms: Option<u32>,
+    /// Blocks of [`super::launch::default_block`] threads resident per
+    /// multiprocessor (the driver's occupancy calculation), for reducing entries.
+    pub(crate) resident_blocks: u32,
     /// Whether the entry waits for the grid before it, so it may be launched as a
     /// programmatic dependent ([`super::dependent`]).
     pub(crate) dependent: bool,
@@ -130,17 +133,33 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         // Adjoint kernels report under their forward kernel's id.
         register_default_name(kernel_id(base), base);
     }
-    let wave_sms = if ptx.contains(&format!("__weft_red_{kernel}[")) {
-        Some(dev.multiprocessors()?)
+    let (wave_sms, resident_blocks) = if ptx.contains(&format!("__weft_red_{kernel}[")) {
+        let block = super::launch::default_block();
+        (Some(dev.multiprocessors()?), resident_blocks(f, block))
     } else {
-        None
+        (None, 0)
     };
     Ok(Func {
         f,
         param_bytes,
         wave_sms,
+        resident_blocks,
         dependent,
     })
+}
+
+/// How many blocks of `block` threads of `f` fit on one multiprocessor at once
+/// (registers, shared memory and thread limits), at least 1; from the driver's
+/// occupancy calculator, or the thread limit if it cannot tell.
+pub(crate) fn resident_blocks(f: sys::CUfunction, block: u32) -> u32 {
+    let mut n: std::ffi::c_int = 0;
+    // SAFETY: `f` is a live function handle; the output is a plain integer.
+    let r = unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f, block as _, 0) };
+    if r == sys::CUresult::CUDA_SUCCESS && n > 0 {
+        n as u32
+    } else {
+        (2048 / block.max(1)).max(1)
+    }
 }
 
 /// Size of the entry's single parameter, from the driver when it can tell

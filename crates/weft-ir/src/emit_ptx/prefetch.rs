@@ -1,0 +1,74 @@
+//! L2 prefetches for kernels that loop over their indices with a grid stride (those
+//! with block-level reductions, launched as a few waves of blocks): each thread's
+//! iterations depend on one another through in-order issue (a load's first use
+//! stalls the warp before the next iteration's loads go out), so a loop over
+//! `a[tid]` runs at one memory latency per step. Asking the L2 for the elements a
+//! few strides ahead at the top of each iteration keeps several steps' data in
+//! flight and turns most loads into L2 hits.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::layout;
+use crate::ir::*;
+use crate::types::Type;
+
+/// How many grid strides ahead of the current index the prefetches reach.
+pub(super) const STRIDES_AHEAD: u32 = 4;
+
+/// The parameters that are 1-D arrays (gradients included) accessed at the
+/// thread's own index, `a[tid()]`, with their element sizes in bytes.
+pub(super) fn streamed_params(f: &Function) -> Vec<(usize, usize)> {
+    let tid = crate::emit_rust::tid_values(f);
+    let mut param_of = HashMap::new();
+    let mut out = BTreeSet::new();
+    walk(&f.body, &tid, &mut param_of, &mut out);
+    out.into_iter()
+        .filter_map(|i| match &f.params[i].ty {
+            Type::Array { ndim: 1, elem, .. } => Some((i, layout::elem_layout(elem, &f.structs).0)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn walk(
+    b: &Block,
+    tid: &std::collections::HashSet<ValueId>,
+    param_of: &mut HashMap<ValueId, usize>,
+    out: &mut BTreeSet<usize>,
+) {
+    for s in &b.0 {
+        let access = match s {
+            Stmt::Def(v, Expr::Param(i)) => {
+                param_of.insert(*v, *i);
+                None
+            }
+            Stmt::Def(_, Expr::Load(a, idx))
+            | Stmt::Def(_, Expr::Atomic(_, a, idx, _))
+            | Stmt::Def(_, Expr::GradRead(a, _, idx, _))
+            | Stmt::Store(a, idx, _)
+            | Stmt::GradAdd(a, _, idx, _) => Some((a, idx)),
+            Stmt::If(_, x, y) => {
+                walk(x, tid, param_of, out);
+                walk(y, tid, param_of, out);
+                None
+            }
+            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
+                walk(body, tid, param_of, out);
+                None
+            }
+            Stmt::While(c, _, body) => {
+                walk(c, tid, param_of, out);
+                walk(body, tid, param_of, out);
+                None
+            }
+            _ => None,
+        };
+        if let Some((a, idx)) = access
+            && let [i] = idx.as_slice()
+            && tid.contains(i)
+            && let Some(p) = param_of.get(a)
+        {
+            out.insert(*p);
+        }
+    }
+}
