@@ -97,34 +97,46 @@ pub fn cube_gap_sq(x: f32, k: i32, side: f32, all: bool) -> f32 {
     g * g
 }
 
+/// The shape of Monaghan's cubic spline in 3-D: `W(r, h) = w(r/h) / (π h³)`, with
+/// `w(q) = 1 − 1.5 q² + 0.75 q³` below 1, `0.25 (2 − q)³` below 2, else 0. The
+/// neighbour loops call this with `q = r · (1/h)` and apply `1/(π h³)` once, so a
+/// neighbour costs no division.
+#[weft::func]
+pub fn spline_shape(q: f32) -> f32 {
+    let mut w = 0.0;
+    if q < 1.0 {
+        w = 1.0 - 1.5 * q * q + 0.75 * q * q * q;
+    } else if q < 2.0 {
+        let t = 2.0 - q;
+        w = 0.25 * t * t * t;
+    }
+    w
+}
+
+/// `dw/dq` of [`spline_shape`]: `∂W/∂r = w'(r/h) / (π h⁴)`.
+#[weft::func]
+pub fn spline_slope(q: f32) -> f32 {
+    let mut dw = 0.0;
+    if q < 1.0 {
+        dw = -3.0 * q + 2.25 * q * q;
+    } else if q < 2.0 {
+        let t = 2.0 - q;
+        dw = -0.75 * t * t;
+    }
+    dw
+}
+
 /// Monaghan's cubic spline `W(r, h)` in 3-D (support `2h`).
 #[weft::func]
 pub fn spline_w(r: f32, h: f32) -> f32 {
-    let q = r / h;
-    let sigma = 1.0 / (std::f32::consts::PI * h * h * h);
-    let mut w = 0.0;
-    if q < 1.0 {
-        w = sigma * (1.0 - 1.5 * q * q + 0.75 * q * q * q);
-    } else if q < 2.0 {
-        let t = 2.0 - q;
-        w = sigma * 0.25 * t * t * t;
-    }
-    w
+    spline_shape(r / h) / (std::f32::consts::PI * h * h * h)
 }
 
 /// `∇W` at offset `d = xᵢ − xⱼ` (zero at `d = 0` and beyond `2h`).
 #[weft::func]
 pub fn spline_grad(d: Vec3, h: f32) -> Vec3 {
     let r = length(d);
-    let q = r / h;
-    let sigma = 1.0 / (std::f32::consts::PI * h * h * h * h);
-    let mut dw = 0.0;
-    if q < 1.0 {
-        dw = sigma * (-3.0 * q + 2.25 * q * q);
-    } else if q < 2.0 {
-        let t = 2.0 - q;
-        dw = -0.75 * sigma * t * t;
-    }
+    let dw = spline_slope(r / h) / (std::f32::consts::PI * h * h * h * h);
     let mut g = Vec3::ZERO;
     if r > 0.0 {
         g = d * (dw / r);
@@ -218,7 +230,9 @@ pub fn sph_density(
     let h = fluid.h;
     let support = 2.0 * h;
     let r2 = support * support;
-    let mut rho = 0.0;
+    let inv_h = 1.0 / h;
+    // Σ mⱼ w(|xᵢ − xⱼ|/h); W's factor 1/(π h³) is applied after the loop.
+    let mut sum = 0.0;
     let (first, count, a0) = neighbour_cubes(grid, xi, support);
     let side = 1.0 / grid.inv_cell_size;
     for cz in 0..count.z {
@@ -248,12 +262,13 @@ pub fn sph_density(
                 for slot in start..end {
                     if length_sq(grid.sorted_points[slot] - xi) <= r2 {
                         let j = grid.sorted_index[slot] as i32;
-                        rho += model.particle_mass[j] * spline_w(length(xi - x[j]), h);
+                        sum += model.particle_mass[j] * spline_shape(length(xi - x[j]) * inv_h);
                     }
                 }
             }
         }
     }
+    let mut rho = sum / (std::f32::consts::PI * h * h * h);
     let nw = fluid.wall.len();
     // The box: the fraction of the kernel inside it, as a product over the axes
     // (exact for a separable kernel, close for the spline; a sum of the six
@@ -313,6 +328,10 @@ pub fn sph_forces(
     let nu10 = 10.0 * fluid.viscosity[0];
     let eps = 0.01 * h * h;
     let r2 = support * support;
+    let inv_h = 1.0 / h;
+    // ∂W/∂r = w'(r/h) / (π h⁴): the factor is applied per neighbour with its
+    // other factors, so a neighbour costs three divisions.
+    let slope = 1.0 / (std::f32::consts::PI * h * h * h * h);
     let mut a = Vec3::ZERO;
     let (first, count, a0) = neighbour_cubes(grid, xi, support);
     let side = 1.0 / grid.inv_cell_size;
@@ -344,14 +363,19 @@ pub fn sph_forces(
                     let j = grid.sorted_index[slot] as i32;
                     if j != i && length_sq(grid.sorted_points[slot] - xi) <= r2 {
                         let d = xi - state.particle_q[j];
-                        let g = spline_grad(d, h);
+                        let r = length(d);
+                        // ∇W = d · (∂W/∂r) / r (zero at r = 0).
+                        let mut dw_r = 0.0;
+                        if r > 0.0 {
+                            dw_r = spline_slope(r * inv_h) * slope / r;
+                        }
                         let mj = model.particle_mass[j];
                         let rho_j = density[j];
                         let pj = pressure[j] / (rho_j * rho_j);
                         let vij = vi - state.particle_qd[j];
-                        let visc = nu10 * (2.0 * mj / (rho_i + rho_j)) * dot(vij, d)
-                            / (length_sq(d) + eps);
-                        a += g * (visc - mj * (pi + pj));
+                        let visc = nu10 * 2.0 * mj * dot(vij, d)
+                            / ((rho_i + rho_j) * (length_sq(d) + eps));
+                        a += d * (dw_r * (visc - mj * (pi + pj)));
                     }
                 }
             }
