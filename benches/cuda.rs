@@ -250,6 +250,27 @@ fn main() {
             n as f64 / sum / 1e9
         ),
     ));
+    // The adjoint of that sum: x's gradient from the loss's (read from one element).
+    let xs = Array::from_vec(dev, vec![0.5f32; n]).requires_grad();
+    let mut ls = Array::zeros(dev, [1]).requires_grad();
+    let mut sum_tape = Tape::new();
+    sum_tape
+        .record(|| square_sum::launch(n, &xs, &mut ls))
+        .unwrap();
+    ls.fill_grad(1.0).unwrap();
+    let sum_back = time(dev, 10, || {
+        for _ in 0..20 {
+            sum_tape.run_backward().unwrap()
+        }
+    }) / 20.0;
+    rows.push((
+        "adjoint of loss += x², 16M f32 (reads x and the loss's gradient, adds into x's)".into(),
+        format!(
+            "{:.3} ms, {:.2} TB/s",
+            sum_back * 1e3,
+            (n * 12) as f64 / sum_back / 1e12
+        ),
+    ));
     let xg = Array::from_vec(dev, vec![0.5f32; n]).requires_grad();
     let k = Array::from_vec(dev, vec![2.0f32]).requires_grad();
     let mut yg = Array::zeros(dev, [n]).requires_grad();

@@ -141,13 +141,24 @@ fn one_address_accumulation_is_summed_over_the_warp() {
     assert_eq!(p.matches("atom.shared.cas.b64").count(), 1, "{p}");
     assert_eq!(p.matches("red.shared.add.f32").count(), 1, "{p}");
     assert_eq!(p.matches("barrier.sync 0").count(), 2, "{p}");
-    // The adjoint: `k`'s gradient funnels into one element (warp sum; `red`s: the
-    // leader's into global memory when the slot is taken, the per-lane path's, the
-    // flush's); `x`'s gradient is each thread's own element (plain load, add,
-    // store).
+    // The adjoint: `k`'s gradient funnels into one element at a literal index, so
+    // each thread sums it in a register across its grid-stride iterations and goes
+    // through the warp sum only at the exit (`red`s: the register path's for a
+    // second element, the leader's into global memory when the slot is taken, the
+    // per-lane path's, the flush's); `x`'s gradient is each thread's own element
+    // (plain load, add, store).
     let a = shared_k::ADJOINT_PTX.unwrap();
     assert_eq!(a.matches("shfl.sync.bfly.b32").count(), 5, "{a}");
-    assert_eq!(a.matches("red.global.add").count(), 3, "{a}");
+    assert_eq!(a.matches("red.global.add").count(), 4, "{a}");
+    let label = |name: &str| {
+        let line = a.lines().find(|l| l.starts_with(name) && l.ends_with(':'));
+        a.find(line.unwrap()).unwrap()
+    };
+    let (exit, cache) = (label("$L_exit"), label("$L_cache_add"));
+    assert!(
+        cache < exit && a.find("shfl.sync.bfly").unwrap() > exit,
+        "{a}"
+    );
     assert_eq!(a.matches("red.shared.add").count(), 1, "{a}");
     check("shared_k_adjoint", shared_k::ADJOINT_PTX);
     // It loops with a grid stride, so it asks the L2 for the elements a few

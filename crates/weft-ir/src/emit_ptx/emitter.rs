@@ -47,6 +47,9 @@ pub(super) struct Frame<'f> {
     /// Array parameters each thread touches only at its own `tid()` (or only
     /// reads): their gradients take plain adds.
     unsync: HashSet<usize>,
+    /// Values defined as literals: an atomic add at literal indices (`loss[0]`)
+    /// targets the same element in every iteration of the grid-stride loop.
+    pub const_vals: HashSet<ValueId>,
 }
 
 impl<'f> Frame<'f> {
@@ -84,6 +87,10 @@ pub(super) struct Em<'a> {
     pub(super) red_slots: Vec<(u32, Vec<(usize, Scalar)>)>,
     /// Bytes of shared memory the slots take.
     pub(super) red_bytes: u32,
+    /// Per-thread register sums of atomic adds at literal indices: the element's
+    /// address (0 until the first add), its type and one register per component;
+    /// added into the block's slots at the exit ([`Em::cache_flush`]).
+    pub(super) red_caches: Vec<(Reg, Type, Vec<Reg>)>,
 }
 
 pub(super) fn emit_kernel(
@@ -176,6 +183,7 @@ pub(super) fn emit_kernel(
         name: f.name.clone(),
         red_slots: Vec::new(),
         red_bytes: 0,
+        red_caches: Vec::new(),
     };
     let mut frame = Frame {
         f,
@@ -187,6 +195,7 @@ pub(super) fn emit_kernel(
         used: f.used_values(),
         tid_vals: crate::emit_rust::tid_values(f),
         unsync: crate::emit_rust::unsync_arrays(f),
+        const_vals: super::reduce::literal_values(&f.body),
     };
     em.zero_vars(&mut frame);
     em.block(&mut frame, &f.body)?;
@@ -194,13 +203,14 @@ pub(super) fn emit_kernel(
     em.c.ins(format!("add.u32 {tid}, {tid}, {stride}"));
     em.c.ins(format!("bra.uni {top}"));
     em.c.place(&exit);
+    em.cache_flush(&frame);
     if em.red_bytes > 0 {
         em.red_flush();
         // Later position first: inserting there leaves `red_init_at` valid.
         let streamed = super::prefetch::streamed_params(f);
         let prefetches = em.prefetches(&frame.params, &streamed, stride);
         em.c.text.insert_str(prefetch_at, &prefetches);
-        let init = em.red_init();
+        let init = em.red_init() + &em.cache_init();
         em.c.text.insert_str(red_init_at, &init);
     }
     em.c.ins("ret");
@@ -363,7 +373,11 @@ impl<'a> Em<'a> {
                         .map(|r| self.unary(UnOp::Neg, s, r))
                         .collect();
                 }
-                self.warp_reduced_add(fr, &t, addr, &val);
+                if idx.iter().all(|i| fr.const_vals.contains(i)) {
+                    self.cached_add(fr, &t, addr, &val);
+                } else {
+                    self.warp_reduced_add(fr, &t, addr, &val);
+                }
                 fr.vals.insert(*v, val);
             }
             Stmt::Def(v, e) => {
@@ -465,6 +479,8 @@ impl<'a> Em<'a> {
                     self.plain_add(fr, &t, addr, &val);
                 } else if at_tid {
                     self.atomic_add_elem(fr, &t, addr, &val, false);
+                } else if idx.iter().all(|i| fr.const_vals.contains(i)) {
+                    self.cached_add(fr, &t, addr, &val);
                 } else {
                     self.warp_reduced_add(fr, &t, addr, &val);
                 }
@@ -725,6 +741,7 @@ impl<'a> Em<'a> {
             used: f.used_values(),
             tid_vals: HashSet::new(),
             unsync: HashSet::new(),
+            const_vals: HashSet::new(),
         };
         self.zero_vars(&mut inner);
         self.depth += 1;

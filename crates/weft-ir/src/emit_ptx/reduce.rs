@@ -10,11 +10,47 @@
 //! warps and lanes aiming at different elements take the plain per-lane `red`.
 //! Whether lanes and warps agree is checked at run time, so the result never
 //! depends on an analysis being right.
+//!
+//! An add at literal indices (`loss[0] += …`, the gradient of `k[0]`) aims at the
+//! same element in every iteration of the grid-stride loop, so each thread first
+//! sums into registers and only at the exit goes through the warp and block sums
+//! above: the loop then costs one compare and one add per iteration. A thread
+//! whose adds at one such site reach a second element (the same literal index
+//! into another array) adds those directly to global memory.
+
+use std::collections::HashSet;
 
 use super::emitter::{Em, Frame};
 use super::layout;
-use super::regs::{Class, Reg};
+use super::regs::{Class, Reg, bits, float_lit};
+use crate::ir::{Block, Expr, Stmt, ValueId};
 use crate::types::{Scalar, Type};
+
+/// The values of `b` (nested blocks included) defined as literals.
+pub(super) fn literal_values(b: &Block) -> HashSet<ValueId> {
+    fn walk(b: &Block, out: &mut HashSet<ValueId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Def(v, Expr::Lit(_)) => {
+                    out.insert(*v);
+                }
+                Stmt::If(_, x, y) => {
+                    walk(x, out);
+                    walk(y, out);
+                }
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, out),
+                Stmt::While(c, _, body) => {
+                    walk(c, out);
+                    walk(body, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    walk(b, &mut out);
+    out
+}
 
 impl Em<'_> {
     /// Adds `val` componentwise to the element of type `t` at `addr`, summing over
@@ -85,6 +121,79 @@ impl Em<'_> {
             ));
         }
         self.c.place(&done);
+    }
+
+    /// Adds `val` to the element of type `t` at `addr` (an element at literal
+    /// indices) in this thread's registers for the site; a thread whose registers
+    /// already hold another element adds to global memory instead.
+    pub(super) fn cached_add(&mut self, fr: &Frame, t: &Type, addr: Reg, val: &[Reg]) {
+        let (_, _, comps) = layout::elem_layout(t, &fr.f.structs);
+        let at = self.c.reg(Class::B64);
+        let sums: Vec<Reg> = comps
+            .iter()
+            .map(|(_, s)| self.c.reg(Class::of(*s)))
+            .collect();
+        self.red_caches.push((at, t.clone(), sums.clone()));
+        let (here, other, done) = (
+            self.c.label("cache_add"),
+            self.c.label("cache_other"),
+            self.c.label("cache_done"),
+        );
+        let p = self.c.reg(Class::Pred);
+        self.c.ins(format!("setp.eq.u64 {p}, {at}, {addr}"));
+        self.c.ins(format!("@{p} bra {here}"));
+        self.c.ins(format!("setp.ne.u64 {p}, {at}, 0"));
+        self.c.ins(format!("@{p} bra {other}"));
+        self.c.ins(format!("mov.b64 {at}, {addr}"));
+        self.c.place(&here);
+        for ((_, s), (&sum, &v)) in comps.iter().zip(sums.iter().zip(val)) {
+            let r = self.arith("add", *s, sum, v);
+            self.c.ins(format!("mov.{} {sum}, {r}", bits(*s)));
+        }
+        self.c.ins(format!("bra.uni {done}"));
+        self.c.place(&other);
+        for ((off, s), v) in comps.iter().zip(val) {
+            self.c.ins(format!(
+                "red.global.add.{} [{addr}+{off}], {v}",
+                red_type(*s)
+            ));
+        }
+        self.c.place(&done);
+    }
+
+    /// At the exit, before the block's flush: every thread adds its register sums
+    /// through the warp and block sums (threads that never added skip).
+    pub(super) fn cache_flush(&mut self, fr: &Frame) {
+        for (at, t, sums) in self.red_caches.clone() {
+            let skip = self.c.label("cache_empty");
+            let p = self.c.reg(Class::Pred);
+            self.c.ins(format!("setp.eq.u64 {p}, {at}, 0"));
+            self.c.ins(format!("@{p} bra {skip}"));
+            self.warp_reduced_add(fr, &t, at, &sums);
+            self.c.place(&skip);
+        }
+    }
+
+    /// Clears every cache (address 0, sums the additive identity): code to place
+    /// before the grid-stride loop.
+    pub(super) fn cache_init(&mut self) -> String {
+        let start = self.c.text.len();
+        for (at, _, sums) in self.red_caches.clone() {
+            self.c.ins(format!("mov.b64 {at}, 0"));
+            for sum in sums {
+                // The additive identity (`-0.0 + x == x`; 0 for integers).
+                let z = match sum.class {
+                    Class::F32 => float_lit(-0.0, Scalar::F32),
+                    Class::F64 => float_lit(-0.0, Scalar::F64),
+                    _ => "0".into(),
+                };
+                self.c.ins(format!(
+                    "mov.{} {sum}, {z}",
+                    super::build::cls_bits(sum.class)
+                ));
+            }
+        }
+        self.c.text.split_off(start)
     }
 
     /// The shared-memory symbol holding this kernel's reduction slots.
