@@ -166,6 +166,10 @@ fn one_address_accumulation_is_summed_over_the_warp() {
     // thread's index; not k, read at 0). Kernels that do not loop do not.
     assert_eq!(a.matches("prefetch.global.L2").count(), 3, "{a}");
     assert!(!shared_k::PTX.unwrap().contains("prefetch"));
+    // An adjoint that adds into its own elements of a gradient asks for its
+    // current elements up front (x, and x's gradient it updates).
+    let l = loss::ADJOINT_PTX.unwrap();
+    assert_eq!(l.matches("prefetch.global.L2").count(), 2, "{l}");
 }
 
 #[test]

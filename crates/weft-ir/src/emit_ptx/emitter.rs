@@ -208,10 +208,23 @@ pub(super) fn emit_kernel(
         em.red_flush();
         // Later position first: inserting there leaves `red_init_at` valid.
         let streamed = super::prefetch::streamed_params(f);
-        let prefetches = em.prefetches(&frame.params, &streamed, stride);
+        let prefetches = em.prefetches(
+            &frame.params,
+            &streamed,
+            stride,
+            super::prefetch::STRIDES_AHEAD,
+        );
         em.c.text.insert_str(prefetch_at, &prefetches);
         let init = em.red_init() + &em.cache_init();
         em.c.text.insert_str(red_init_at, &init);
+    } else if super::prefetch::updates_own_gradients(f) {
+        // One index per thread, but an adjoint reads its primal values and the
+        // outputs' gradients, then read-modify-writes the inputs' gradients: one
+        // memory latency after another. Asking for all of them up front overlaps
+        // those latencies.
+        let streamed = super::prefetch::streamed_params(f);
+        let prefetches = em.prefetches(&frame.params, &streamed, stride, 0);
+        em.c.text.insert_str(prefetch_at, &prefetches);
     }
     em.c.ins("ret");
     let text = format!(
@@ -250,8 +263,8 @@ fn load_param(c: &mut Code, comp: Comp, off: usize) -> Reg {
 }
 
 impl<'a> Em<'a> {
-    /// The PTX that asks the L2 for the element [`super::prefetch::STRIDES_AHEAD`]
-    /// grid strides past the current index of each `(parameter, element size)` in
+    /// The PTX that asks the L2 for the element `strides` grid strides past the
+    /// current index of each `(parameter, element size)` in
     /// `streamed` (skipping indices past the extent and absent gradient arrays), as
     /// text to insert at the top of the grid-stride loop.
     fn prefetches(
@@ -259,6 +272,7 @@ impl<'a> Em<'a> {
         params: &[Vec<Reg>],
         streamed: &[(usize, usize)],
         stride: Reg,
+        strides: u32,
     ) -> String {
         if streamed.is_empty() {
             return String::new();
@@ -266,10 +280,8 @@ impl<'a> Em<'a> {
         let body = std::mem::take(&mut self.c.text);
         let ahead = self.c.reg(Class::B32);
         let tid = self.tid;
-        self.c.ins(format!(
-            "mad.lo.u32 {ahead}, {stride}, {}, {tid}",
-            super::prefetch::STRIDES_AHEAD
-        ));
+        self.c
+            .ins(format!("mad.lo.u32 {ahead}, {stride}, {strides}, {tid}"));
         for &(i, size) in streamed {
             let (ptr, ext) = (params[i][0], params[i][1]);
             let p = self.c.reg(Class::Pred);

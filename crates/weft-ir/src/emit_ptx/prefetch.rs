@@ -4,7 +4,10 @@
 //! stalls the warp before the next iteration's loads go out), so a loop over
 //! `a[tid]` runs at one memory latency per step. Asking the L2 for the elements a
 //! few strides ahead at the top of each iteration keeps several steps' data in
-//! flight and turns most loads into L2 hits.
+//! flight and turns most loads into L2 hits. Adjoint kernels that add into their
+//! own elements of a gradient (one index per thread) ask for their current
+//! elements up front instead, so the read-modify-write of the gradient does not
+//! wait a second memory latency after the primal loads.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -71,4 +74,19 @@ fn walk(
             out.insert(*p);
         }
     }
+}
+
+/// Whether `f` adds into a gradient at the thread's own index (`GradAdd` at
+/// `tid()`): an adjoint's read-modify-write of its inputs' gradients.
+pub(super) fn updates_own_gradients(f: &Function) -> bool {
+    fn walk(b: &Block, tid: &std::collections::HashSet<ValueId>) -> bool {
+        b.0.iter().any(|s| match s {
+            Stmt::GradAdd(_, _, idx, _) => matches!(idx.as_slice(), [i] if tid.contains(i)),
+            Stmt::If(_, x, y) => walk(x, tid) || walk(y, tid),
+            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, tid),
+            Stmt::While(c, _, body) => walk(c, tid) || walk(body, tid),
+            _ => false,
+        })
+    }
+    walk(&f.body, &crate::emit_rust::tid_values(f))
 }
