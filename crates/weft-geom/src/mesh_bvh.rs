@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use glam::Vec3;
 
 use crate::aabb::Aabb;
-use crate::bvh::{BuildOptions, Bvh};
+use crate::bvh::{BuildOptions, Bvh, WideBvh};
 use crate::error::{GeomError, Result};
 use crate::mesh::Mesh;
 use crate::query::winding::{self, WindingNode};
@@ -48,6 +48,8 @@ pub struct MeshBvh {
     bvh: Bvh,
     /// `tris[slot]` = corners of face `bvh.prim_indices()[slot]`.
     tris: Vec<[Vec3; 3]>,
+    /// The BVH collapsed to 4 children per node, for the host queries.
+    wide: WideBvh,
     winding: OnceLock<Vec<WindingNode>>,
 }
 
@@ -72,10 +74,12 @@ impl MeshBvh {
         let bvh = Bvh::from_mesh_with(&mesh, options)?;
         let mut tris = Vec::new();
         gather_triangles(&mesh, bvh.prim_indices(), &mut tris);
+        let wide = WideBvh::new(&bvh);
         Ok(Self {
             mesh,
             bvh,
             tris,
+            wide,
             winding: OnceLock::new(),
         })
     }
@@ -95,6 +99,11 @@ impl MeshBvh {
     /// queries read). Updated by [`MeshBvh::refit`].
     pub fn leaf_triangles(&self) -> &[[Vec3; 3]] {
         &self.tris
+    }
+
+    /// The 4-wide host tree the queries traverse.
+    pub(crate) fn wide(&self) -> &WideBvh {
+        &self.wide
     }
 
     /// Winding-number data, one entry per BVH node (computed now if needed).
@@ -140,6 +149,7 @@ impl MeshBvh {
             let [a, b, c] = *tri;
             Aabb::from_triangle(a, b, c)
         });
+        self.wide.refit(&self.bvh);
         self.winding.take();
     }
 

@@ -157,18 +157,25 @@ impl MeshBvh {
     /// non-finite `p`, or an empty mesh.
     pub fn closest_point(&self, p: Vec3, max_dist: f32) -> Option<PointQuery> {
         let tris = self.leaf_triangles();
-        let (slot, _) = self.bvh().nearest_slots(p, max_dist, |slot, best_d2| {
-            let [a, b, c] = tris[slot];
-            // A face whose box is beyond the best distance (with the traversal's
-            // rounding slack) cannot win: skip the exact test.
-            let box_d2 = Aabb::from_triangle(a, b, c).distance_squared(p);
-            if box_d2 > best_d2 * PRUNE_SLACK {
-                return box_d2;
-            }
-            let (q, _) = closest_point_triangle(p, a, b, c);
-            (q - p).length_squared()
-        })?;
-        let face = self.bvh().prim_indices()[slot];
+        let prims = self.bvh().prim_indices();
+        let (slot, _) = self.wide().nearest_slots(
+            p,
+            max_dist,
+            prims,
+            |first| crate::bvh::prefetch(&tris[first]),
+            |slot, best_d2| {
+                let [a, b, c] = tris[slot];
+                // A face whose box is beyond the best distance (with the traversal's
+                // rounding slack) cannot win: skip the exact test.
+                let box_d2 = Aabb::from_triangle(a, b, c).distance_squared(p);
+                if box_d2 > best_d2 * PRUNE_SLACK {
+                    return box_d2;
+                }
+                let (q, _) = closest_point_triangle(p, a, b, c);
+                (q - p).length_squared()
+            },
+        )?;
+        let face = prims[slot];
         let [a, b, c] = tris[slot];
         let (point, w) = closest_point_triangle(p, a, b, c);
         Some(PointQuery {

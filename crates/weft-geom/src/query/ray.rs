@@ -173,15 +173,20 @@ impl MeshBvh {
         // A face's hit distance does not depend on the limit it is tested against, so
         // testing against the best hit so far (not `max_t`) only drops faces that
         // would lose anyway: the answer does not depend on the visiting order.
-        let (slot, _) = self
-            .bvh()
-            .closest_hit_slots(&boxes, max_t, |slot, best_t| {
+        let prims = self.bvh().prim_indices();
+        let (slot, _) = self.wide().closest_hit_slots(
+            &boxes,
+            max_t,
+            prims,
+            |first| crate::bvh::prefetch(&tris[first]),
+            |slot, best_t| {
                 let [a, b, c] = tris[slot];
                 ray.intersect(a, b, c, best_t).map(|h| h.t)
-            })?;
+            },
+        )?;
         let [a, b, c] = tris[slot];
         let hit = ray.intersect(a, b, c, max_t)?;
-        Some(ray_hit(self.bvh().prim_indices()[slot], tris[slot], hit))
+        Some(ray_hit(prims[slot], tris[slot], hit))
     }
 
     /// `true` when anything is hit with `0 ≤ t ≤ max_t` (stops at the first hit).
