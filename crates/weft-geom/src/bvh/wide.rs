@@ -17,6 +17,8 @@
 //! slack, children visited nearest first, ties broken by primitive index — so they return
 //! the same primitive and the same distance.
 
+use std::mem::MaybeUninit;
+
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
@@ -92,8 +94,11 @@ struct Entry {
 const LEAF_REF: u32 = 1 << 31;
 
 /// Fixed-size stack of lanes still to visit, nearest on top.
+///
+/// The entries are left uninitialized: zeroing 1.5 KB per query was 5 % of the time of
+/// a camera ray. Only `items[..len]` is ever read, and each of those was written.
 struct LaneStack {
-    items: [Entry; STACK],
+    items: [MaybeUninit<Entry>; STACK],
     len: usize,
 }
 
@@ -101,9 +106,18 @@ impl LaneStack {
     #[inline(always)]
     fn new() -> Self {
         Self {
-            items: [Entry { key: 0.0, item: 0 }; STACK],
+            items: [const { MaybeUninit::uninit() }; STACK],
             len: 0,
         }
+    }
+
+    /// Entry `i < len`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> Entry {
+        assert!(i < self.len);
+        // SAFETY: `items[..len]` are initialized: `push_sorted` writes every slot below
+        // the `len` it sets, and `len` only otherwise decreases.
+        unsafe { self.items[i].assume_init() }
     }
 
     /// Pushes the lanes of node `index` set in `mask` with their `keys`, sorted so the
@@ -136,11 +150,11 @@ impl LaneStack {
             };
             // Insertion into the (at most four) entries pushed so far, descending keys.
             let mut j = self.len;
-            while j > start && self.items[j - 1].key < e.key {
+            while j > start && self.get(j - 1).key < e.key {
                 self.items[j] = self.items[j - 1];
                 j -= 1;
             }
-            self.items[j] = e;
+            self.items[j].write(e);
             self.len += 1;
         }
     }
@@ -149,8 +163,8 @@ impl LaneStack {
     #[inline(always)]
     fn pop_within(&mut self, limit: f32) -> Option<Entry> {
         while self.len > 0 {
+            let e = self.get(self.len - 1);
             self.len -= 1;
-            let e = self.items[self.len];
             if e.key <= limit {
                 return Some(e);
             }
