@@ -162,7 +162,7 @@ impl MeshBvh {
             p,
             max_dist,
             prims,
-            |first| crate::bvh::prefetch(&tris[first]),
+            |first, count| crate::bvh::prefetch_slice(&tris[first..first + count]),
             |slot, best_d2| {
                 let [a, b, c] = tris[slot];
                 // A face whose box is beyond the best distance (with the traversal's
