@@ -157,7 +157,10 @@ const EMPTY_BIN: Bin = Bin {
     count: 0,
 };
 
-type Bins = [[Bin; MAX_BINS]; 3];
+/// Bins per axis, for up to `N` bins (the number used is [`Binner::bins`]). `N` is 16
+/// for the default options: every binned node fills and scans its bins, and for the
+/// many small nodes that is a good part of their cost.
+type Bins<const N: usize> = [[Bin; N]; 3];
 
 /// How a node is split: the two halves' boxes and centroid boxes, after the work has
 /// been reordered so that the left half comes first.
@@ -292,24 +295,53 @@ fn split(
         return sweep_split(options, work, bounds);
     }
     let binner = Binner::new(cbounds, options.bins);
-    let bins = bin(work.refs, &binner);
-    let Some((axis, last_left, cost)) = best_plane(&bins, &binner) else {
+    let plane = if options.bins <= 16 {
+        binned_plane::<16>(work.refs, &binner)
+    } else {
+        binned_plane::<MAX_BINS>(work.refs, &binner)
+    };
+    let Some(plane) = plane else {
         // All centroids coincide: no plane separates them.
         return (k > max_leaf).then(|| median_split(work, cbounds));
     };
     let area = bounds.area();
-    if k <= max_leaf && (area <= 0.0 || k as f32 <= options.traversal_cost + cost / area) {
+    if k <= max_leaf && (area <= 0.0 || k as f32 <= options.traversal_cost + plane.cost / area) {
         return None;
     }
+    let (axis, last_left) = (plane.axis, plane.last_left);
     let (mid, lcb, rcb) = partition(work, |c| binner.bin(c, axis) <= last_left);
     if mid == 0 || mid == k {
         return Some(median_split(work, cbounds));
     }
-    let fold = |bins: &[Bin]| bins.iter().fold(Box3A::EMPTY, |b, bin| b.union(bin.bounds));
     Some(Split {
         mid,
-        left: (fold(&bins[axis][..=last_left]), lcb),
-        right: (fold(&bins[axis][last_left + 1..binner.bins]), rcb),
+        left: (plane.left, lcb),
+        right: (plane.right, rcb),
+    })
+}
+
+/// The best binned split plane of a node and the boxes of its two sides.
+struct Plane {
+    axis: usize,
+    last_left: usize,
+    /// Σ area · count of the two sides.
+    cost: f32,
+    left: Box3A,
+    right: Box3A,
+}
+
+/// Bins `refs` (into at most `N` bins per axis) and picks the cheapest plane; `None`
+/// when no axis has two non-empty sides.
+fn binned_plane<const N: usize>(refs: &[Box3A], binner: &Binner) -> Option<Plane> {
+    let bins = bin::<N>(refs, binner);
+    let (axis, last_left, cost) = best_plane(&bins, binner)?;
+    let fold = |bins: &[Bin]| bins.iter().fold(Box3A::EMPTY, |b, bin| b.union(bin.bounds));
+    Some(Plane {
+        axis,
+        last_left,
+        cost,
+        left: fold(&bins[axis][..=last_left]),
+        right: fold(&bins[axis][last_left + 1..binner.bins]),
     })
 }
 
@@ -381,9 +413,10 @@ fn sweep_split(options: &BuildOptions, work: &mut Work<'_>, bounds: &Box3A) -> O
     })
 }
 
-fn bin(refs: &[Box3A], binner: &Binner) -> Bins {
+fn bin<const N: usize>(refs: &[Box3A], binner: &Binner) -> Bins<N> {
+    debug_assert!(binner.bins <= N);
     let chunk = |refs: &[Box3A]| {
-        let mut bins = [[EMPTY_BIN; MAX_BINS]; 3];
+        let mut bins = [[EMPTY_BIN; N]; 3];
         for r in refs {
             let at = binner.bins(r.centroid());
             for (axis, axis_bins) in bins.iter_mut().enumerate() {
@@ -453,7 +486,7 @@ fn median_split(work: &mut Work<'_>, cbounds: &Box3A) -> Split {
     }
 }
 
-fn merge_bins(mut a: Bins, b: Bins) -> Bins {
+fn merge_bins<const N: usize>(mut a: Bins<N>, b: Bins<N>) -> Bins<N> {
     for (aa, ba) in a.iter_mut().zip(b.iter()) {
         for (x, y) in aa.iter_mut().zip(ba.iter()) {
             x.bounds = x.bounds.union(y.bounds);
@@ -465,7 +498,7 @@ fn merge_bins(mut a: Bins, b: Bins) -> Bins {
 
 /// The cheapest split plane: `(axis, last bin on the left, Σ area·count)`; `None` when
 /// no axis has two non-empty sides.
-fn best_plane(bins: &Bins, binner: &Binner) -> Option<(usize, usize, f32)> {
+fn best_plane<const N: usize>(bins: &Bins<N>, binner: &Binner) -> Option<(usize, usize, f32)> {
     let nb = binner.bins;
     let mut best: Option<(usize, usize, f32)> = None;
     for (axis, axis_bins) in bins.iter().enumerate() {
@@ -473,7 +506,7 @@ fn best_plane(bins: &Bins, binner: &Binner) -> Option<(usize, usize, f32)> {
             continue;
         }
         // right[i] = (area · count, count) of bins i+1 .. nb.
-        let mut right = [(0.0f32, 0u32); MAX_BINS];
+        let mut right = [(0.0f32, 0u32); N];
         let (mut b, mut count) = (Box3A::EMPTY, 0u32);
         for i in (1..nb).rev() {
             b = b.union(axis_bins[i].bounds);
