@@ -9,6 +9,7 @@ use crate::aabb::Aabb;
 use crate::bvh::{BuildOptions, Bvh, WideBvh};
 use crate::error::{GeomError, Result};
 use crate::mesh::Mesh;
+use crate::query::patch_bound::{PatchBound, patch_bounds};
 use crate::query::winding::{self, WindingNode};
 
 /// A [`Mesh`] with a BVH over its faces (primitive `i` = face `i`), the faces' corners
@@ -50,6 +51,9 @@ pub struct MeshBvh {
     tris: Vec<[Vec3; 3]>,
     /// The BVH collapsed to 4 children per node, for the host queries.
     wide: WideBvh,
+    /// Per leaf of `wide` (by ordinal), a cylinder around its triangles (closest-point
+    /// pruning).
+    patches: Vec<PatchBound>,
     winding: OnceLock<Vec<WindingNode>>,
 }
 
@@ -75,11 +79,13 @@ impl MeshBvh {
         let mut tris = Vec::new();
         gather_triangles(&mesh, bvh.prim_indices(), &mut tris);
         let wide = WideBvh::new(&bvh);
+        let patches = patch_bounds(wide.leaves(), &tris);
         Ok(Self {
             mesh,
             bvh,
             tris,
             wide,
+            patches,
             winding: OnceLock::new(),
         })
     }
@@ -104,6 +110,11 @@ impl MeshBvh {
     /// The 4-wide host tree the queries traverse.
     pub(crate) fn wide(&self) -> &WideBvh {
         &self.wide
+    }
+
+    /// Per-leaf cylinders around the triangles, by leaf ordinal of [`MeshBvh::wide`].
+    pub(crate) fn patches(&self) -> &[PatchBound] {
+        &self.patches
     }
 
     /// Winding-number data, one entry per BVH node (computed now if needed).
@@ -150,6 +161,7 @@ impl MeshBvh {
             Aabb::from_triangle(a, b, c)
         });
         self.wide.refit(&self.bvh);
+        self.patches = patch_bounds(self.wide.leaves(), &self.tris);
         self.winding.take();
     }
 

@@ -29,6 +29,11 @@ use crate::aabb::{Aabb, RayBoxTest, SLAB_FAR_SCALE};
 
 /// `count` of an unused lane.
 const EMPTY: u32 = u32::MAX;
+/// Leaf ordinal stored for leaves past the 2²⁵ that a lane can name (they get no
+/// per-leaf bound).
+pub(crate) const NO_ORDINAL: u32 = (1 << 25) - 1;
+/// Bits of a leaf lane's `count` that hold the primitive count (leaves hold at most 64).
+const COUNT_MASK: u32 = 127;
 /// Stack capacity: a visit pops one entry and pushes at most four, and the tree is at most
 /// [`super::MAX_DEPTH`] levels deep (the nearest entry is popped at once: 3 per level).
 const STACK: usize = 3 * super::MAX_DEPTH + 1;
@@ -43,7 +48,8 @@ struct Node4 {
     upper: [Vec4; 3],
     /// Inner lane: index of its `Node4`. Leaf lane: first slot in `prim_indices`.
     child: [u32; 4],
-    /// 0 for an inner lane, the primitive count for a leaf lane, [`EMPTY`] for none.
+    /// 0 for an inner lane, [`EMPTY`] for none; a leaf lane: its ordinal (index in
+    /// [`WideBvh::leaves`], [`NO_ORDINAL`] past 2²⁵ leaves) << 7 | its primitive count.
     count: [u32; 4],
 }
 
@@ -78,6 +84,8 @@ pub(crate) struct WideBvh {
     nodes: Vec<Node4>,
     /// Per node and lane, the binary node it came from (for refit).
     source: Vec<[u32; 4]>,
+    /// `(first slot, count)` of every leaf, by ordinal (depth-first order).
+    leaves: Vec<[u32; 2]>,
 }
 
 /// A traversal stack entry: what to visit and its sort key (entry distance of a ray,
@@ -129,7 +137,7 @@ impl LaneStack {
         index: u32,
         mut mask: u32,
         keys: [f32; 4],
-        prefetch_leaf: &impl Fn(usize, usize),
+        prefetch_leaf: &impl Fn(usize, usize, u32),
     ) {
         let node = &nodes[index as usize];
         let start = self.len;
@@ -141,7 +149,8 @@ impl LaneStack {
                 prefetch(&nodes[child as usize]);
                 child
             } else {
-                prefetch_leaf(node.child[lane] as usize, node.count[lane] as usize);
+                let c = node.count[lane];
+                prefetch_leaf(node.child[lane] as usize, (c & COUNT_MASK) as usize, c >> 7);
                 LEAF_REF | index << 2 | lane as u32
             };
             let e = Entry {
@@ -259,7 +268,14 @@ impl WideBvh {
             let b = &bin[n as usize];
             let (child, count) = if b.is_leaf() {
                 let range = b.prim_range();
-                (range.start as u32, range.len() as u32)
+                let (first, count) = (range.start as u32, range.len() as u32);
+                assert!(
+                    (1..=COUNT_MASK).contains(&count),
+                    "leaves hold 1 ..= 127 primitives"
+                );
+                let ordinal = (self.leaves.len() as u32).min(NO_ORDINAL);
+                self.leaves.push([first, count]);
+                (first, ordinal << 7 | count)
             } else {
                 (self.collapse(bin, n), 0)
             };
@@ -272,12 +288,19 @@ impl WideBvh {
         index
     }
 
-    /// The slots `(first, count)` of a leaf lane stored as [`LEAF_REF`] | node << 2 | lane.
+    /// `(first slot, count, ordinal)` of a leaf lane stored as [`LEAF_REF`] | node << 2
+    /// | lane.
     #[inline(always)]
-    fn leaf(&self, item: u32) -> (usize, usize) {
+    fn leaf(&self, item: u32) -> (usize, usize, u32) {
         let node = &self.nodes[((item & !LEAF_REF) >> 2) as usize];
-        let lane = (item & 3) as usize;
-        (node.child[lane] as usize, node.count[lane] as usize)
+        let c = node.count[(item & 3) as usize];
+        let first = node.child[(item & 3) as usize] as usize;
+        (first, (c & COUNT_MASK) as usize, c >> 7)
+    }
+
+    /// `(first slot, count)` of every leaf, by ordinal.
+    pub(crate) fn leaves(&self) -> &[[u32; 2]] {
+        &self.leaves
     }
 
     /// Copies the boxes of a refitted `bvh` (the one this tree was collapsed from).
@@ -304,7 +327,7 @@ impl WideBvh {
         ray: &RayBoxTest,
         max_t: f32,
         prims: &[u32],
-        prefetch_leaf: impl Fn(usize, usize),
+        prefetch_leaf: impl Fn(usize, usize, u32),
         mut hit: impl FnMut(usize, f32) -> Option<f32>,
     ) -> Option<(usize, f32)> {
         if self.nodes.is_empty() {
@@ -328,7 +351,7 @@ impl WideBvh {
                 },
             };
             if e.item & LEAF_REF != 0 {
-                let (first, count) = self.leaf(e.item);
+                let (first, count, _) = self.leaf(e.item);
                 for slot in first..first + count {
                     let Some(t) = hit(slot, best_t) else { continue };
                     let better = match best {
@@ -387,13 +410,17 @@ impl WideBvh {
     /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, best_d2)` returns the
     /// squared distance to the primitive in leaf slot `slot` (any value above `best_d2`
     /// for one that cannot win); `prims` is the BVH's `prim_indices` (for ties).
+    /// `leaf_bound(ordinal)` is a lower bound on the squared distance of every primitive
+    /// of leaf `ordinal` (see [`WideBvh::leaves`]), tested before them; return 0 for
+    /// none. `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
     #[inline]
     pub(crate) fn nearest_slots(
         &self,
         point: Vec3,
         max_dist: f32,
         prims: &[u32],
-        prefetch_leaf: impl Fn(usize, usize),
+        prefetch_leaf: impl Fn(usize, usize, u32),
+        leaf_bound: impl Fn(u32) -> f32,
         mut dist_sq: impl FnMut(usize, f32) -> f32,
     ) -> Option<(usize, f32)> {
         if !point.is_finite() || max_dist.is_nan() || max_dist < 0.0 || self.nodes.is_empty() {
@@ -419,7 +446,10 @@ impl WideBvh {
                 },
             };
             if e.item & LEAF_REF != 0 {
-                let (first, count) = self.leaf(e.item);
+                let (first, count, ordinal) = self.leaf(e.item);
+                if ordinal != NO_ORDINAL && leaf_bound(ordinal) > prune_d2 {
+                    continue;
+                }
                 for slot in first..first + count {
                     let d2 = dist_sq(slot, best_d2);
                     let better = match best {
@@ -510,10 +540,10 @@ mod tests {
                     );
                     assert_eq!(Aabb::new(lower, upper), b.aabb());
                     if node.count[lane] > 0 {
-                        assert_eq!(b.prim_range(), {
-                            let f = node.child[lane] as usize;
-                            f..f + node.count[lane] as usize
-                        });
+                        let (c, ordinal) = (node.count[lane] & COUNT_MASK, node.count[lane] >> 7);
+                        let f = node.child[lane];
+                        assert_eq!(b.prim_range(), f as usize..(f + c) as usize);
+                        assert_eq!(wide.leaves()[ordinal as usize], [f, c]);
                         for slot in b.prim_range() {
                             seen[slot] += 1;
                         }
@@ -561,7 +591,7 @@ mod tests {
                 let test =
                     |slot: usize, best: f32| ray.hit(&prim_boxes[prims[slot] as usize], best);
                 let want = bvh.closest_hit_slots(&ray, max_t, test);
-                let got = wide.closest_hit_slots(&ray, max_t, prims, |_, _| {}, test);
+                let got = wide.closest_hit_slots(&ray, max_t, prims, |_, _, _| {}, test);
                 assert_eq!(got, want, "ray {i}");
                 let dist =
                     |slot: usize, _: f32| prim_boxes[prims[slot] as usize].distance_squared(o);
@@ -571,7 +601,7 @@ mod tests {
                     f32::INFINITY
                 };
                 let want = bvh.nearest_slots(o, max_d, dist);
-                let got = wide.nearest_slots(o, max_d, prims, |_, _| {}, dist);
+                let got = wide.nearest_slots(o, max_d, prims, |_, _, _| {}, |_| 0.0, dist);
                 assert_eq!(got, want, "point {i}");
             }
         }

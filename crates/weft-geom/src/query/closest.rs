@@ -158,11 +158,18 @@ impl MeshBvh {
     pub fn closest_point(&self, p: Vec3, max_dist: f32) -> Option<PointQuery> {
         let tris = self.leaf_triangles();
         let prims = self.bvh().prim_indices();
+        let patches = self.patches();
         let (slot, _) = self.wide().nearest_slots(
             p,
             max_dist,
             prims,
-            |first, count| crate::bvh::prefetch_slice(&tris[first..first + count]),
+            |first, count, ordinal| {
+                crate::bvh::prefetch_slice(&tris[first..first + count]);
+                if let Some(patch) = patches.get(ordinal as usize) {
+                    crate::bvh::prefetch_slice(std::slice::from_ref(patch));
+                }
+            },
+            |ordinal| patches[ordinal as usize].distance_squared_below(p),
             |slot, best_d2| {
                 let [a, b, c] = tris[slot];
                 // A face whose box is beyond the best distance (with the traversal's

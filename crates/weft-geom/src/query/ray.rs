@@ -218,7 +218,7 @@ impl MeshBvh {
             &boxes,
             max_t,
             prims,
-            |first, count| crate::bvh::prefetch_slice(&tris[first..first + count]),
+            |first, count, _| crate::bvh::prefetch_slice(&tris[first..first + count]),
             |slot, best_t| {
                 let [a, b, c] = tris[slot];
                 ray.intersect(a, b, c, best_t).map(|h| h.t)
