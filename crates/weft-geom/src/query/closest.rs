@@ -59,6 +59,7 @@ impl SignedPointQuery {
 /// assert_eq!(q, Vec3::new(0.25, 0.25, 0.0));
 /// assert_eq!(w, [0.5, 0.25, 0.25]);
 /// ```
+#[inline]
 pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, [f32; 3]) {
     let ab = b - a;
     let ac = c - a;
