@@ -8,8 +8,8 @@
 //! cargo run --release -p weft-geom --example query_throughput -- [subdivisions, default 7]
 //! ```
 //!
-//! Environment: `LEAF` and `TCOST` override [`weft_geom::BuildOptions`]'s
-//! `max_leaf_size` and `traversal_cost`; `BUILD_ONLY=1` stops after the build;
+//! Environment: `LEAF`, `TCOST` and `BINS` override [`weft_geom::BuildOptions`]'s
+//! `max_leaf_size`, `traversal_cost` and `bins`; `BUILD_ONLY=1` stops after the build;
 //! `ONLY=text` runs only the workloads whose name contains `text`;
 //! `RAYON_NUM_THREADS` sets the thread count.
 
@@ -80,7 +80,7 @@ fn main() {
     let opts = weft_geom::BuildOptions {
         max_leaf_size: env("LEAF").map_or(defaults.max_leaf_size, |v| v as usize),
         traversal_cost: env("TCOST").unwrap_or(defaults.traversal_cost),
-        ..defaults
+        bins: env("BINS").map_or(defaults.bins, |v| v as usize),
     };
     let aabbs = weft_geom::bvh::face_aabbs(&mesh);
     rate("build (boxes given)", faces, || {

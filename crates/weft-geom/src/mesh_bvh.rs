@@ -19,7 +19,9 @@ use crate::query::winding::{self, WindingNode};
 /// The leaf-ordered corners ([`MeshBvh::leaf_triangles`], 36 bytes per face) let a
 /// query read the triangles of a leaf from one contiguous run of memory instead of
 /// following face → indices → points; at a million faces that is what keeps queries
-/// from waiting on cache misses.
+/// from waiting on cache misses. The queries traverse a 4-wide copy of the BVH (same
+/// boxes and leaves) and skip closest-point leaves by a cylinder around each leaf's
+/// triangles; both are host-only and refreshed by [`MeshBvh::refit`].
 ///
 /// Move the points with [`MeshBvh::points_mut`] or [`MeshBvh::set_points`], then call
 /// [`MeshBvh::refit`] (done for you by `set_points`); the topology is kept.
