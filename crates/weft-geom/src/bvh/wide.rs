@@ -197,20 +197,20 @@ pub(crate) fn prefetch_slice<T>(values: &[T]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let start = values.as_ptr() as *const i8;
         let bytes = std::mem::size_of_val(values);
-        let mut offset = 0;
-        while offset < bytes {
-            // SAFETY: a prefetch is a hint: it never faults and changes no program
-            // state. The address is inside `values` (offset < its size in bytes).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
-            offset += 64;
+        if bytes == 0 {
+            return;
         }
-        // The last line, when `values` straddles one more line boundary than the steps
-        // above reach.
-        if bytes > 0 {
-            // SAFETY: as above; the last byte of `values`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(bytes - 1)) };
+        // Every cache line from the one holding the first byte to the one holding the
+        // last.
+        let start = values.as_ptr() as *const i8;
+        let skew = start as usize % 64;
+        let mut offset = 0;
+        while offset < skew + bytes {
+            // SAFETY: a prefetch is a hint: it never faults and changes no program
+            // state. `start - skew + offset` lies on a cache line that `values` touches.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_sub(skew).wrapping_add(offset)) };
+            offset += 64;
         }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
