@@ -21,7 +21,8 @@ use crate::query::winding::{self, WindingNode};
 /// following face → indices → points; at a million faces that is what keeps queries
 /// from waiting on cache misses. The queries traverse a 4-wide copy of the BVH (same
 /// boxes and leaves) and skip closest-point leaves by a cylinder around each leaf's
-/// triangles; both are host-only and refreshed by [`MeshBvh::refit`].
+/// triangles; both are host-only and refreshed by [`MeshBvh::refit`] (the cylinders,
+/// like the winding data, on their next use).
 ///
 /// Move the points with [`MeshBvh::points_mut`] or [`MeshBvh::set_points`], then call
 /// [`MeshBvh::refit`] (done for you by `set_points`); the topology is kept.
@@ -55,7 +56,8 @@ pub struct MeshBvh {
     wide: WideBvh,
     /// Per leaf of `wide` (by ordinal), a cylinder around its triangles (closest-point
     /// pruning).
-    patches: Vec<PatchBound>,
+    /// Computed on the first closest-point query after a build or refit.
+    patches: OnceLock<Vec<PatchBound>>,
     winding: OnceLock<Vec<WindingNode>>,
 }
 
@@ -81,13 +83,12 @@ impl MeshBvh {
         let mut tris = Vec::new();
         gather_triangles(&mesh, bvh.prim_indices(), &mut tris);
         let wide = WideBvh::new(&bvh);
-        let patches = patch_bounds(wide.leaves(), &tris);
         Ok(Self {
             mesh,
             bvh,
             tris,
             wide,
-            patches,
+            patches: OnceLock::new(),
             winding: OnceLock::new(),
         })
     }
@@ -116,7 +117,8 @@ impl MeshBvh {
 
     /// Per-leaf cylinders around the triangles, by leaf ordinal of [`MeshBvh::wide`].
     pub(crate) fn patches(&self) -> &[PatchBound] {
-        &self.patches
+        self.patches
+            .get_or_init(|| patch_bounds(self.wide.leaves(), &self.tris))
     }
 
     /// Winding-number data, one entry per BVH node (computed now if needed).
@@ -163,7 +165,7 @@ impl MeshBvh {
             Aabb::from_triangle(a, b, c)
         });
         self.wide.refit(&self.bvh);
-        self.patches = patch_bounds(self.wide.leaves(), &self.tris);
+        self.patches.take();
         self.winding.take();
     }
 
