@@ -82,7 +82,9 @@ const PAR_BIN: usize = 64 * 1024;
 /// Nodes with at most this many primitives are split by a full SAH sweep over their
 /// sorted centroids instead of binning.
 const SMALL: usize = 16;
-/// Marks node slots that the final pass drops.
+/// Subtrees with more nodes are compacted in parallel.
+const PAR_COMPACT: usize = 16 * 1024;
+/// Initial value of the node slots (those no subtree uses are never read).
 const UNUSED: BvhNode = BvhNode {
     lower: Vec3::ZERO,
     left_or_first: u32::MAX,
@@ -117,8 +119,8 @@ pub(super) fn build(aabbs: &[Aabb], options: &BuildOptions) -> Bvh {
         ids: &mut ids,
         first: 0,
     };
-    let depth = subtree(options, work, bounds, cbounds, &mut slots, 0, 0);
-    let (nodes, parents) = compact(&slots);
+    let (depth, count) = subtree(options, work, bounds, cbounds, &mut slots, 0, 0);
+    let (nodes, parents) = compact(&slots, count);
     Bvh {
         nodes,
         parents,
@@ -232,7 +234,11 @@ fn bounds_of(refs: &[Box3A]) -> (Box3A, Box3A) {
 }
 
 /// Builds the subtree over `work` into `slots` (global node index `base` for
-/// `slots[0]`); returns the depth of its deepest leaf.
+/// `slots[0]`); returns the depth of its deepest leaf and its number of nodes.
+///
+/// An inner node is written with its *left subtree's node count* in `left_or_first`
+/// (its left child is always the next slot) and its right child's slot in
+/// `right_or_count`; [`compact`] turns both into final indices.
 fn subtree(
     options: &BuildOptions,
     mut work: Work<'_>,
@@ -241,11 +247,11 @@ fn subtree(
     slots: &mut [BvhNode],
     base: u32,
     depth: u32,
-) -> u32 {
+) -> (u32, usize) {
     let k = work.len();
     let Some(split) = split(options, &mut work, &bounds, &cbounds, depth) else {
         slots[0] = BvhNode::leaf(bounds.to_aabb(), work.first, k as u32);
-        return depth;
+        return (depth, 1);
     };
     let mid = split.mid;
     let (left_refs, right_refs) = work.refs.split_at_mut(mid);
@@ -263,16 +269,16 @@ fn subtree(
     let (head, rest) = slots.split_at_mut(1);
     let (left_slots, right_slots) = rest.split_at_mut(2 * mid - 1);
     let (left, right) = (base + 1, base + 2 * mid as u32);
-    head[0] = BvhNode::inner(bounds.to_aabb(), left, right);
     let ((lb, lcb), (rb, rcb)) = (split.left, split.right);
     let build_left = || subtree(options, left_work, lb, lcb, left_slots, left, depth + 1);
     let build_right = || subtree(options, right_work, rb, rcb, right_slots, right, depth + 1);
-    let (dl, dr) = if k > PAR_BUILD {
+    let ((dl, cl), (dr, cr)) = if k > PAR_BUILD {
         rayon::join(build_left, build_right)
     } else {
         (build_left(), build_right())
     };
-    dl.max(dr)
+    head[0] = BvhNode::inner(bounds.to_aabb(), cl as u32, right);
+    (dl.max(dr), 1 + cl + cr)
 }
 
 /// Chooses how to split the work (reordering it), or `None` for a leaf.
@@ -527,31 +533,47 @@ fn best_plane<const N: usize>(bins: &Bins<N>, binner: &Binner) -> Option<(usize,
     best
 }
 
-/// Drops unused slots (keeping pre-order), remaps child indices and fills parents.
-fn compact(slots: &[BvhNode]) -> (Vec<BvhNode>, Vec<u32>) {
-    let used = |n: &BvhNode| n.left_or_first != u32::MAX || n.right_or_count != u32::MAX;
-    let mut new_index = vec![u32::MAX; slots.len()];
-    let mut count = 0u32;
-    for (slot, n) in new_index.iter_mut().zip(slots) {
-        if used(n) {
-            *slot = count;
-            count += 1;
-        }
-    }
-    let mut nodes = Vec::with_capacity(count as usize);
-    let mut parents = vec![NO_PARENT; count as usize];
-    for n in slots.iter().filter(|n| used(n)) {
-        let me = nodes.len() as u32;
-        let mut n = *n;
-        if !n.is_leaf() {
-            let (l, r) = n.children();
-            let (l, r) = (new_index[l as usize], new_index[r as usize]);
-            n.left_or_first = l;
-            n.right_or_count = r;
-            parents[l as usize] = me;
-            parents[r as usize] = me;
-        }
-        nodes.push(n);
-    }
+/// Copies the `count` nodes reachable from `slots[0]` into a dense array in depth-first
+/// pre-order and fills the parents. Each subtree's place is known from the node counts
+/// [`subtree`] left in the inner nodes, so large subtrees are copied in parallel and
+/// unused slots are never read.
+fn compact(slots: &[BvhNode], count: usize) -> (Vec<BvhNode>, Vec<u32>) {
+    let mut nodes = vec![BvhNode::leaf(Aabb::EMPTY, 0, 0); count];
+    let mut parents = vec![NO_PARENT; count];
+    place(slots, 0, &mut nodes, &mut parents, 0, NO_PARENT);
     (nodes, parents)
+}
+
+/// Writes the subtree at `slot` into `out` (final index `me` for `out[0]`) and the
+/// parents into `parents` (same indexing).
+fn place(
+    slots: &[BvhNode],
+    slot: usize,
+    out: &mut [BvhNode],
+    parents: &mut [u32],
+    me: u32,
+    parent: u32,
+) {
+    let n = slots[slot];
+    let parallel = out.len() > PAR_COMPACT;
+    parents[0] = parent;
+    if n.is_leaf() {
+        out[0] = n;
+        return;
+    }
+    let (left_count, right_slot) = (n.left_or_first as usize, n.right_or_count as usize);
+    let (left, right) = (me + 1, me + 1 + left_count as u32);
+    let (head, rest) = out.split_at_mut(1);
+    head[0] = BvhNode::inner(n.aabb(), left, right);
+    let (left_out, right_out) = rest.split_at_mut(left_count);
+    let (left_parents, right_parents) = parents[1..].split_at_mut(left_count);
+    if parallel {
+        rayon::join(
+            || place(slots, slot + 1, left_out, left_parents, left, me),
+            || place(slots, right_slot, right_out, right_parents, right, me),
+        );
+    } else {
+        place(slots, slot + 1, left_out, left_parents, left, me);
+        place(slots, right_slot, right_out, right_parents, right, me);
+    }
 }
