@@ -1,5 +1,5 @@
 //! Quick throughput check of the issue-5 query workloads without criterion: three timed
-//! passes of each, printed as rates per wall-clock second and per CPU second (the
+//! passes of each (`REPS`), printed as rates per wall-clock second and per CPU second (the
 //! latter is the useful number on a loaded machine). The criterion benches are
 //! `benches/mesh_queries.rs`; the unbounded closest-point pass here uses 1/16 of the
 //! points.
@@ -8,9 +8,10 @@
 //! cargo run --release -p weft-geom --example query_throughput -- [subdivisions, default 7]
 //! ```
 //!
-//! Environment: `LEAF` and `TCOST` override [`weft_geom::BuildOptions`]'s
-//! `max_leaf_size` and `traversal_cost`; `BUILD_ONLY=1` stops after the build;
-//! `ONLY=text` runs only the workloads whose name contains `text`;
+//! Environment: `LEAF`, `TCOST` and `BINS` override [`weft_geom::BuildOptions`]'s
+//! `max_leaf_size`, `traversal_cost` and `bins`; `BUILD_ONLY=1` stops after the build;
+//! `ONLY=text` runs only the workloads whose name contains `text`; `REPS` sets the
+//! number of timed passes (default 3);
 //! `RAYON_NUM_THREADS` sets the thread count.
 
 #[path = "../benches/workloads/mod.rs"]
@@ -47,7 +48,10 @@ fn rate(name: &str, n: usize, f: impl Fn() -> usize) {
     }
     let _ = f();
     let (start, cpu) = (Instant::now(), cpu_seconds());
-    let reps = 3;
+    let reps = std::env::var("REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     let mut out = 0;
     for _ in 0..reps {
         out = f();
@@ -80,7 +84,7 @@ fn main() {
     let opts = weft_geom::BuildOptions {
         max_leaf_size: env("LEAF").map_or(defaults.max_leaf_size, |v| v as usize),
         traversal_cost: env("TCOST").unwrap_or(defaults.traversal_cost),
-        ..defaults
+        bins: env("BINS").map_or(defaults.bins, |v| v as usize),
     };
     let aabbs = weft_geom::bvh::face_aabbs(&mesh);
     rate("build (boxes given)", faces, || {

@@ -157,6 +157,25 @@ impl RayBoxTest {
         }
     }
 
+    /// The ray origin.
+    #[inline(always)]
+    pub(crate) fn origin(&self) -> Vec3A {
+        self.origin
+    }
+
+    /// The reciprocal direction (infinite on axes where the direction is zero).
+    #[inline(always)]
+    pub(crate) fn inv_dir(&self) -> Vec3A {
+        self.inv_dir
+    }
+
+    /// `true` when the branch-free path applies: origin, direction and reciprocal
+    /// direction are finite.
+    #[inline(always)]
+    pub(crate) fn is_finite(&self) -> bool {
+        self.finite
+    }
+
     /// The entry distance `t ≥ 0` of the ray into `b` when it enters at or before
     /// `max_t`, else `None`. Empty boxes are never hit.
     #[inline]

@@ -6,9 +6,10 @@ use std::sync::OnceLock;
 use glam::Vec3;
 
 use crate::aabb::Aabb;
-use crate::bvh::{BuildOptions, Bvh};
+use crate::bvh::{BuildOptions, Bvh, WideBvh};
 use crate::error::{GeomError, Result};
 use crate::mesh::Mesh;
+use crate::query::patch_bound::{PatchBound, patch_bounds};
 use crate::query::winding::{self, WindingNode};
 
 /// A [`Mesh`] with a BVH over its faces (primitive `i` = face `i`), the faces' corners
@@ -18,7 +19,10 @@ use crate::query::winding::{self, WindingNode};
 /// The leaf-ordered corners ([`MeshBvh::leaf_triangles`], 36 bytes per face) let a
 /// query read the triangles of a leaf from one contiguous run of memory instead of
 /// following face → indices → points; at a million faces that is what keeps queries
-/// from waiting on cache misses.
+/// from waiting on cache misses. The queries traverse a 4-wide copy of the BVH (same
+/// boxes and leaves) and skip closest-point leaves by a cylinder around each leaf's
+/// triangles; both are host-only and refreshed by [`MeshBvh::refit`] (the cylinders,
+/// like the winding data, on their next use).
 ///
 /// Move the points with [`MeshBvh::points_mut`] or [`MeshBvh::set_points`], then call
 /// [`MeshBvh::refit`] (done for you by `set_points`); the topology is kept.
@@ -48,6 +52,12 @@ pub struct MeshBvh {
     bvh: Bvh,
     /// `tris[slot]` = corners of face `bvh.prim_indices()[slot]`.
     tris: Vec<[Vec3; 3]>,
+    /// The BVH collapsed to 4 children per node, for the host queries.
+    wide: WideBvh,
+    /// Per leaf of `wide` (by ordinal), a cylinder around its triangles (closest-point
+    /// pruning).
+    /// Computed on the first closest-point query after a build or refit.
+    patches: OnceLock<Vec<PatchBound>>,
     winding: OnceLock<Vec<WindingNode>>,
 }
 
@@ -72,10 +82,13 @@ impl MeshBvh {
         let bvh = Bvh::from_mesh_with(&mesh, options)?;
         let mut tris = Vec::new();
         gather_triangles(&mesh, bvh.prim_indices(), &mut tris);
+        let wide = WideBvh::new(&bvh);
         Ok(Self {
             mesh,
             bvh,
             tris,
+            wide,
+            patches: OnceLock::new(),
             winding: OnceLock::new(),
         })
     }
@@ -95,6 +108,17 @@ impl MeshBvh {
     /// queries read). Updated by [`MeshBvh::refit`].
     pub fn leaf_triangles(&self) -> &[[Vec3; 3]] {
         &self.tris
+    }
+
+    /// The 4-wide host tree the queries traverse.
+    pub(crate) fn wide(&self) -> &WideBvh {
+        &self.wide
+    }
+
+    /// Per-leaf cylinders around the triangles, by leaf ordinal of [`MeshBvh::wide`].
+    pub(crate) fn patches(&self) -> &[PatchBound] {
+        self.patches
+            .get_or_init(|| patch_bounds(self.wide.leaves(), &self.tris))
     }
 
     /// Winding-number data, one entry per BVH node (computed now if needed).
@@ -140,6 +164,8 @@ impl MeshBvh {
             let [a, b, c] = *tri;
             Aabb::from_triangle(a, b, c)
         });
+        self.wide.refit(&self.bvh);
+        self.patches.take();
         self.winding.take();
     }
 

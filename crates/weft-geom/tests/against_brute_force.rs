@@ -214,3 +214,34 @@ fn queries_after_refit_match_brute_force() {
         );
     }
 }
+
+/// Host-only query data derived from the triangles (the 4-wide tree's boxes, the leaf
+/// cylinders built on the first closest-point query) is refreshed by a refit: queries
+/// made before and after moving the points both match brute force.
+#[test]
+fn host_query_data_follows_refit() {
+    let mut rng = Rng::new(16);
+    let mut bvh = MeshBvh::new(generate::bench_sphere(3));
+    for round in 0..3 {
+        for i in 0..150 {
+            let p = rng.vec3(-2.0, 2.0);
+            let max_dist = if i % 2 == 0 { 0.3 } else { f32::INFINITY };
+            assert_eq!(
+                bvh.closest_point(p, max_dist),
+                brute_force::closest_point(bvh.mesh(), p, max_dist),
+                "round {round}, point {i}"
+            );
+            let dir = rng.dir();
+            assert_eq!(
+                bvh.ray(p, dir, f32::INFINITY),
+                brute_force::ray(bvh.mesh(), p, dir, f32::INFINITY),
+                "round {round}, ray {i}"
+            );
+        }
+        // Shear and shift: every leaf's patch turns and moves.
+        for q in bvh.points_mut() {
+            *q = Vec3::new(q.x + 0.4 * q.z, q.y * 0.6, q.z - 0.3 * q.x) + Vec3::new(0.2, -0.1, 0.3);
+        }
+        bvh.refit();
+    }
+}

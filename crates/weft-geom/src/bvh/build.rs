@@ -82,7 +82,9 @@ const PAR_BIN: usize = 64 * 1024;
 /// Nodes with at most this many primitives are split by a full SAH sweep over their
 /// sorted centroids instead of binning.
 const SMALL: usize = 16;
-/// Marks node slots that the final pass drops.
+/// Subtrees with more nodes are compacted in parallel.
+const PAR_COMPACT: usize = 16 * 1024;
+/// Initial value of the node slots (those no subtree uses are never read).
 const UNUSED: BvhNode = BvhNode {
     lower: Vec3::ZERO,
     left_or_first: u32::MAX,
@@ -117,8 +119,8 @@ pub(super) fn build(aabbs: &[Aabb], options: &BuildOptions) -> Bvh {
         ids: &mut ids,
         first: 0,
     };
-    let depth = subtree(options, work, bounds, cbounds, &mut slots, 0, 0);
-    let (nodes, parents) = compact(&slots);
+    let (depth, count) = subtree(options, work, bounds, cbounds, &mut slots, 0, 0);
+    let (nodes, parents) = compact(&slots, count);
     Bvh {
         nodes,
         parents,
@@ -157,7 +159,10 @@ const EMPTY_BIN: Bin = Bin {
     count: 0,
 };
 
-type Bins = [[Bin; MAX_BINS]; 3];
+/// Bins per axis, for up to `N` bins (the number used is [`Binner::bins`]). `N` is 16
+/// for the default options: every binned node fills and scans its bins, and for the
+/// many small nodes that is a good part of their cost.
+type Bins<const N: usize> = [[Bin; N]; 3];
 
 /// How a node is split: the two halves' boxes and centroid boxes, after the work has
 /// been reordered so that the left half comes first.
@@ -229,7 +234,11 @@ fn bounds_of(refs: &[Box3A]) -> (Box3A, Box3A) {
 }
 
 /// Builds the subtree over `work` into `slots` (global node index `base` for
-/// `slots[0]`); returns the depth of its deepest leaf.
+/// `slots[0]`); returns the depth of its deepest leaf and its number of nodes.
+///
+/// An inner node is written with its *left subtree's node count* in `left_or_first`
+/// (its left child is always the next slot) and its right child's slot in
+/// `right_or_count`; [`compact`] turns both into final indices.
 fn subtree(
     options: &BuildOptions,
     mut work: Work<'_>,
@@ -238,11 +247,11 @@ fn subtree(
     slots: &mut [BvhNode],
     base: u32,
     depth: u32,
-) -> u32 {
+) -> (u32, usize) {
     let k = work.len();
     let Some(split) = split(options, &mut work, &bounds, &cbounds, depth) else {
         slots[0] = BvhNode::leaf(bounds.to_aabb(), work.first, k as u32);
-        return depth;
+        return (depth, 1);
     };
     let mid = split.mid;
     let (left_refs, right_refs) = work.refs.split_at_mut(mid);
@@ -260,16 +269,16 @@ fn subtree(
     let (head, rest) = slots.split_at_mut(1);
     let (left_slots, right_slots) = rest.split_at_mut(2 * mid - 1);
     let (left, right) = (base + 1, base + 2 * mid as u32);
-    head[0] = BvhNode::inner(bounds.to_aabb(), left, right);
     let ((lb, lcb), (rb, rcb)) = (split.left, split.right);
     let build_left = || subtree(options, left_work, lb, lcb, left_slots, left, depth + 1);
     let build_right = || subtree(options, right_work, rb, rcb, right_slots, right, depth + 1);
-    let (dl, dr) = if k > PAR_BUILD {
+    let ((dl, cl), (dr, cr)) = if k > PAR_BUILD {
         rayon::join(build_left, build_right)
     } else {
         (build_left(), build_right())
     };
-    dl.max(dr)
+    head[0] = BvhNode::inner(bounds.to_aabb(), cl as u32, right);
+    (dl.max(dr), 1 + cl + cr)
 }
 
 /// Chooses how to split the work (reordering it), or `None` for a leaf.
@@ -292,24 +301,53 @@ fn split(
         return sweep_split(options, work, bounds);
     }
     let binner = Binner::new(cbounds, options.bins);
-    let bins = bin(work.refs, &binner);
-    let Some((axis, last_left, cost)) = best_plane(&bins, &binner) else {
+    let plane = if options.bins <= 16 {
+        binned_plane::<16>(work.refs, &binner)
+    } else {
+        binned_plane::<MAX_BINS>(work.refs, &binner)
+    };
+    let Some(plane) = plane else {
         // All centroids coincide: no plane separates them.
         return (k > max_leaf).then(|| median_split(work, cbounds));
     };
     let area = bounds.area();
-    if k <= max_leaf && (area <= 0.0 || k as f32 <= options.traversal_cost + cost / area) {
+    if k <= max_leaf && (area <= 0.0 || k as f32 <= options.traversal_cost + plane.cost / area) {
         return None;
     }
+    let (axis, last_left) = (plane.axis, plane.last_left);
     let (mid, lcb, rcb) = partition(work, |c| binner.bin(c, axis) <= last_left);
     if mid == 0 || mid == k {
         return Some(median_split(work, cbounds));
     }
-    let fold = |bins: &[Bin]| bins.iter().fold(Box3A::EMPTY, |b, bin| b.union(bin.bounds));
     Some(Split {
         mid,
-        left: (fold(&bins[axis][..=last_left]), lcb),
-        right: (fold(&bins[axis][last_left + 1..binner.bins]), rcb),
+        left: (plane.left, lcb),
+        right: (plane.right, rcb),
+    })
+}
+
+/// The best binned split plane of a node and the boxes of its two sides.
+struct Plane {
+    axis: usize,
+    last_left: usize,
+    /// Σ area · count of the two sides.
+    cost: f32,
+    left: Box3A,
+    right: Box3A,
+}
+
+/// Bins `refs` (into at most `N` bins per axis) and picks the cheapest plane; `None`
+/// when no axis has two non-empty sides.
+fn binned_plane<const N: usize>(refs: &[Box3A], binner: &Binner) -> Option<Plane> {
+    let bins = bin::<N>(refs, binner);
+    let (axis, last_left, cost) = best_plane(&bins, binner)?;
+    let fold = |bins: &[Bin]| bins.iter().fold(Box3A::EMPTY, |b, bin| b.union(bin.bounds));
+    Some(Plane {
+        axis,
+        last_left,
+        cost,
+        left: fold(&bins[axis][..=last_left]),
+        right: fold(&bins[axis][last_left + 1..binner.bins]),
     })
 }
 
@@ -381,9 +419,10 @@ fn sweep_split(options: &BuildOptions, work: &mut Work<'_>, bounds: &Box3A) -> O
     })
 }
 
-fn bin(refs: &[Box3A], binner: &Binner) -> Bins {
+fn bin<const N: usize>(refs: &[Box3A], binner: &Binner) -> Bins<N> {
+    debug_assert!(binner.bins <= N);
     let chunk = |refs: &[Box3A]| {
-        let mut bins = [[EMPTY_BIN; MAX_BINS]; 3];
+        let mut bins = [[EMPTY_BIN; N]; 3];
         for r in refs {
             let at = binner.bins(r.centroid());
             for (axis, axis_bins) in bins.iter_mut().enumerate() {
@@ -453,7 +492,7 @@ fn median_split(work: &mut Work<'_>, cbounds: &Box3A) -> Split {
     }
 }
 
-fn merge_bins(mut a: Bins, b: Bins) -> Bins {
+fn merge_bins<const N: usize>(mut a: Bins<N>, b: Bins<N>) -> Bins<N> {
     for (aa, ba) in a.iter_mut().zip(b.iter()) {
         for (x, y) in aa.iter_mut().zip(ba.iter()) {
             x.bounds = x.bounds.union(y.bounds);
@@ -465,7 +504,7 @@ fn merge_bins(mut a: Bins, b: Bins) -> Bins {
 
 /// The cheapest split plane: `(axis, last bin on the left, Σ area·count)`; `None` when
 /// no axis has two non-empty sides.
-fn best_plane(bins: &Bins, binner: &Binner) -> Option<(usize, usize, f32)> {
+fn best_plane<const N: usize>(bins: &Bins<N>, binner: &Binner) -> Option<(usize, usize, f32)> {
     let nb = binner.bins;
     let mut best: Option<(usize, usize, f32)> = None;
     for (axis, axis_bins) in bins.iter().enumerate() {
@@ -473,7 +512,7 @@ fn best_plane(bins: &Bins, binner: &Binner) -> Option<(usize, usize, f32)> {
             continue;
         }
         // right[i] = (area · count, count) of bins i+1 .. nb.
-        let mut right = [(0.0f32, 0u32); MAX_BINS];
+        let mut right = [(0.0f32, 0u32); N];
         let (mut b, mut count) = (Box3A::EMPTY, 0u32);
         for i in (1..nb).rev() {
             b = b.union(axis_bins[i].bounds);
@@ -494,31 +533,47 @@ fn best_plane(bins: &Bins, binner: &Binner) -> Option<(usize, usize, f32)> {
     best
 }
 
-/// Drops unused slots (keeping pre-order), remaps child indices and fills parents.
-fn compact(slots: &[BvhNode]) -> (Vec<BvhNode>, Vec<u32>) {
-    let used = |n: &BvhNode| n.left_or_first != u32::MAX || n.right_or_count != u32::MAX;
-    let mut new_index = vec![u32::MAX; slots.len()];
-    let mut count = 0u32;
-    for (slot, n) in new_index.iter_mut().zip(slots) {
-        if used(n) {
-            *slot = count;
-            count += 1;
-        }
-    }
-    let mut nodes = Vec::with_capacity(count as usize);
-    let mut parents = vec![NO_PARENT; count as usize];
-    for n in slots.iter().filter(|n| used(n)) {
-        let me = nodes.len() as u32;
-        let mut n = *n;
-        if !n.is_leaf() {
-            let (l, r) = n.children();
-            let (l, r) = (new_index[l as usize], new_index[r as usize]);
-            n.left_or_first = l;
-            n.right_or_count = r;
-            parents[l as usize] = me;
-            parents[r as usize] = me;
-        }
-        nodes.push(n);
-    }
+/// Copies the `count` nodes reachable from `slots[0]` into a dense array in depth-first
+/// pre-order and fills the parents. Each subtree's place is known from the node counts
+/// [`subtree`] left in the inner nodes, so large subtrees are copied in parallel and
+/// unused slots are never read.
+fn compact(slots: &[BvhNode], count: usize) -> (Vec<BvhNode>, Vec<u32>) {
+    let mut nodes = vec![BvhNode::leaf(Aabb::EMPTY, 0, 0); count];
+    let mut parents = vec![NO_PARENT; count];
+    place(slots, 0, &mut nodes, &mut parents, 0, NO_PARENT);
     (nodes, parents)
+}
+
+/// Writes the subtree at `slot` into `out` (final index `me` for `out[0]`) and the
+/// parents into `parents` (same indexing).
+fn place(
+    slots: &[BvhNode],
+    slot: usize,
+    out: &mut [BvhNode],
+    parents: &mut [u32],
+    me: u32,
+    parent: u32,
+) {
+    let n = slots[slot];
+    let parallel = out.len() > PAR_COMPACT;
+    parents[0] = parent;
+    if n.is_leaf() {
+        out[0] = n;
+        return;
+    }
+    let (left_count, right_slot) = (n.left_or_first as usize, n.right_or_count as usize);
+    let (left, right) = (me + 1, me + 1 + left_count as u32);
+    let (head, rest) = out.split_at_mut(1);
+    head[0] = BvhNode::inner(n.aabb(), left, right);
+    let (left_out, right_out) = rest.split_at_mut(left_count);
+    let (left_parents, right_parents) = parents[1..].split_at_mut(left_count);
+    if parallel {
+        rayon::join(
+            || place(slots, slot + 1, left_out, left_parents, left, me),
+            || place(slots, right_slot, right_out, right_parents, right, me),
+        );
+    } else {
+        place(slots, slot + 1, left_out, left_parents, left, me);
+        place(slots, right_slot, right_out, right_parents, right, me);
+    }
 }

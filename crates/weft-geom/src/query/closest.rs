@@ -59,6 +59,7 @@ impl SignedPointQuery {
 /// assert_eq!(q, Vec3::new(0.25, 0.25, 0.0));
 /// assert_eq!(w, [0.5, 0.25, 0.25]);
 /// ```
+#[inline]
 pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, [f32; 3]) {
     let ab = b - a;
     let ac = c - a;
@@ -157,18 +158,32 @@ impl MeshBvh {
     /// non-finite `p`, or an empty mesh.
     pub fn closest_point(&self, p: Vec3, max_dist: f32) -> Option<PointQuery> {
         let tris = self.leaf_triangles();
-        let (slot, _) = self.bvh().nearest_slots(p, max_dist, |slot, best_d2| {
-            let [a, b, c] = tris[slot];
-            // A face whose box is beyond the best distance (with the traversal's
-            // rounding slack) cannot win: skip the exact test.
-            let box_d2 = Aabb::from_triangle(a, b, c).distance_squared(p);
-            if box_d2 > best_d2 * PRUNE_SLACK {
-                return box_d2;
-            }
-            let (q, _) = closest_point_triangle(p, a, b, c);
-            (q - p).length_squared()
-        })?;
-        let face = self.bvh().prim_indices()[slot];
+        let prims = self.bvh().prim_indices();
+        let patches = self.patches();
+        let (slot, _) = self.wide().nearest_slots(
+            p,
+            max_dist,
+            prims,
+            |first, count, ordinal| {
+                crate::bvh::prefetch_slice(&tris[first..first + count]);
+                if let Some(patch) = patches.get(ordinal as usize) {
+                    crate::bvh::prefetch_slice(std::slice::from_ref(patch));
+                }
+            },
+            |ordinal| patches[ordinal as usize].distance_squared_below(p),
+            |slot, best_d2| {
+                let [a, b, c] = tris[slot];
+                // A face whose box is beyond the best distance (with the traversal's
+                // rounding slack) cannot win: skip the exact test.
+                let box_d2 = Aabb::from_triangle(a, b, c).distance_squared(p);
+                if box_d2 > best_d2 * PRUNE_SLACK {
+                    return box_d2;
+                }
+                let (q, _) = closest_point_triangle(p, a, b, c);
+                (q - p).length_squared()
+            },
+        )?;
+        let face = prims[slot];
         let [a, b, c] = tris[slot];
         let (point, w) = closest_point_triangle(p, a, b, c);
         Some(PointQuery {

@@ -10,6 +10,7 @@
 
 pub mod aabb;
 pub mod closest;
+pub(crate) mod patch_bound;
 pub mod ray;
 pub mod winding;
 

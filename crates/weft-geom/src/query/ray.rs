@@ -17,11 +17,51 @@ use crate::mesh_bvh::MeshBvh;
 /// A ray prepared for watertight triangle tests (the per-ray part of the algorithm).
 #[derive(Clone, Copy, Debug)]
 pub struct WatertightRay {
+    /// The origin with its components in `(kx, ky, kz)` order.
     origin: Vec3,
-    kx: usize,
-    ky: usize,
-    kz: usize,
+    /// Which axes become x, y and z: the dominant direction axis is z.
+    axes: Axes,
     shear: Vec3,
+}
+
+/// The axis permutation `(kx, ky, kz)` of a [`WatertightRay`]: `kz` is the dominant
+/// axis of the direction, `(kx, ky)` the next two cyclically, swapped when `dir[kz] < 0`
+/// (which keeps the triangle's winding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Axes {
+    Yzx,
+    Zyx,
+    Zxy,
+    Xzy,
+    Xyz,
+    Yxz,
+}
+
+impl Axes {
+    fn new(kx: usize, ky: usize, kz: usize) -> Self {
+        match (kx, ky, kz) {
+            (1, 2, 0) => Axes::Yzx,
+            (2, 1, 0) => Axes::Zyx,
+            (2, 0, 1) => Axes::Zxy,
+            (0, 2, 1) => Axes::Xzy,
+            (0, 1, 2) => Axes::Xyz,
+            _ => Axes::Yxz,
+        }
+    }
+
+    /// `(v[kx], v[ky], v[kz])`: a selection of components, so arithmetic on permuted
+    /// vectors gives bit-for-bit the values of indexing the originals.
+    #[inline(always)]
+    fn apply(self, v: Vec3) -> Vec3 {
+        match self {
+            Axes::Yzx => Vec3::new(v.y, v.z, v.x),
+            Axes::Zyx => Vec3::new(v.z, v.y, v.x),
+            Axes::Zxy => Vec3::new(v.z, v.x, v.y),
+            Axes::Xzy => Vec3::new(v.x, v.z, v.y),
+            Axes::Xyz => v,
+            Axes::Yxz => Vec3::new(v.y, v.x, v.z),
+        }
+    }
 }
 
 /// A ray–triangle hit: distance and barycentrics of `p0` (`u`) and `p1` (`v`).
@@ -58,29 +98,29 @@ impl WatertightRay {
             std::mem::swap(&mut kx, &mut ky);
         }
         let shear = Vec3::new(dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]);
+        let axes = Axes::new(kx, ky, kz);
         Some(Self {
-            origin,
-            kx,
-            ky,
-            kz,
+            origin: axes.apply(origin),
+            axes,
             shear,
         })
     }
 
     /// Intersects the triangle `p0 p1 p2` for `0 ≤ t ≤ max_t`. Degenerate triangles and
     /// triangles containing the ray (coplanar) are never hit.
-    #[inline]
+    #[inline(always)]
     pub fn intersect(&self, p0: Vec3, p1: Vec3, p2: Vec3, max_t: f32) -> Option<TriangleHit> {
-        let (kx, ky, kz, s) = (self.kx, self.ky, self.kz, self.shear);
-        let a = p0 - self.origin;
-        let b = p1 - self.origin;
-        let c = p2 - self.origin;
-        let ax = a[kx] - s.x * a[kz];
-        let ay = a[ky] - s.y * a[kz];
-        let bx = b[kx] - s.x * b[kz];
-        let by = b[ky] - s.y * b[kz];
-        let cx = c[kx] - s.x * c[kz];
-        let cy = c[ky] - s.y * c[kz];
+        let s = self.shear;
+        // Components in (kx, ky, kz) order: `a.x` is `(p0 - origin)[kx]`, and so on.
+        let a = self.axes.apply(p0) - self.origin;
+        let b = self.axes.apply(p1) - self.origin;
+        let c = self.axes.apply(p2) - self.origin;
+        let ax = a.x - s.x * a.z;
+        let ay = a.y - s.y * a.z;
+        let bx = b.x - s.x * b.z;
+        let by = b.y - s.y * b.z;
+        let cx = c.x - s.x * c.z;
+        let cy = c.y - s.y * c.z;
         let mut u = cx * by - cy * bx;
         let mut v = ax * cy - ay * cx;
         let mut w = bx * ay - by * ax;
@@ -98,7 +138,7 @@ impl WatertightRay {
         if det == 0.0 || !det.is_finite() {
             return None;
         }
-        let t_scaled = u * (s.z * a[kz]) + v * (s.z * b[kz]) + w * (s.z * c[kz]);
+        let t_scaled = u * (s.z * a.z) + v * (s.z * b.z) + w * (s.z * c.z);
         // Behind the origin: sign test on the scaled distance (exact).
         if (det < 0.0 && t_scaled > 0.0) || (det > 0.0 && t_scaled < 0.0) {
             return None;
@@ -173,15 +213,20 @@ impl MeshBvh {
         // A face's hit distance does not depend on the limit it is tested against, so
         // testing against the best hit so far (not `max_t`) only drops faces that
         // would lose anyway: the answer does not depend on the visiting order.
-        let (slot, _) = self
-            .bvh()
-            .closest_hit_slots(&boxes, max_t, |slot, best_t| {
+        let prims = self.bvh().prim_indices();
+        let (slot, _) = self.wide().closest_hit_slots(
+            &boxes,
+            max_t,
+            prims,
+            |first, count, _| crate::bvh::prefetch_slice(&tris[first..first + count]),
+            |slot, best_t| {
                 let [a, b, c] = tris[slot];
                 ray.intersect(a, b, c, best_t).map(|h| h.t)
-            })?;
+            },
+        )?;
         let [a, b, c] = tris[slot];
         let hit = ray.intersect(a, b, c, max_t)?;
-        Some(ray_hit(self.bvh().prim_indices()[slot], tris[slot], hit))
+        Some(ray_hit(prims[slot], tris[slot], hit))
     }
 
     /// `true` when anything is hit with `0 ≤ t ≤ max_t` (stops at the first hit).
@@ -240,6 +285,45 @@ mod tests {
         assert!(r.intersect(a, b, c, f32::INFINITY).is_none());
         assert!(WatertightRay::new(Vec3::ZERO, Vec3::ZERO).is_none());
         assert!(WatertightRay::new(Vec3::NAN, Vec3::X).is_none());
+    }
+
+    /// The permuted-vector form equals the indexed form of Woop et al. bit for bit.
+    #[test]
+    fn permuted_axes_equal_indexed_components() {
+        let mut s = 0x2545_f491_u32;
+        let mut r = move || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            (s as f32 / u32::MAX as f32) * 4.0 - 2.0
+        };
+        for i in 0..20_000 {
+            let v = |r: &mut dyn FnMut() -> f32| Vec3::new(r(), r(), r());
+            let (o, mut d) = (v(&mut r), v(&mut r));
+            if i % 10 == 0 {
+                d[i % 3] = 0.0;
+            }
+            let ray = WatertightRay::new(o, d).unwrap();
+            let a = d.abs();
+            let kz = if a.x >= a.y && a.x >= a.z {
+                0
+            } else if a.y >= a.z {
+                1
+            } else {
+                2
+            };
+            let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+            if d[kz] < 0.0 {
+                std::mem::swap(&mut kx, &mut ky);
+            }
+            let p = v(&mut r);
+            assert_eq!(ray.axes.apply(p), Vec3::new(p[kx], p[ky], p[kz]));
+            let (q, w) = (p - o, ray.axes.apply(p) - ray.origin);
+            assert_eq!(
+                w.to_array().map(f32::to_bits),
+                [q[kx], q[ky], q[kz]].map(f32::to_bits)
+            );
+        }
     }
 
     #[test]

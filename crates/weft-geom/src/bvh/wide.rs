@@ -1,0 +1,609 @@
+//! A host-only 4-wide BVH derived from the binary one, for the host queries.
+//!
+//! The binary layout ([`super::layout`]) is what kernels traverse and is unchanged; this
+//! is extra data a [`MeshBvh`](crate::MeshBvh) keeps beside it. Each [`Node4`] holds the
+//! boxes of up to four children of the binary tree as structure-of-arrays lanes, so one
+//! node visit tests four boxes with one SIMD pass over 128 contiguous bytes (two cache
+//! lines) instead of two dependent 32-byte loads per binary level.
+//!
+//! The tree is made by collapsing the binary tree from the root: a node's lanes start as
+//! its two children, and the inner lane with the largest surface area is replaced by its
+//! own two children until there are four lanes or only leaves. Lanes are binary nodes, so
+//! the boxes are exactly the binary ones, the leaves are the binary leaves (same slots of
+//! `prim_indices`), and a refit copies the refitted binary boxes.
+//!
+//! The traversals are the binary ones ([`Bvh::closest_hit_slots`], [`Bvh::nearest_slots`])
+//! with four children per step: the same conservative box tests and pruning with the same
+//! slack, children visited nearest first, ties broken by primitive index — so they return
+//! the same primitive and the same distance.
+
+use std::mem::MaybeUninit;
+
+use glam::{Vec3, Vec4};
+use rayon::prelude::*;
+
+use super::Bvh;
+use super::closest_hit::PRUNE_SLACK;
+use super::layout::BvhNode;
+use crate::aabb::{Aabb, RayBoxTest, SLAB_FAR_SCALE};
+
+/// `count` of an unused lane.
+const EMPTY: u32 = u32::MAX;
+/// Leaf ordinal stored for leaves past the 2²⁵ that a lane can name (they get no
+/// per-leaf bound).
+pub(crate) const NO_ORDINAL: u32 = (1 << 25) - 1;
+/// Bits of a leaf lane's `count` that hold the primitive count (leaves hold at most 64).
+const COUNT_MASK: u32 = 127;
+/// Stack capacity: a visit pops one entry and pushes at most four, and the tree is at most
+/// [`super::MAX_DEPTH`] levels deep (the nearest entry is popped at once: 3 per level).
+const STACK: usize = 3 * super::MAX_DEPTH + 1;
+
+/// Four children's boxes as lanes, and what each lane is.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Node4 {
+    /// Box minima: x, y, z components of the four lanes.
+    lower: [Vec4; 3],
+    /// Box maxima.
+    upper: [Vec4; 3],
+    /// Inner lane: index of its `Node4`. Leaf lane: first slot in `prim_indices`.
+    child: [u32; 4],
+    /// 0 for an inner lane, [`EMPTY`] for none; a leaf lane: its ordinal (index in
+    /// [`WideBvh::leaves`], [`NO_ORDINAL`] past 2²⁵ leaves) << 7 | its primitive count.
+    count: [u32; 4],
+}
+
+impl Node4 {
+    const UNUSED: Node4 = Node4 {
+        lower: [Vec4::ZERO; 3],
+        upper: [Vec4::ZERO; 3],
+        child: [0; 4],
+        count: [EMPTY; 4],
+    };
+
+    fn set_box(&mut self, lane: usize, b: Aabb) {
+        for axis in 0..3 {
+            self.lower[axis][lane] = b.lower[axis];
+            self.upper[axis][lane] = b.upper[axis];
+        }
+    }
+
+    /// Bit `i` set when lane `i` is used.
+    #[inline(always)]
+    fn used(&self) -> u32 {
+        (self.count[0] != EMPTY) as u32
+            | ((self.count[1] != EMPTY) as u32) << 1
+            | ((self.count[2] != EMPTY) as u32) << 2
+            | ((self.count[3] != EMPTY) as u32) << 3
+    }
+}
+
+/// A 4-wide BVH over the same leaves as a binary [`Bvh`] (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct WideBvh {
+    nodes: Vec<Node4>,
+    /// Per node and lane, the binary node it came from (for refit).
+    source: Vec<[u32; 4]>,
+    /// `(first slot, count)` of every leaf, by ordinal (depth-first order).
+    leaves: Vec<[u32; 2]>,
+}
+
+/// A traversal stack entry: what to visit and its sort key (entry distance of a ray,
+/// squared distance of a point).
+#[derive(Clone, Copy)]
+struct Entry {
+    key: f32,
+    /// An inner lane: index of its `Node4`. A leaf lane: [`LEAF_REF`] | node << 2 | lane
+    /// (the node was just visited, so reading its lane again is a cache hit).
+    item: u32,
+}
+
+/// Marks a leaf lane in [`Entry::item`].
+const LEAF_REF: u32 = 1 << 31;
+
+/// Fixed-size stack of lanes still to visit, nearest on top.
+///
+/// The entries are left uninitialized: zeroing 1.5 KB per query was 5 % of the time of
+/// a camera ray. Only `items[..len]` is ever read, and each of those was written.
+struct LaneStack {
+    items: [MaybeUninit<Entry>; STACK],
+    len: usize,
+}
+
+impl LaneStack {
+    #[inline(always)]
+    fn new() -> Self {
+        Self {
+            items: [const { MaybeUninit::uninit() }; STACK],
+            len: 0,
+        }
+    }
+
+    /// Entry `i < len`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> Entry {
+        assert!(i < self.len);
+        // SAFETY: `items[..len]` are initialized: `push_sorted` writes every slot below
+        // the `len` it sets, and `len` only otherwise decreases.
+        unsafe { self.items[i].assume_init() }
+    }
+
+    /// Pushes the lanes of node `index` set in `mask` with their `keys`, sorted so the
+    /// smallest key is on top, and prefetches what they point at.
+    #[inline(always)]
+    fn push_sorted(
+        &mut self,
+        nodes: &[Node4],
+        index: u32,
+        mut mask: u32,
+        keys: [f32; 4],
+        prefetch_leaf: &impl Fn(usize, usize, u32),
+    ) {
+        let node = &nodes[index as usize];
+        let start = self.len;
+        while mask != 0 {
+            let lane = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let item = if node.count[lane] == 0 {
+                let child = node.child[lane];
+                prefetch(&nodes[child as usize]);
+                child
+            } else {
+                let c = node.count[lane];
+                prefetch_leaf(node.child[lane] as usize, (c & COUNT_MASK) as usize, c >> 7);
+                LEAF_REF | index << 2 | lane as u32
+            };
+            let e = Entry {
+                key: keys[lane],
+                item,
+            };
+            // Insertion into the (at most four) entries pushed so far, descending keys.
+            let mut j = self.len;
+            while j > start && self.get(j - 1).key < e.key {
+                self.items[j] = self.items[j - 1];
+                j -= 1;
+            }
+            self.items[j].write(e);
+            self.len += 1;
+        }
+    }
+
+    /// Pops the top entry whose key is `≤ limit`, dropping those above it.
+    #[inline(always)]
+    fn pop_within(&mut self, limit: f32) -> Option<Entry> {
+        while self.len > 0 {
+            let e = self.get(self.len - 1);
+            self.len -= 1;
+            if e.key <= limit {
+                return Some(e);
+            }
+        }
+        None
+    }
+}
+
+/// Asks the CPU to start loading the cache lines of `value` (both, for a `Node4`); no
+/// effect on the program's results.
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    prefetch_slice(std::slice::from_ref(value));
+}
+
+/// Asks the CPU to start loading the cache lines of `values`; no effect on the
+/// program's results. Measured: ~1.3× on random rays, whose node and triangle loads
+/// miss the caches.
+#[inline(always)]
+pub(crate) fn prefetch_slice<T>(values: &[T]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let bytes = std::mem::size_of_val(values);
+        if bytes == 0 {
+            return;
+        }
+        // Every cache line from the one holding the first byte to the one holding the
+        // last.
+        let start = values.as_ptr() as *const i8;
+        let skew = start as usize % 64;
+        let mut offset = 0;
+        while offset < skew + bytes {
+            // SAFETY: a prefetch is a hint: it never faults and changes no program
+            // state. `start - skew + offset` lies on a cache line that `values` touches.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_sub(skew).wrapping_add(offset)) };
+            offset += 64;
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    let _ = values;
+}
+
+impl WideBvh {
+    /// Collapses `bvh` into a 4-wide tree.
+    pub(crate) fn new(bvh: &Bvh) -> Self {
+        let mut wide = Self::default();
+        if !bvh.is_empty() {
+            wide.collapse(&bvh.nodes, 0);
+        }
+        assert!(
+            wide.nodes.len() < 1 << 29,
+            "leaf references hold node indices below 2^29"
+        );
+        wide
+    }
+
+    /// Number of 4-wide nodes.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Appends the `Node4` for binary node `root` and its subtree; returns its index.
+    fn collapse(&mut self, bin: &[BvhNode], root: u32) -> u32 {
+        let node = &bin[root as usize];
+        let mut lanes: Vec<u32> = if node.is_leaf() {
+            vec![root]
+        } else {
+            let (l, r) = node.children();
+            vec![l, r]
+        };
+        while lanes.len() < 4 {
+            let widest = lanes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| !bin[**n as usize].is_leaf())
+                .max_by(|a, b| {
+                    let area = |n: u32| bin[n as usize].aabb().surface_area();
+                    area(*a.1).total_cmp(&area(*b.1))
+                })
+                .map(|(i, _)| i);
+            let Some(i) = widest else { break };
+            let (l, r) = bin[lanes[i] as usize].children();
+            lanes[i] = l;
+            lanes.insert(i + 1, r);
+        }
+        let index = self.nodes.len() as u32;
+        self.nodes.push(Node4::UNUSED);
+        self.source.push([u32::MAX; 4]);
+        for (lane, &n) in lanes.iter().enumerate() {
+            let b = &bin[n as usize];
+            let (child, count) = if b.is_leaf() {
+                let range = b.prim_range();
+                let (first, count) = (range.start as u32, range.len() as u32);
+                assert!(
+                    (1..=COUNT_MASK).contains(&count),
+                    "leaves hold 1 ..= 127 primitives"
+                );
+                let ordinal = (self.leaves.len() as u32).min(NO_ORDINAL);
+                self.leaves.push([first, count]);
+                (first, ordinal << 7 | count)
+            } else {
+                (self.collapse(bin, n), 0)
+            };
+            let node = &mut self.nodes[index as usize];
+            node.set_box(lane, b.aabb());
+            node.child[lane] = child;
+            node.count[lane] = count;
+            self.source[index as usize][lane] = n;
+        }
+        index
+    }
+
+    /// `(first slot, count, ordinal)` of a leaf lane stored as [`LEAF_REF`] | node << 2
+    /// | lane.
+    #[inline(always)]
+    fn leaf(&self, item: u32) -> (usize, usize, u32) {
+        let node = &self.nodes[((item & !LEAF_REF) >> 2) as usize];
+        let c = node.count[(item & 3) as usize];
+        let first = node.child[(item & 3) as usize] as usize;
+        (first, (c & COUNT_MASK) as usize, c >> 7)
+    }
+
+    /// `(first slot, count)` of every leaf, by ordinal.
+    pub(crate) fn leaves(&self) -> &[[u32; 2]] {
+        &self.leaves
+    }
+
+    /// Copies the boxes of a refitted `bvh` (the one this tree was collapsed from).
+    pub(crate) fn refit(&mut self, bvh: &Bvh) {
+        let bin = &bvh.nodes;
+        self.nodes
+            .par_iter_mut()
+            .zip(&self.source)
+            .with_min_len(1024)
+            .for_each(|(node, source)| {
+                for (lane, &n) in source.iter().enumerate() {
+                    if n != u32::MAX {
+                        node.set_box(lane, bin[n as usize].aabb());
+                    }
+                }
+            });
+    }
+
+    /// [`Bvh::closest_hit_slots`] on the 4-wide tree: `hit(slot, best_t)` tests the
+    /// primitive in leaf slot `slot`; `prims` is the BVH's `prim_indices` (for ties).
+    #[inline]
+    pub(crate) fn closest_hit_slots(
+        &self,
+        ray: &RayBoxTest,
+        max_t: f32,
+        prims: &[u32],
+        prefetch_leaf: impl Fn(usize, usize, u32),
+        mut hit: impl FnMut(usize, f32) -> Option<f32>,
+    ) -> Option<(usize, f32)> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let (o, inv) = (ray.origin(), ray.inv_dir());
+        let (ox, oy, oz) = (Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z));
+        let (ix, iy, iz) = (Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z));
+        let finite = ray.is_finite();
+        let mut best: Option<(usize, f32)> = None;
+        let mut best_t = max_t;
+        let mut prune_t = max_t;
+        let mut stack = LaneStack::new();
+        let mut next = Some(Entry { key: 0.0, item: 0 });
+        loop {
+            let e = match next.take() {
+                Some(e) => e,
+                None => match stack.pop_within(prune_t) {
+                    Some(e) => e,
+                    None => return best,
+                },
+            };
+            if e.item & LEAF_REF != 0 {
+                let (first, count, _) = self.leaf(e.item);
+                for slot in first..first + count {
+                    let Some(t) = hit(slot, best_t) else { continue };
+                    let better = match best {
+                        None => t <= best_t,
+                        Some((bs, bt)) => t < bt || (t == bt && prims[slot] < prims[bs]),
+                    };
+                    if better && t >= 0.0 {
+                        best = Some((slot, t));
+                        best_t = t;
+                        prune_t = (t * PRUNE_SLACK).min(max_t);
+                    }
+                }
+                continue;
+            }
+            let node = &self.nodes[e.item as usize];
+            let (mask, t_near) = if finite {
+                // The slab test of `RayBoxTest::hit_corners`'s fast path, lane-wise (the
+                // same operations on the same values, so the same results).
+                let x0 = (node.lower[0] - ox) * ix;
+                let x1 = (node.upper[0] - ox) * ix;
+                let y0 = (node.lower[1] - oy) * iy;
+                let y1 = (node.upper[1] - oy) * iy;
+                let z0 = (node.lower[2] - oz) * iz;
+                let z1 = (node.upper[2] - oz) * iz;
+                let t_near = x0.min(x1).max(y0.min(y1)).max(z0.min(z1)).max(Vec4::ZERO);
+                let t_far = (x0.max(x1).min(y0.max(y1)).min(z0.max(z1)) * SLAB_FAR_SCALE)
+                    .min(Vec4::splat(prune_t));
+                (t_near.cmple(t_far).bitmask(), t_near.to_array())
+            } else {
+                let mut mask = 0;
+                let mut t_near = [0.0; 4];
+                for (lane, t) in t_near.iter_mut().enumerate() {
+                    let lower = Vec3::new(
+                        node.lower[0][lane],
+                        node.lower[1][lane],
+                        node.lower[2][lane],
+                    );
+                    let upper = Vec3::new(
+                        node.upper[0][lane],
+                        node.upper[1][lane],
+                        node.upper[2][lane],
+                    );
+                    if let Some(h) = ray.hit_corners(lower.into(), upper.into(), prune_t) {
+                        mask |= 1 << lane;
+                        *t = h;
+                    }
+                }
+                (mask, t_near)
+            };
+            let mask = mask & node.used();
+            stack.push_sorted(&self.nodes, e.item, mask, t_near, &prefetch_leaf);
+            next = stack.pop_within(f32::INFINITY);
+        }
+    }
+
+    /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, best_d2)` returns the
+    /// squared distance to the primitive in leaf slot `slot` (any value above `best_d2`
+    /// for one that cannot win); `prims` is the BVH's `prim_indices` (for ties).
+    /// `leaf_bound(ordinal)` is a lower bound on the squared distance of every primitive
+    /// of leaf `ordinal` (see [`WideBvh::leaves`]), tested before them; return 0 for
+    /// none. `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
+    #[inline]
+    pub(crate) fn nearest_slots(
+        &self,
+        point: Vec3,
+        max_dist: f32,
+        prims: &[u32],
+        prefetch_leaf: impl Fn(usize, usize, u32),
+        leaf_bound: impl Fn(u32) -> f32,
+        mut dist_sq: impl FnMut(usize, f32) -> f32,
+    ) -> Option<(usize, f32)> {
+        if !point.is_finite() || max_dist.is_nan() || max_dist < 0.0 || self.nodes.is_empty() {
+            return None;
+        }
+        let (px, py, pz) = (
+            Vec4::splat(point.x),
+            Vec4::splat(point.y),
+            Vec4::splat(point.z),
+        );
+        let limit = max_dist * max_dist;
+        let mut best: Option<(usize, f32)> = None;
+        let mut best_d2 = limit;
+        let mut prune_d2 = limit;
+        let mut stack = LaneStack::new();
+        let mut next = Some(Entry { key: 0.0, item: 0 });
+        loop {
+            let e = match next.take() {
+                Some(e) => e,
+                None => match stack.pop_within(prune_d2) {
+                    Some(e) => e,
+                    None => return best,
+                },
+            };
+            if e.item & LEAF_REF != 0 {
+                let (first, count, ordinal) = self.leaf(e.item);
+                if ordinal != NO_ORDINAL && leaf_bound(ordinal) > prune_d2 {
+                    continue;
+                }
+                for slot in first..first + count {
+                    let d2 = dist_sq(slot, best_d2);
+                    let better = match best {
+                        None => d2 <= best_d2,
+                        Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
+                    };
+                    if better {
+                        best = Some((slot, d2));
+                        best_d2 = d2;
+                        prune_d2 = (d2 * PRUNE_SLACK).min(limit);
+                    }
+                }
+                continue;
+            }
+            let node = &self.nodes[e.item as usize];
+            let dx = (node.lower[0] - px).max(px - node.upper[0]).max(Vec4::ZERO);
+            let dy = (node.lower[1] - py).max(py - node.upper[1]).max(Vec4::ZERO);
+            let dz = (node.lower[2] - pz).max(pz - node.upper[2]).max(Vec4::ZERO);
+            let d2 = dx * dx + dy * dy + dz * dz;
+            let mask = d2.cmple(Vec4::splat(prune_d2)).bitmask() & node.used();
+            stack.push_sorted(&self.nodes, e.item, mask, d2.to_array(), &prefetch_leaf);
+            next = stack.pop_within(f32::INFINITY);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bvh::BuildOptions;
+
+    /// Deterministic boxes: small random boxes in the unit cube, plus exact duplicates.
+    fn boxes(n: usize) -> Vec<Aabb> {
+        let mut s = 0x9e37_79b9u32;
+        let mut r = move || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s as f32 / u32::MAX as f32
+        };
+        (0..n)
+            .map(|i| {
+                if i % 7 == 3 {
+                    return Aabb::new(Vec3::splat(0.5), Vec3::splat(0.52));
+                }
+                let c = Vec3::new(r(), r(), r());
+                let h = Vec3::new(r(), r(), r()) * 0.03;
+                Aabb::new(c - h, c + h)
+            })
+            .collect()
+    }
+
+    fn bvhs() -> Vec<Bvh> {
+        let mut out = vec![];
+        for n in [1, 2, 3, 5, 9, 100, 2000] {
+            for leaf in [1, 4, 8] {
+                let opts = BuildOptions {
+                    max_leaf_size: leaf,
+                    ..BuildOptions::default()
+                };
+                out.push(Bvh::build_with(&boxes(n), &opts).unwrap());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn collapse_covers_every_slot_once_with_the_binary_boxes() {
+        for bvh in bvhs() {
+            let wide = WideBvh::new(&bvh);
+            let mut seen = vec![0u32; bvh.num_prims()];
+            for (node, source) in wide.nodes.iter().zip(&wide.source) {
+                assert!(node.used() != 0 && node.used() & (node.used() + 1) == 0);
+                for (lane, &src) in source.iter().enumerate() {
+                    if node.count[lane] == EMPTY {
+                        continue;
+                    }
+                    let b = &bvh.nodes[src as usize];
+                    let lower = Vec3::new(
+                        node.lower[0][lane],
+                        node.lower[1][lane],
+                        node.lower[2][lane],
+                    );
+                    let upper = Vec3::new(
+                        node.upper[0][lane],
+                        node.upper[1][lane],
+                        node.upper[2][lane],
+                    );
+                    assert_eq!(Aabb::new(lower, upper), b.aabb());
+                    if node.count[lane] > 0 {
+                        let (c, ordinal) = (node.count[lane] & COUNT_MASK, node.count[lane] >> 7);
+                        let f = node.child[lane];
+                        assert_eq!(b.prim_range(), f as usize..(f + c) as usize);
+                        assert_eq!(wide.leaves()[ordinal as usize], [f, c]);
+                        for slot in b.prim_range() {
+                            seen[slot] += 1;
+                        }
+                    } else {
+                        assert!((node.child[lane] as usize) < wide.len());
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1));
+            if bvh.num_prims() >= 100 {
+                assert!(
+                    wide.len() * 2 < bvh.nodes.len(),
+                    "{} 4-wide nodes",
+                    wide.len()
+                );
+            }
+        }
+        assert_eq!(WideBvh::new(&Bvh::build(&[])).len(), 0);
+    }
+
+    /// Box "primitives": a ray hits a box at its entry distance, a point is at its box
+    /// distance — the wide traversal must give the binary one's answer exactly.
+    #[test]
+    fn queries_equal_the_binary_traversal() {
+        let mut s = 0x0123_4567_u32;
+        let mut r = move || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s as f32 / u32::MAX as f32 * 3.0 - 1.0
+        };
+        for bvh in bvhs() {
+            let prims = bvh.prim_indices();
+            let n = bvh.num_prims();
+            let prim_boxes = boxes(n);
+            let wide = WideBvh::new(&bvh);
+            for i in 0..300 {
+                let o = Vec3::new(r(), r(), r());
+                let mut d = Vec3::new(r(), r(), r());
+                if i % 5 == 0 {
+                    d = [Vec3::X, -Vec3::Y, Vec3::Z][i % 3]; // axis-parallel
+                }
+                let max_t = if i % 4 == 0 { r().abs() } else { f32::INFINITY };
+                let ray = RayBoxTest::new(o, d);
+                let test =
+                    |slot: usize, best: f32| ray.hit(&prim_boxes[prims[slot] as usize], best);
+                let want = bvh.closest_hit_slots(&ray, max_t, test);
+                let got = wide.closest_hit_slots(&ray, max_t, prims, |_, _, _| {}, test);
+                assert_eq!(got, want, "ray {i}");
+                let dist =
+                    |slot: usize, _: f32| prim_boxes[prims[slot] as usize].distance_squared(o);
+                let max_d = if i % 3 == 0 {
+                    r().abs() * 0.2
+                } else {
+                    f32::INFINITY
+                };
+                let want = bvh.nearest_slots(o, max_d, dist);
+                let got = wide.nearest_slots(o, max_d, prims, |_, _, _| {}, |_| 0.0, dist);
+                assert_eq!(got, want, "point {i}");
+            }
+        }
+    }
+}
