@@ -289,6 +289,28 @@ pub enum Stmt {
 #[derive(Clone, Debug, Default)]
 pub struct Block(pub Vec<Stmt>);
 
+impl Block {
+    /// Calls `f` on every statement, in order, descending into the blocks of `if`,
+    /// `for` and `while` statements (after the statement that holds them).
+    pub fn for_each_stmt(&self, f: &mut impl FnMut(&Stmt)) {
+        for s in &self.0 {
+            f(s);
+            match s {
+                Stmt::If(_, x, y) => {
+                    x.for_each_stmt(f);
+                    y.for_each_stmt(f);
+                }
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => body.for_each_stmt(f),
+                Stmt::While(c, _, body) => {
+                    c.for_each_stmt(f);
+                    body.for_each_stmt(f);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 /// A user struct usable in kernels.
 #[derive(Clone, Debug)]
 pub struct StructDef {

@@ -24,7 +24,26 @@ pub(super) fn streamed_params(f: &Function) -> Vec<(usize, usize)> {
     let tid = crate::emit_rust::tid_values(f);
     let mut param_of = HashMap::new();
     let mut out = BTreeSet::new();
-    walk(&f.body, &tid, &mut param_of, &mut out);
+    f.body.for_each_stmt(&mut |s| {
+        let (a, idx) = match s {
+            Stmt::Def(v, Expr::Param(i)) => {
+                param_of.insert(*v, *i);
+                return;
+            }
+            Stmt::Def(_, Expr::Load(a, idx))
+            | Stmt::Def(_, Expr::Atomic(_, a, idx, _))
+            | Stmt::Def(_, Expr::GradRead(a, _, idx, _))
+            | Stmt::Store(a, idx, _)
+            | Stmt::GradAdd(a, _, idx, _) => (a, idx),
+            _ => return,
+        };
+        if let [i] = idx.as_slice()
+            && tid.contains(i)
+            && let Some(p) = param_of.get(a)
+        {
+            out.insert(*p);
+        }
+    });
     out.into_iter()
         .filter_map(|i| match &f.params[i].ty {
             Type::Array { ndim: 1, elem, .. } => Some((i, layout::elem_layout(elem, &f.structs).0)),
@@ -33,60 +52,15 @@ pub(super) fn streamed_params(f: &Function) -> Vec<(usize, usize)> {
         .collect()
 }
 
-fn walk(
-    b: &Block,
-    tid: &std::collections::HashSet<ValueId>,
-    param_of: &mut HashMap<ValueId, usize>,
-    out: &mut BTreeSet<usize>,
-) {
-    for s in &b.0 {
-        let access = match s {
-            Stmt::Def(v, Expr::Param(i)) => {
-                param_of.insert(*v, *i);
-                None
-            }
-            Stmt::Def(_, Expr::Load(a, idx))
-            | Stmt::Def(_, Expr::Atomic(_, a, idx, _))
-            | Stmt::Def(_, Expr::GradRead(a, _, idx, _))
-            | Stmt::Store(a, idx, _)
-            | Stmt::GradAdd(a, _, idx, _) => Some((a, idx)),
-            Stmt::If(_, x, y) => {
-                walk(x, tid, param_of, out);
-                walk(y, tid, param_of, out);
-                None
-            }
-            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
-                walk(body, tid, param_of, out);
-                None
-            }
-            Stmt::While(c, _, body) => {
-                walk(c, tid, param_of, out);
-                walk(body, tid, param_of, out);
-                None
-            }
-            _ => None,
-        };
-        if let Some((a, idx)) = access
-            && let [i] = idx.as_slice()
-            && tid.contains(i)
-            && let Some(p) = param_of.get(a)
-        {
-            out.insert(*p);
-        }
-    }
-}
-
 /// Whether `f` adds into a gradient at the thread's own index (`GradAdd` at
 /// `tid()`): an adjoint's read-modify-write of its inputs' gradients.
 pub(super) fn updates_own_gradients(f: &Function) -> bool {
-    fn walk(b: &Block, tid: &std::collections::HashSet<ValueId>) -> bool {
-        b.0.iter().any(|s| match s {
-            Stmt::GradAdd(_, _, idx, _) => matches!(idx.as_slice(), [i] if tid.contains(i)),
-            Stmt::If(_, x, y) => walk(x, tid) || walk(y, tid),
-            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, tid),
-            Stmt::While(c, _, body) => walk(c, tid) || walk(body, tid),
-            _ => false,
-        })
-    }
-    walk(&f.body, &crate::emit_rust::tid_values(f))
+    let tid = crate::emit_rust::tid_values(f);
+    let mut found = false;
+    f.body.for_each_stmt(&mut |s| {
+        if let Stmt::GradAdd(_, _, idx, _) = s {
+            found |= matches!(idx.as_slice(), [i] if tid.contains(i));
+        }
+    });
+    found
 }

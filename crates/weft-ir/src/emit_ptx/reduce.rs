@@ -28,27 +28,12 @@ use crate::types::{Scalar, Type};
 
 /// The values of `b` (nested blocks included) defined as literals.
 pub(super) fn literal_values(b: &Block) -> HashSet<ValueId> {
-    fn walk(b: &Block, out: &mut HashSet<ValueId>) {
-        for s in &b.0 {
-            match s {
-                Stmt::Def(v, Expr::Lit(_)) => {
-                    out.insert(*v);
-                }
-                Stmt::If(_, x, y) => {
-                    walk(x, out);
-                    walk(y, out);
-                }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, out),
-                Stmt::While(c, _, body) => {
-                    walk(c, out);
-                    walk(body, out);
-                }
-                _ => {}
-            }
-        }
-    }
     let mut out = HashSet::new();
-    walk(b, &mut out);
+    b.for_each_stmt(&mut |s| {
+        if let Stmt::Def(v, Expr::Lit(_)) = s {
+            out.insert(*v);
+        }
+    });
     out
 }
 
