@@ -84,4 +84,13 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn dependent_launch_is_a_process_wide_switch() {
+        let before = dependent_launch();
+        set_dependent_launch(!before);
+        assert_eq!(dependent_launch(), !before);
+        set_dependent_launch(before);
+        assert_eq!(dependent_launch(), before);
+    }
 }

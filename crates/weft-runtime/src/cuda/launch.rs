@@ -237,3 +237,19 @@ impl Launcher {
         launch(self.device, ptx, kernel, grid, self.block, params)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduction_waves_are_settable_and_zero_means_no_cap() {
+        let before = reduction_waves();
+        set_reduction_waves(3);
+        assert_eq!(reduction_waves(), 3);
+        set_reduction_waves(0);
+        assert_eq!(reduction_waves(), 0);
+        set_reduction_waves(before);
+        assert_eq!(reduction_waves(), before);
+    }
+}
