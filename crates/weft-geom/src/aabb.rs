@@ -260,13 +260,7 @@ mod tests {
     /// The 4-wide path computes exactly what the per-axis loop computes.
     #[test]
     fn fast_path_equals_per_axis_loop() {
-        let mut s = 0x2545_f491_u32;
-        let mut r = move || {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s as f32 / u32::MAX as f32) * 4.0 - 2.0
-        };
+        let mut r = crate::test_rng::uniform(0x2545_f491, -2.0, 2.0);
         for i in 0..20_000 {
             let v = |r: &mut dyn FnMut() -> f32| Vec3::new(r(), r(), r());
             let (o, d) = (v(&mut r), v(&mut r));

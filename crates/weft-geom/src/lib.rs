@@ -31,6 +31,8 @@ pub mod mesh;
 pub mod mesh_bvh;
 pub mod obj;
 pub mod query;
+#[cfg(test)]
+mod test_rng;
 
 pub use aabb::{Aabb, RayBoxTest};
 pub use bvh::{BuildOptions, Bvh, BvhNode};

@@ -568,13 +568,7 @@ mod tests {
     /// distance — the wide traversal must give the binary one's answer exactly.
     #[test]
     fn queries_equal_the_binary_traversal() {
-        let mut s = 0x0123_4567_u32;
-        let mut r = move || {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            s as f32 / u32::MAX as f32 * 3.0 - 1.0
-        };
+        let mut r = crate::test_rng::uniform(0x0123_4567, -1.0, 2.0);
         for bvh in bvhs() {
             let prims = bvh.prim_indices();
             let n = bvh.num_prims();
