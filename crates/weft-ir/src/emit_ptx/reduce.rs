@@ -99,12 +99,7 @@ impl Em<'_> {
         }
         self.c.ins(format!("bra.uni {done}"));
         self.c.place(&slow);
-        for ((off, s), v) in comps.iter().zip(val) {
-            self.c.ins(format!(
-                "red.global.add.{} [{addr}+{off}], {v}",
-                red_type(*s)
-            ));
-        }
+        self.red_lanes(&comps, addr, val);
         self.c.place(&done);
     }
 
@@ -137,12 +132,7 @@ impl Em<'_> {
         }
         self.c.ins(format!("bra.uni {done}"));
         self.c.place(&other);
-        for ((off, s), v) in comps.iter().zip(val) {
-            self.c.ins(format!(
-                "red.global.add.{} [{addr}+{off}], {v}",
-                red_type(*s)
-            ));
-        }
+        self.red_lanes(&comps, addr, val);
         self.c.place(&done);
     }
 
@@ -179,6 +169,16 @@ impl Em<'_> {
             }
         }
         self.c.text.split_off(start)
+    }
+
+    /// Each lane adds its `val` componentwise to global memory at `addr`.
+    fn red_lanes(&mut self, comps: &[(usize, Scalar)], addr: Reg, val: &[Reg]) {
+        for ((off, s), v) in comps.iter().zip(val) {
+            self.c.ins(format!(
+                "red.global.add.{} [{addr}+{off}], {v}",
+                red_type(*s)
+            ));
+        }
     }
 
     /// The shared-memory symbol holding this kernel's reduction slots.

@@ -97,7 +97,7 @@ pub fn cube_gap_sq(x: f32, k: i32, side: f32, all: bool) -> f32 {
     g * g
 }
 
-/// The shape of Monaghan's cubic spline in 3-D: `W(r, h) = w(r/h) / (π h³)`, with
+/// The shape of Monaghan's cubic spline in 3-D (support `2h`): `W(r, h) = w(r/h) / (π h³)`, with
 /// `w(q) = 1 − 1.5 q² + 0.75 q³` below 1, `0.25 (2 − q)³` below 2, else 0. The
 /// neighbour loops call this with `q = r · (1/h)` and apply `1/(π h³)` once, so a
 /// neighbour costs no division.
@@ -124,24 +124,6 @@ pub fn spline_slope(q: f32) -> f32 {
         dw = -0.75 * t * t;
     }
     dw
-}
-
-/// Monaghan's cubic spline `W(r, h)` in 3-D (support `2h`).
-#[weft::func]
-pub fn spline_w(r: f32, h: f32) -> f32 {
-    spline_shape(r / h) / (std::f32::consts::PI * h * h * h)
-}
-
-/// `∇W` at offset `d = xᵢ − xⱼ` (zero at `d = 0` and beyond `2h`).
-#[weft::func]
-pub fn spline_grad(d: Vec3, h: f32) -> Vec3 {
-    let r = length(d);
-    let dw = spline_slope(r / h) / (std::f32::consts::PI * h * h * h * h);
-    let mut g = Vec3::ZERO;
-    if r > 0.0 {
-        g = d * (dw / r);
-    }
-    g
 }
 
 /// Where distance `d` falls in the wall table of `n` samples over `0..=2h`: the
