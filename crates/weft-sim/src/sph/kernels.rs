@@ -1,11 +1,14 @@
 //! The SPH kernels: density and pressure, pressure and viscosity forces, and
 //! symplectic Euler with the boundary projection. One thread per particle;
-//! neighbours through [`DeviceHashGrid`] queries of radius `2h`.
+//! the neighbours within `2h` from a [`NeighbourList`] when it is not empty (on
+//! a CPU), else by walking the [`DeviceHashGrid`] (on CUDA). Both give the same
+//! neighbours in the same order.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceHashGrid, DeviceMesh};
 use weft::prelude::*;
 
+use super::neighbours::NeighbourList;
 use crate::kernels::shapes::shape_sdf;
 use crate::{Model, State};
 
@@ -197,15 +200,20 @@ pub fn tait(rho: f32, rest: f32, stiffness: f32) -> f32 {
 }
 
 /// Density by kernel summation over the neighbours (the particle itself
-/// included) plus the walls' share, and the pressure from it.
+/// included) plus the walls' share, the pressure from it, and `p/ρ²` (which
+/// the force pass reads for each neighbour). The neighbours
+/// from `list` unless it is empty, else from `grid` (see the module docs).
 #[weft::kernel]
+#[allow(clippy::too_many_arguments)]
 pub fn sph_density(
     model: &Model,
     fluid: &SphFluid,
     x: &Array<Vec3>,
     grid: &DeviceHashGrid,
+    list: &NeighbourList,
     density: &mut Array<f32>,
     pressure: &mut Array<f32>,
+    p_over_rho2: &mut Array<f32>,
 ) {
     let i = tid();
     let xi = x[i];
@@ -215,7 +223,18 @@ pub fn sph_density(
     let inv_h = 1.0 / h;
     // Σ mⱼ w(|xᵢ − xⱼ|/h); W's factor 1/(π h³) is applied after the loop.
     let mut sum = 0.0;
-    let (first, count, a0) = neighbour_cubes(grid, xi, support);
+    let listed = list.range.len() > 0;
+    if listed {
+        let run = list.range[i];
+        for k in run.x as i32..run.y as i32 {
+            let j = list.index[k] as i32;
+            sum += model.particle_mass[j] * spline_shape(length(xi - x[j]) * inv_h);
+        }
+    }
+    let (first, mut count, a0) = neighbour_cubes(grid, xi, support);
+    if listed {
+        count = IVec3::ZERO;
+    }
     let side = 1.0 / grid.inv_cell_size;
     for cz in 0..count.z {
         let mut z = first.z + cz;
@@ -282,7 +301,40 @@ pub fn sph_density(
         }
     }
     density[i] = rho;
-    pressure[i] = tait(rho, fluid.rest_density, fluid.stiffness[0]);
+    let p = tait(rho, fluid.rest_density, fluid.stiffness[0]);
+    pressure[i] = p;
+    p_over_rho2[i] = p / (rho * rho);
+}
+
+/// The acceleration of `i` from neighbour `j` (mass `mj`, density `rho_j`,
+/// `pj = pⱼ/ρⱼ²`) at `d = xᵢ − xⱼ` with relative velocity `vij`:
+/// `(visc − mⱼ (pᵢ/ρᵢ² + pⱼ/ρⱼ²)) ∇Wᵢⱼ`, the viscosity term
+/// `visc = 10ν · 2mⱼ (vᵢⱼ·d) / ((ρᵢ + ρⱼ)(|d|² + ε))`. `own` is
+/// `(ρᵢ, pᵢ/ρᵢ², 10ν)` and `consts` `(ε, 1/h, 1/(π h⁴))`. Zero at `d = 0`. One
+/// division: `∇W = d w'(r/h) / (π h⁴ r)` and `visc` share the reciprocal of
+/// `r (ρᵢ + ρⱼ)(|d|² + ε)` (divisions bound the pair's cost on a CPU).
+#[weft::func]
+pub fn pair_accel(
+    d: Vec3,
+    vij: Vec3,
+    mj: f32,
+    rho_j: f32,
+    pj: f32,
+    own: Vec3,
+    consts: Vec3,
+) -> Vec3 {
+    let (rho_i, pi, nu10) = (own.x, own.y, own.z);
+    let (eps, inv_h, slope) = (consts.x, consts.y, consts.z);
+    let r = length(d);
+    let mut out = Vec3::ZERO;
+    if r > 0.0 {
+        let s = (rho_i + rho_j) * (length_sq(d) + eps);
+        let inv = 1.0 / (r * s);
+        let dw_r = spline_slope(r * inv_h) * slope * s * inv;
+        let visc = nu10 * 2.0 * mj * dot(vij, d) * r * inv;
+        out = d * (dw_r * (visc - mj * (pi + pj)));
+    }
+    out
 }
 
 /// Adds `mᵢ aᵢ` to `state.particle_f`: the symmetric pressure force
@@ -290,15 +342,18 @@ pub fn sph_density(
 /// `10 ν Σ (2mⱼ/(ρᵢ+ρⱼ)) (vᵢⱼ·xᵢⱼ) / (|xᵢⱼ|² + 0.01 h²) ∇Wᵢⱼ` (symmetrized in
 /// the densities, so it conserves momentum), and the walls' mirrored
 /// pressure `−2 pᵢ/ρᵢ² ∇ρ_wall` (`2 pᵢ ρ₀ A(d) / ρᵢ² n` for a single wall) plus
-/// their hydrostatic part ([`hydrostatic_wall`]).
+/// their hydrostatic part ([`hydrostatic_wall`]). The neighbours from `list`
+/// unless it is empty, else from `grid`; a neighbour's share is [`pair_accel`].
 #[weft::kernel]
+#[allow(clippy::too_many_arguments)]
 pub fn sph_forces(
     model: &Model,
     fluid: &SphFluid,
     state: &mut State,
     grid: &DeviceHashGrid,
+    list: &NeighbourList,
     density: &Array<f32>,
-    pressure: &Array<f32>,
+    p_over_rho2: &Array<f32>,
 ) {
     let i = tid();
     let xi = state.particle_q[i];
@@ -306,7 +361,7 @@ pub fn sph_forces(
     let h = fluid.h;
     let support = 2.0 * h;
     let rho_i = density[i];
-    let pi = pressure[i] / (rho_i * rho_i);
+    let pi = p_over_rho2[i];
     let nu10 = 10.0 * fluid.viscosity[0];
     let eps = 0.01 * h * h;
     let r2 = support * support;
@@ -315,7 +370,28 @@ pub fn sph_forces(
     // other factors, so a neighbour costs three divisions.
     let slope = 1.0 / (std::f32::consts::PI * h * h * h * h);
     let mut a = Vec3::ZERO;
-    let (first, count, a0) = neighbour_cubes(grid, xi, support);
+    let listed = list.range.len() > 0;
+    if listed {
+        let run = list.range[i];
+        for k in run.x as i32..run.y as i32 {
+            let j = list.index[k] as i32;
+            if j != i {
+                a += pair_accel(
+                    xi - state.particle_q[j],
+                    vi - state.particle_qd[j],
+                    model.particle_mass[j],
+                    density[j],
+                    p_over_rho2[j],
+                    Vec3::new(rho_i, pi, nu10),
+                    Vec3::new(eps, inv_h, slope),
+                );
+            }
+        }
+    }
+    let (first, mut count, a0) = neighbour_cubes(grid, xi, support);
+    if listed {
+        count = IVec3::ZERO;
+    }
     let side = 1.0 / grid.inv_cell_size;
     for cz in 0..count.z {
         let mut z = first.z + cz;
@@ -344,20 +420,15 @@ pub fn sph_forces(
                 for slot in start..end {
                     let j = grid.sorted_index[slot] as i32;
                     if j != i && length_sq(grid.sorted_points[slot] - xi) <= r2 {
-                        let d = xi - state.particle_q[j];
-                        let r = length(d);
-                        // ∇W = d · (∂W/∂r) / r (zero at r = 0).
-                        let mut dw_r = 0.0;
-                        if r > 0.0 {
-                            dw_r = spline_slope(r * inv_h) * slope / r;
-                        }
-                        let mj = model.particle_mass[j];
-                        let rho_j = density[j];
-                        let pj = pressure[j] / (rho_j * rho_j);
-                        let vij = vi - state.particle_qd[j];
-                        let visc = nu10 * 2.0 * mj * dot(vij, d)
-                            / ((rho_i + rho_j) * (length_sq(d) + eps));
-                        a += d * (dw_r * (visc - mj * (pi + pj)));
+                        a += pair_accel(
+                            xi - state.particle_q[j],
+                            vi - state.particle_qd[j],
+                            model.particle_mass[j],
+                            density[j],
+                            p_over_rho2[j],
+                            Vec3::new(rho_i, pi, nu10),
+                            Vec3::new(eps, inv_h, slope),
+                        );
                     }
                 }
             }

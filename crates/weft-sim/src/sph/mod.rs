@@ -6,7 +6,9 @@
 //!    the kernel's support `2h`, rebuilt every step by kernels on the device
 //!    where the positions live (CPU or CUDA alike; no copy to the host); the
 //!    kernels walk the 27 cells around a particle directly
-//!    (`kernels::neighbour_cubes`).
+//!    (`kernels::neighbour_cubes`) on CUDA; on a CPU the walk is done once per
+//!    step by host code that lists each particle's neighbours
+//!    ([`NeighbourList`]), which the density and force passes then read.
 //! 2. **Density** by kernel summation with Monaghan's cubic spline (M4, support
 //!    `2h`) — chosen over Wendland C2 because it is the common reference of
 //!    WCSPH (Monaghan, SPlisHSPlasH, Warp's example) and needs fewer neighbours
@@ -44,10 +46,12 @@
 mod boundary;
 mod fluid_block;
 pub mod kernels;
+mod neighbours;
 mod params;
 mod solver;
 
 pub use boundary::{WALL_OFFSET, WALL_SAMPLES, cubic_spline, wall_table};
 pub use fluid_block::FluidBlock;
+pub use neighbours::NeighbourList;
 pub use params::SphParams;
 pub use solver::Sph;

@@ -5,14 +5,17 @@ use weft::prelude::*;
 
 use super::boundary::{WALL_OFFSET, wall_table};
 use super::kernels::{SphFluid, sph_density, sph_forces, sph_integrate};
+use super::neighbours::{ListScratch, NeighbourList};
 use super::params::SphParams;
 use crate::error::{Result, SimError};
 use crate::{Model, State};
 
 /// Grid cell size over the kernel's support. Cells of the support (27 per
-/// query) measured faster on a CPU than cells of half of it (125 per query,
-/// the farther ones skipped): 28.7 against 35.7 ms for the density of 32,000
-/// particles.
+/// walk) measured faster on a CPU than cells of half of it (125 per walk, the
+/// farther ones skipped): 28.7 against 35.7 ms for the density of 32,000
+/// particles when the CPU kernels walked the grid; the CPU's neighbour lists
+/// also measured slower to build with the finer cells (their walk costs more
+/// per particle than the candidates it saves).
 const CELL: f32 = 1.0;
 
 /// Weakly compressible SPH (WCSPH) on the particles of a [`Model`]: density by
@@ -61,8 +64,14 @@ pub struct Sph {
     params: SphParams,
     fluid: SphFluid,
     grid: DeviceHashGrid,
+    /// On a CPU the neighbours, listed from the grid once per step; empty on
+    /// CUDA (the kernels walk the grid).
+    list: NeighbourList,
+    scratch: ListScratch,
     density: Array<f32>,
     pressure: Array<f32>,
+    /// `p/ρ²` per particle, for the force pass.
+    p_over_rho2: Array<f32>,
 }
 
 impl Sph {
@@ -118,6 +127,10 @@ impl Sph {
         if n > 0 {
             grid.build(&model.particle_q, cell)?;
         }
+        let list = match device {
+            Device::Cpu => NeighbourList::new(device, n)?,
+            _ => NeighbourList::empty(device)?,
+        };
         Ok(Sph {
             fluid: SphFluid {
                 h: params.smoothing_length,
@@ -134,8 +147,11 @@ impl Sph {
             },
             params,
             grid,
+            list,
+            scratch: ListScratch::default(),
             density: Array::try_zeros(device, [n])?,
             pressure: Array::try_zeros(device, [n])?,
+            p_over_rho2: Array::try_zeros(device, [n])?,
         })
     }
 
@@ -177,21 +193,47 @@ impl Sph {
         &self.grid
     }
 
+    /// On a CPU, the neighbour list made from the grid by the last
+    /// [`Sph::build_grid`], which the density and force passes read; `None` on
+    /// CUDA, where they walk the grid.
+    pub fn neighbours(&self) -> Option<&NeighbourList> {
+        Some(&self.list).filter(|_| self.listing())
+    }
+
+    /// Whether the steps list the neighbours (on a CPU).
+    fn listing(&self) -> bool {
+        self.grid.device() == Device::Cpu
+    }
+
     /// Phase 1: rebuilds the hash grid over `state`'s positions on their device
-    /// (cells of `2h`). While a tape records, into a new grid (the tape keeps the
-    /// old one, which earlier recorded launches read), and without recording the
-    /// build itself ([`Tape::pause`](weft::Tape::pause)): neighbour indices carry
-    /// no gradient.
+    /// (cells of `2h`) and, on a CPU, lists each particle's neighbours from it
+    /// ([`NeighbourList`]). While a tape records, into a new grid and list (the
+    /// tape keeps the old ones, which earlier recorded launches read), and
+    /// without recording the build itself ([`Tape::pause`](weft::Tape::pause)):
+    /// neighbour indices carry no gradient.
     pub fn build_grid(&mut self, state: &State) -> Result<()> {
         self.check(state)?;
+        let n = state.particle_count();
         if weft::Tape::is_recording() {
             self.grid = DeviceHashGrid::with_dim(self.grid.device(), self.grid.dim())?;
+            if self.listing() {
+                self.list = NeighbourList::new(self.grid.device(), n)?;
+            }
         }
-        if state.particle_count() > 0 {
+        if n > 0 {
             // The build carries no gradient (queries return indices) and reuses
             // its scratch within itself, so it is kept off the tape.
             let cell = CELL * self.params.support();
-            weft::Tape::pause(|| self.grid.build(&state.particle_q, cell))?;
+            let support = self.params.support();
+            let listing = self.listing();
+            let (grid, list, scratch) = (&mut self.grid, &mut self.list, &mut self.scratch);
+            weft::Tape::pause(|| -> Result<()> {
+                grid.build(&state.particle_q, cell)?;
+                if listing {
+                    list.build(grid, &state.particle_q, support, scratch)?;
+                }
+                Ok(())
+            })?;
         }
         Ok(())
     }
@@ -206,18 +248,22 @@ impl Sph {
             let device = model.device();
             self.density = Array::try_zeros(device, [n])?;
             self.pressure = Array::try_zeros(device, [n])?;
+            self.p_over_rho2 = Array::try_zeros(device, [n])?;
         }
-        if n > 0 {
-            sph_density::launch(
-                n,
-                model,
-                &self.fluid,
-                &state.particle_q,
-                &self.grid,
-                &mut self.density,
-                &mut self.pressure,
-            )?;
+        if n == 0 {
+            return Ok(());
         }
+        sph_density::launch(
+            n,
+            model,
+            &self.fluid,
+            &state.particle_q,
+            &self.grid,
+            &self.list,
+            &mut self.density,
+            &mut self.pressure,
+            &mut self.p_over_rho2,
+        )?;
         Ok(())
     }
 
@@ -226,17 +272,19 @@ impl Sph {
     pub fn compute_forces(&mut self, model: &Model, state: &mut State) -> Result<()> {
         self.check(state)?;
         let n = state.particle_count();
-        if n > 0 {
-            sph_forces::launch(
-                n,
-                model,
-                &self.fluid,
-                state,
-                &self.grid,
-                &self.density,
-                &self.pressure,
-            )?;
+        if n == 0 {
+            return Ok(());
         }
+        sph_forces::launch(
+            n,
+            model,
+            &self.fluid,
+            state,
+            &self.grid,
+            &self.list,
+            &self.density,
+            &self.p_over_rho2,
+        )?;
         Ok(())
     }
 

@@ -1,0 +1,440 @@
+//! [`NeighbourList`]: every particle's neighbours within the kernel's support,
+//! found once per step on the CPU so that the density and the force passes do
+//! not both walk the grid.
+//!
+//! On a CPU the walk dominates a step: with cells as wide as the support a
+//! particle has about 290 candidates in its 27 cells for about 30 neighbours,
+//! and the density and force kernels each tested all of them. The list is made
+//! by host code, a cell at a time: the runs of slots of the 27 cells around a
+//! cell (each row of three cells one run while it does not wrap) are found once
+//! for all the cell's particles, and each particle tests the candidates eight
+//! at a time over the grid's sorted points laid out as three coordinate arrays
+//! (so the test vectorizes; with AVX2 where the CPU has it). It visits the
+//! cells in the order of the kernels' walk
+//! ([`neighbour_cubes`](super::kernels::neighbour_cubes): z, then y, then x)
+//! and keeps the points within the radius, so the kernels that read it find the
+//! same neighbours in the same order as those that walk the grid.
+//!
+//! On CUDA the kernels walk the grid (a thread's candidate test costs no more
+//! than reading a list there, and the list would cost memory traffic): the
+//! solver passes them an [empty](NeighbourList::empty) list.
+
+use rayon::prelude::*;
+use weft::geom::DeviceHashGrid;
+use weft::prelude::*;
+
+use crate::error::Result;
+
+/// Each particle's neighbours (itself included), for the SPH kernels:
+/// particle `i`'s are `index[range[i].x .. range[i].y]`, in the order of the
+/// grid walk. Slots past the last range are unused (the index array grows by a
+/// quarter when a step needs more, so it is rarely reallocated).
+#[weft::structure]
+pub struct NeighbourList {
+    /// Per particle: its first slot in `index` and one past its last.
+    pub range: Array<UVec2>,
+    /// Neighbour indices, by particle in the grid's order.
+    pub index: Array<u32>,
+}
+
+/// Padding after the sorted coordinates, so that eight lanes can be read from
+/// any slot (the lanes past a run are masked off).
+const PAD: usize = 8;
+
+/// Slots of the grid per parallel task of the build.
+const CHUNK: usize = 512;
+
+/// The host scratch of [`NeighbourList`] builds, reused from step to step.
+#[derive(Default)]
+pub(crate) struct ListScratch {
+    /// The sorted points' coordinates, then [`PAD`] NaNs.
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    zs: Vec<f32>,
+    /// Per task: its slots' neighbours, one after the other.
+    lists: Vec<Vec<u32>>,
+    /// Per task: how many neighbours each of its slots has.
+    counts: Vec<Vec<u32>>,
+}
+
+impl NeighbourList {
+    /// An empty list for `n` particles on `device`.
+    pub fn new(device: Device, n: usize) -> Result<Self> {
+        Ok(NeighbourList {
+            range: Array::try_zeros(device, [n])?,
+            index: Array::try_zeros(device, [0])?,
+        })
+    }
+
+    /// A list of no particle, with which the SPH kernels walk the grid.
+    pub fn empty(device: Device) -> Result<Self> {
+        Self::new(device, 0)
+    }
+
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    /// Whether the list holds no particle.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Total number of (particle, neighbour) entries, self-pairs included.
+    pub fn entries(&self) -> usize {
+        self.range
+            .to_vec()
+            .iter()
+            .map(|r| (r.y - r.x) as usize)
+            .sum()
+    }
+
+    /// Fills the list from `grid`, built over `x` (a CPU array), with the
+    /// points within `radius` of each point of `x`.
+    pub(crate) fn build(
+        &mut self,
+        grid: &DeviceHashGrid,
+        x: &Array<Vec3>,
+        radius: f32,
+        scratch: &mut ListScratch,
+    ) -> Result<()> {
+        debug_assert_eq!(self.len(), x.len());
+        let n = grid.sorted_index.len();
+        let sorted_index = grid.sorted_index.as_slice();
+        let tasks = n.div_ceil(CHUNK);
+        {
+            let sorted = grid.sorted_points.as_slice();
+            scratch.xs.clear();
+            scratch.ys.clear();
+            scratch.zs.clear();
+            scratch.xs.extend(sorted.iter().map(|p| p.x));
+            scratch.ys.extend(sorted.iter().map(|p| p.y));
+            scratch.zs.extend(sorted.iter().map(|p| p.z));
+            for v in [&mut scratch.xs, &mut scratch.ys, &mut scratch.zs] {
+                v.extend([f32::NAN; PAD]);
+            }
+            let walk = Walk {
+                dim: [grid.dim_x, grid.dim_y, grid.dim_z],
+                inv_cell_size: grid.inv_cell_size,
+                reach: (radius * grid.inv_cell_size - 1.0e-4).ceil().max(1.0) as i32,
+                cell_start: &grid.cell_start.as_slice(),
+                cell_end: &grid.cell_end.as_slice(),
+                sorted_index: &sorted_index,
+                xs: &scratch.xs,
+                ys: &scratch.ys,
+                zs: &scratch.zs,
+                r2: radius * radius,
+            };
+            scratch.lists.resize_with(tasks, Vec::new);
+            scratch.counts.resize_with(tasks, Vec::new);
+            scratch
+                .lists
+                .par_iter_mut()
+                .zip(scratch.counts.par_iter_mut())
+                .enumerate()
+                .for_each(|(t, (out, counts))| {
+                    walk.slots(t * CHUNK..((t + 1) * CHUNK).min(n), out, counts)
+                });
+        }
+        // Each particle's range, in slot order (a task's lists follow one another).
+        let total: usize = scratch.lists.iter().map(Vec::len).sum();
+        {
+            let mut range = self.range.as_mut_slice();
+            let mut at = 0u32;
+            for (t, counts) in scratch.counts.iter().enumerate() {
+                for (k, &c) in counts.iter().enumerate() {
+                    range[sorted_index[t * CHUNK + k] as usize] = UVec2::new(at, at + c);
+                    at += c;
+                }
+            }
+        }
+        if self.index.len() < total {
+            self.index = Array::try_zeros(self.range.device(), [total + total / 4])?;
+        }
+        let mut index = self.index.as_mut_slice();
+        let mut rest: &mut [u32] = &mut index[..total];
+        let mut pieces = Vec::with_capacity(tasks);
+        for out in &scratch.lists {
+            let (head, tail) = rest.split_at_mut(out.len());
+            pieces.push(head);
+            rest = tail;
+        }
+        pieces
+            .into_par_iter()
+            .zip(scratch.lists.par_iter())
+            .for_each(|(dst, src)| dst.copy_from_slice(src));
+        Ok(())
+    }
+}
+
+/// What the build reads: the grid's arrays on the host, its sorted points by
+/// coordinate, the squared radius.
+struct Walk<'a> {
+    dim: [i32; 3],
+    inv_cell_size: f32,
+    /// Cells to visit on each side of a point's cell: 1 when the radius is at
+    /// most a cell (up to 10⁻⁴ of one, so that rounding in `radius / cell`
+    /// does not make it 2: a point beyond the next cell is then at least the
+    /// radius away, where the SPH kernel and its slope are zero).
+    reach: i32,
+    cell_start: &'a [u32],
+    cell_end: &'a [u32],
+    sorted_index: &'a [u32],
+    xs: &'a [f32],
+    ys: &'a [f32],
+    zs: &'a [f32],
+    r2: f32,
+}
+
+/// The hashed coordinates to visit along an axis of `dim` cells around `c`:
+/// `c - reach ..= c + reach` wrapped, or every cell once when that covers the
+/// axis (as the kernels' walk).
+fn axis_cells(c: i32, reach: i32, dim: i32) -> impl Iterator<Item = i32> {
+    let all = 2 * reach + 1 >= dim;
+    let (lo, hi) = if all {
+        (0, dim - 1)
+    } else {
+        (c - reach, c + reach)
+    };
+    (lo..=hi).map(move |k| k.rem_euclid(dim))
+}
+
+impl Walk<'_> {
+    /// The hashed cell coordinates of `p` (the rule of the grid's build).
+    fn cell(&self, p: Vec3) -> [i32; 3] {
+        let f = |v: f32, d: i32| (((v * self.inv_cell_size).floor() as i32) % d + d) % d;
+        [
+            f(p.x, self.dim[0]),
+            f(p.y, self.dim[1]),
+            f(p.z, self.dim[2]),
+        ]
+    }
+
+    /// The runs of slots of the cells around cell `c`, in walk order, into
+    /// `runs`: a row's consecutive cells are one run.
+    fn runs(&self, c: [i32; 3], runs: &mut Vec<(usize, usize)>) {
+        runs.clear();
+        let [dx, dy, dz] = self.dim;
+        for z in axis_cells(c[2], self.reach, dz) {
+            for y in axis_cells(c[1], self.reach, dy) {
+                let row = ((z * dy + y) * dx) as usize;
+                let mut run: Option<(usize, usize)> = None;
+                for x in axis_cells(c[0], self.reach, dx) {
+                    let (s, e) = (
+                        self.cell_start[row + x as usize] as usize,
+                        self.cell_end[row + x as usize] as usize,
+                    );
+                    run = match run {
+                        Some((rs, re)) if re == s => Some((rs, e)),
+                        Some(done) => {
+                            runs.push(done);
+                            Some((s, e))
+                        }
+                        None => Some((s, e)),
+                    };
+                }
+                runs.extend(run.filter(|(s, e)| s < e));
+            }
+        }
+    }
+
+    /// Lists the neighbours of the points in `slots` into `out`, each slot's
+    /// count into `counts`.
+    fn slots(&self, slots: std::ops::Range<usize>, out: &mut Vec<u32>, counts: &mut Vec<u32>) {
+        out.clear();
+        counts.clear();
+        let mut runs = Vec::with_capacity(32);
+        let mut cell = [-1; 3];
+        for s in slots {
+            let p = Vec3::new(self.xs[s], self.ys[s], self.zs[s]);
+            let c = self.cell(p);
+            if c != cell {
+                cell = c;
+                self.runs(c, &mut runs);
+            }
+            let before = out.len();
+            scan(self, &runs, p, out);
+            counts.push((out.len() - before) as u32);
+        }
+    }
+}
+
+/// Appends the indices of the slots of `runs` within the radius of `p` to
+/// `out`, in order.
+fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { scan_avx2(w, runs, p, out) };
+    }
+    for &(lo, hi) in runs {
+        for k in lo..hi {
+            let (dx, dy, dz) = (w.xs[k] - p.x, w.ys[k] - p.y, w.zs[k] - p.z);
+            if dx * dx + dy * dy + dz * dz <= w.r2 {
+                out.push(w.sorted_index[k]);
+            }
+        }
+    }
+}
+
+/// [`scan`] with AVX2: eight slots per compare with the same arithmetic
+/// (`(dx² + dy²) + dz²` as the kernels' `length_sq`, no fused multiply-adds),
+/// so the same points pass; a run's last partial eight read the padding past
+/// it and mask those lanes off.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+    use std::arch::x86_64::*;
+    let (px, py, pz) = (
+        _mm256_set1_ps(p.x),
+        _mm256_set1_ps(p.y),
+        _mm256_set1_ps(p.z),
+    );
+    let r2 = _mm256_set1_ps(w.r2);
+    for &(lo, hi) in runs {
+        assert!(hi + PAD <= w.xs.len() && hi <= w.sorted_index.len());
+        let mut base = lo;
+        while base < hi {
+            // SAFETY: `base < hi` and `hi + PAD <= len` (asserted above) for
+            // the three coordinate arrays, so the eight lanes are in bounds;
+            // unaligned loads accept any address.
+            let (x, y, z) = unsafe {
+                (
+                    _mm256_loadu_ps(w.xs.as_ptr().add(base)),
+                    _mm256_loadu_ps(w.ys.as_ptr().add(base)),
+                    _mm256_loadu_ps(w.zs.as_ptr().add(base)),
+                )
+            };
+            let (dx, dy, dz) = (
+                _mm256_sub_ps(x, px),
+                _mm256_sub_ps(y, py),
+                _mm256_sub_ps(z, pz),
+            );
+            let d2 = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                _mm256_mul_ps(dz, dz),
+            );
+            let mut mask = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(d2, r2)) as u32;
+            if hi - base < 8 {
+                mask &= (1 << (hi - base)) - 1;
+            }
+            while mask != 0 {
+                out.push(w.sorted_index[base + mask.trailing_zeros() as usize]);
+                mask &= mask - 1;
+            }
+            base += 8;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift32) of floats in `0..1`.
+    fn uniform(state: &mut u32) -> f32 {
+        *state ^= *state << 13;
+        *state ^= *state >> 17;
+        *state ^= *state << 5;
+        (*state >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    /// Lists random points with `dim` hashed cells and checks every list
+    /// against brute force: the same set (itself included), each once.
+    fn check(dim: [u32; 3], extent: f32, cell: f32, radius: f32, n: usize, seed: u32) {
+        let mut s = seed;
+        let pts: Vec<Vec3> = (0..n)
+            .map(|_| {
+                Vec3::new(uniform(&mut s), uniform(&mut s), uniform(&mut s)) * extent
+                    - Vec3::splat(0.25 * extent)
+            })
+            .collect();
+        let x = Array::from_slice(Device::Cpu, &pts);
+        let mut grid = DeviceHashGrid::with_dim(Device::Cpu, dim).unwrap();
+        grid.build(&x, cell).unwrap();
+        let mut list = NeighbourList::new(Device::Cpu, n).unwrap();
+        let mut scratch = ListScratch::default();
+        list.build(&grid, &x, radius, &mut scratch).unwrap();
+        let range = list.range.to_vec();
+        let index = list.index.to_vec();
+        let mut pairs = 0;
+        for (i, p) in pts.iter().enumerate() {
+            let r = range[i];
+            let mut got: Vec<u32> = index[r.x as usize..r.y as usize].to_vec();
+            got.sort_unstable();
+            let want: Vec<u32> = (0..n as u32)
+                .filter(|&j| (pts[j as usize] - *p).length_squared() <= radius * radius)
+                .collect();
+            assert_eq!(got, want, "point {i} of {n}, dim {dim:?}");
+            pairs += want.len();
+        }
+        assert_eq!(pairs, list.entries());
+    }
+
+    #[test]
+    fn lists_match_brute_force() {
+        // Cells as wide as the radius in a grid that covers the points.
+        check([16, 16, 16], 1.0, 0.1, 0.1, 2000, 7);
+        // A radius of two cells (five cells per axis are walked).
+        check([16, 16, 16], 1.0, 0.05, 0.1, 1500, 11);
+        // A radius smaller than the cells.
+        check([16, 16, 16], 1.0, 0.1, 0.06, 2000, 8);
+        // Few hashed cells: the walk wraps, and on the two-cell axis covers it.
+        check([3, 2, 5], 1.0, 0.1, 0.1, 1500, 9);
+        // Dense cells (runs longer than eight slots) and one cell per axis.
+        check([1, 1, 1], 0.3, 0.2, 0.2, 600, 10);
+    }
+
+    #[test]
+    fn lists_follow_the_grid_walk_order() {
+        // The kernels that walk the grid visit candidates in the order of the
+        // walk: a list is in that order, so the sums over it are the same.
+        let mut s = 3;
+        let pts: Vec<Vec3> = (0..800)
+            .map(|_| Vec3::new(uniform(&mut s), uniform(&mut s), uniform(&mut s)))
+            .collect();
+        let x = Array::from_slice(Device::Cpu, &pts);
+        let mut grid = DeviceHashGrid::with_dim(Device::Cpu, [10, 10, 10]).unwrap();
+        grid.build(&x, 0.1).unwrap();
+        let mut list = NeighbourList::new(Device::Cpu, pts.len()).unwrap();
+        list.build(&grid, &x, 0.1, &mut ListScratch::default())
+            .unwrap();
+        let (range, index) = (list.range.to_vec(), list.index.to_vec());
+        let slot_of = {
+            let mut slot = vec![0; pts.len()];
+            for (k, &j) in grid.sorted_index.to_vec().iter().enumerate() {
+                slot[j as usize] = k;
+            }
+            slot
+        };
+        let mut checked = 0;
+        for (i, p) in pts.iter().enumerate() {
+            // Inside, where no cube of the walk wraps.
+            if p.cmplt(Vec3::splat(0.11)).any() || p.cmpgt(Vec3::splat(0.89)).any() {
+                continue;
+            }
+            checked += 1;
+            let run = &index[range[i].x as usize..range[i].y as usize];
+            // Cubes by z, y, x are in increasing hashed cell order.
+            let slots: Vec<usize> = run.iter().map(|&j| slot_of[j as usize]).collect();
+            assert!(
+                slots.windows(2).all(|w| w[0] < w[1]),
+                "point {i}: {slots:?}"
+            );
+        }
+        assert!(checked > 200, "{checked}");
+    }
+
+    #[test]
+    fn an_empty_set_lists_nothing() {
+        let x = Array::<Vec3>::from_slice(Device::Cpu, &[]);
+        let mut grid = DeviceHashGrid::with_dim(Device::Cpu, [4, 4, 4]).unwrap();
+        grid.build(&x, 0.1).unwrap();
+        let mut list = NeighbourList::new(Device::Cpu, 0).unwrap();
+        list.build(&grid, &x, 0.1, &mut ListScratch::default())
+            .unwrap();
+        assert!(list.is_empty());
+        assert_eq!(list.entries(), 0);
+    }
+}
