@@ -394,24 +394,28 @@ fn gradients_match_finite_differences_through_a_rollout() {
     }
 }
 
-#[test]
-fn the_velocity_gradient_of_every_particle_matches_a_directional_difference() {
-    // d loss / d v0 for all 512 particles, dotted with a random direction, against
-    // the central difference of the loss along that direction.
-    let mut c = Rollout::new(Device::Cpu).unwrap();
-    let n = c.model.particle_count();
-    let v0 = Array::from_vec(Device::Cpu, c.base.to_vec()).requires_grad();
-    let mut loss = Array::<f64>::zeros(Device::Cpu, [1]).requires_grad();
+/// The rollout's velocity gradient (all particles, by the tape) and the loss.
+fn velocity_gradient(c: &mut Rollout) -> (f64, Vec<Vec3>) {
+    let device = c.model.device();
+    let v0 = Array::from_vec(device, c.base.to_vec()).requires_grad();
+    let mut loss = Array::<f64>::zeros(device, [1]).requires_grad();
     let mut tape = Tape::new();
     tape.record(|| c.loss(&v0, &mut loss)).unwrap();
     tape.backward(&mut loss).unwrap();
-    let g = v0.grad_to_vec().unwrap();
+    (loss.to_vec()[0], v0.grad_to_vec().unwrap())
+}
+
+/// The velocity gradient dotted with a random direction, against the central
+/// difference of the loss along that direction (step `h` m/s): `(tape, fd)`.
+fn directional_check(c: &mut Rollout, h: f32) -> (f64, f64) {
+    let device = c.model.device();
+    let n = c.model.particle_count();
+    let (_, g) = velocity_gradient(c);
     let dir: Vec<Vec3> = weft_examples::random_f32s(3 * n, 99, -1.0, 1.0)
         .chunks(3)
         .map(|c| Vec3::new(c[0], c[1], c[2]))
         .collect();
     let along: f64 = g.iter().zip(&dir).map(|(g, d)| g.dot(*d) as f64).sum();
-    let h = 1e-2f32;
     let mut at = |s: f32| {
         let v: Vec<Vec3> = c
             .base
@@ -420,12 +424,56 @@ fn the_velocity_gradient_of_every_particle_matches_a_directional_difference() {
             .zip(&dir)
             .map(|(v, d)| *v + *d * s)
             .collect();
-        let mut l = Array::<f64>::zeros(Device::Cpu, [1]);
-        c.loss(&Array::from_vec(Device::Cpu, v), &mut l).unwrap();
+        let mut l = Array::<f64>::zeros(device, [1]);
+        c.loss(&Array::from_vec(device, v), &mut l).unwrap();
         l.to_vec()[0]
     };
     let fd = (at(h) - at(-h)) / (2.0 * h as f64);
+    (along, fd)
+}
+
+#[test]
+fn the_velocity_gradient_of_every_particle_matches_a_directional_difference() {
+    // d loss / d v0 for all 512 particles, dotted with a random direction, against
+    // the central difference of the loss along that direction.
+    let mut c = Rollout::new(Device::Cpu).unwrap();
+    let (along, fd) = directional_check(&mut c, 1e-2);
     println!("directional derivative: tape {along:.6e}, central difference {fd:.6e}");
+    assert!(
+        (along - fd).abs() < 1e-2 * fd.abs(),
+        "tape {along:e}, differences {fd:e}"
+    );
+}
+
+#[test]
+fn cuda_gradients_match_the_cpu_ones() {
+    // The same rollout differentiated on both back ends: the CPU reads
+    // neighbour lists, CUDA walks the grid (same neighbours, same order), so
+    // the gradients differ by rounding only.
+    let Some(gpu) = cuda() else { return };
+    let (lc, gc) = velocity_gradient(&mut Rollout::new(Device::Cpu).unwrap());
+    let (lg, gg) = velocity_gradient(&mut Rollout::new(gpu).unwrap());
+    let scale = gc.iter().map(|g| g.abs().max_element()).fold(0.0, f32::max);
+    let worst = gc
+        .iter()
+        .zip(&gg)
+        .map(|(a, b)| (*a - *b).abs().max_element())
+        .fold(0.0, f32::max);
+    println!("loss {lc:e} / {lg:e}; gradient: worst difference {worst:e} of {scale:e}");
+    assert!(scale > 0.0);
+    assert!(((lc - lg) / lc).abs() < 1e-5, "loss {lc:e} against {lg:e}");
+    assert!(worst < 1e-3 * scale, "{worst:e} against {scale:e}");
+}
+
+#[test]
+fn a_large_rollout_differentiates_on_cuda() {
+    // 32,000 particles (a 40 × 40 × 20 block), ten steps recorded: every
+    // thread of the adjoints keeps its own stack, and the directional
+    // derivative still matches the central difference.
+    let Some(gpu) = cuda() else { return };
+    let mut c = Rollout::with_block(gpu, [40, 40, 20], 1.0).unwrap();
+    let (along, fd) = directional_check(&mut c, 1e-2);
+    println!("32,000 particles: tape {along:.6e}, central difference {fd:.6e}");
     assert!(
         (along - fd).abs() < 1e-2 * fd.abs(),
         "tape {along:e}, differences {fd:e}"

@@ -21,8 +21,8 @@ fn perturb(base: &Array<Vec3>, slot: &Array<i32>, dv: &Array<Vec3>, v: &mut Arra
     v[i] = x;
 }
 
-/// 512 particles (8³, 2 cm apart) resting on the floor of a 30 cm box, away
-/// from its side walls, with random initial velocities (up to 0.5 m/s per
+/// 512 particles (8³, 2 cm apart; [`Rollout::with_block`] for other sizes)
+/// resting on the floor of a 30 cm box, away from its side walls, with random initial velocities (up to 0.5 m/s per
 /// axis), 10 steps at c = 5 m/s (so pressure moves them within the rollout);
 /// the loss is Σ wᵢ · xᵢ over the final positions, with random weights.
 pub struct Rollout {
@@ -46,13 +46,19 @@ impl Rollout {
 
     /// The rollout on `device`.
     pub fn new(device: Device) -> Result<Self, SimError> {
+        Self::with_block(device, [8, 8, 8], 0.3)
+    }
+
+    /// The same rollout with a block of `counts` particles in a box of
+    /// `side` metres (the block 7 cm from two side walls).
+    pub fn with_block(device: Device, counts: [usize; 3], side: f32) -> Result<Self, SimError> {
         let mut params = SphParams::for_spacing(0.02, 5.0);
         params.domain_lo = Vec3::ZERO;
-        params.domain_hi = Vec3::splat(0.3);
+        params.domain_hi = Vec3::splat(side);
         let mut b = ModelBuilder::new();
         b.add_fluid_block(&FluidBlock {
             lo: Vec3::new(0.07, 0.07, 0.0),
-            counts: [8, 8, 8],
+            counts,
             spacing: 0.02,
             rest_density: params.rest_density,
             vel: Vec3::ZERO,
