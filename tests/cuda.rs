@@ -288,7 +288,7 @@ fn loop_carried_adjoints_agree_and_stack_overflow_is_reported() {
         d.synchronize()?;
         Ok(x.grad_to_vec().unwrap())
     };
-    // 40 iterations: 320 bytes of stack per thread.
+    // 40 iterations: 160 bytes of stack per thread.
     let (c, g) = (grad(Device::Cpu, 40).unwrap(), grad(dev, 40).unwrap());
     for (a, b) in c.iter().zip(&g) {
         assert!(close(*a, *b, 1e-5), "{a} vs {b}");

@@ -2,8 +2,9 @@
 //! iteration to the next, saved during the adjoint's replay and restored, in
 //! reverse, while the loop is walked backwards (`Stmt::Save` / `Stmt::Restore`).
 //!
-//! It lives in each thread's local memory: [`ADJOINT_STACK_BYTES`] bytes, one
-//! 8-byte slot per scalar component. A thread that would overflow it writes the
+//! It lives in each thread's local memory: [`ADJOINT_STACK_BYTES`] bytes, 4 per
+//! 32-bit component or predicate and 8 per 64-bit one (stored as two 32-bit
+//! halves, so no slot needs more than 4-byte alignment). A thread that would overflow it writes the
 //! error record (parameter [`STACK_OVERFLOW_PARAM`], the bytes it needed and the
 //! capacity) and stops, so the next synchronisation reports the kernel by name
 //! instead of returning a wrong gradient.
@@ -12,8 +13,8 @@ use super::emitter::{Em, Frame};
 use super::regs::{Class, Reg};
 use crate::ir::{ValueId, VarId};
 
-/// Bytes of adjoint stack per GPU thread (local memory): 256 scalar components,
-/// e.g. 64 iterations of a loop carrying a `Vec3` and an `f32`.
+/// Bytes of adjoint stack per GPU thread (local memory): 512 32-bit components,
+/// e.g. 128 iterations of a loop carrying a `Vec3` and an `f32`.
 pub const ADJOINT_STACK_BYTES: u32 = 2048;
 
 /// The error record's parameter index for an adjoint-stack overflow.
@@ -21,6 +22,19 @@ pub const STACK_OVERFLOW_PARAM: u32 = u32::MAX - 1;
 
 /// Name of the local array.
 const STACK: &str = "__weft_stack";
+
+/// Bytes a component takes on the stack.
+fn slot_bytes(r: &Reg) -> u32 {
+    match r.class {
+        Class::B64 | Class::F64 => 8,
+        Class::Pred | Class::B32 | Class::F32 => 4,
+    }
+}
+
+/// Bytes of a snapshot of `regs`.
+fn snapshot_bytes(regs: &[Reg]) -> u32 {
+    regs.iter().map(slot_bytes).sum()
+}
 
 impl Em<'_> {
     /// The `.local` declaration, when the kernel used the stack.
@@ -40,11 +54,11 @@ impl Em<'_> {
             .map(|v| fr.get(*v))
             .collect::<Result<Vec<_>, _>>()?
             .concat();
-        let n = 8 * regs.len() as u32;
+        let n = snapshot_bytes(&regs);
         self.stack_room(n);
         let base = self.stack_top();
-        for (k, r) in regs.iter().enumerate() {
-            let off = 8 * k;
+        let mut off = 0;
+        for r in &regs {
             match r.class {
                 Class::Pred => {
                     let b = self.c.reg(Class::B32);
@@ -52,8 +66,14 @@ impl Em<'_> {
                     self.c.ins(format!("st.local.b32 [{base}+{off}], {b}"));
                 }
                 Class::B32 | Class::F32 => self.c.ins(format!("st.local.b32 [{base}+{off}], {r}")),
-                Class::B64 | Class::F64 => self.c.ins(format!("st.local.b64 [{base}+{off}], {r}")),
+                Class::B64 | Class::F64 => {
+                    let (lo, hi) = (self.c.reg(Class::B32), self.c.reg(Class::B32));
+                    self.c.ins(format!("mov.b64 {{{lo}, {hi}}}, {r}"));
+                    self.c.ins(format!("st.local.b32 [{base}+{off}], {lo}"));
+                    self.c.ins(format!("st.local.b32 [{base}+{}], {hi}", off + 4));
+                }
             }
+            off += slot_bytes(r);
         }
         let sp = self.sp;
         self.c.ins(format!("add.u32 {sp}, {sp}, {n}"));
@@ -63,12 +83,12 @@ impl Em<'_> {
     /// Pops into `vars`: the components of the matching `save`, last first.
     pub(super) fn restore(&mut self, fr: &mut Frame, vars: &[VarId]) {
         let regs: Vec<Reg> = vars.iter().flat_map(|v| self.var_regs(fr, *v)).collect();
-        let n = 8 * regs.len() as u32;
+        let n = snapshot_bytes(&regs);
         let sp = self.sp;
         self.c.ins(format!("sub.u32 {sp}, {sp}, {n}"));
         let base = self.stack_top();
-        for (k, r) in regs.iter().enumerate() {
-            let off = 8 * k;
+        let mut off = 0;
+        for r in &regs {
             match r.class {
                 Class::Pred => {
                     let b = self.c.reg(Class::B32);
@@ -76,8 +96,14 @@ impl Em<'_> {
                     self.c.ins(format!("setp.ne.b32 {r}, {b}, 0"));
                 }
                 Class::B32 | Class::F32 => self.c.ins(format!("ld.local.b32 {r}, [{base}+{off}]")),
-                Class::B64 | Class::F64 => self.c.ins(format!("ld.local.b64 {r}, [{base}+{off}]")),
+                Class::B64 | Class::F64 => {
+                    let (lo, hi) = (self.c.reg(Class::B32), self.c.reg(Class::B32));
+                    self.c.ins(format!("ld.local.b32 {lo}, [{base}+{off}]"));
+                    self.c.ins(format!("ld.local.b32 {hi}, [{base}+{}]", off + 4));
+                    self.c.ins(format!("mov.b64 {r}, {{{lo}, {hi}}}"));
+                }
             }
+            off += slot_bytes(r);
         }
     }
 
