@@ -542,6 +542,23 @@ fn lbvh(
         "device BVH build, 327,680 tris (LBVH; 20 per sync / one + sync)".into(),
         format!("{:.3} / {:.3} ms", many * 1e3, one * 1e3),
     ));
+    // Where the time goes: the median of 15 rebuilds with a sync after each stage.
+    let runs: Vec<Vec<(&str, f64)>> = (0..15)
+        .map(|_| builder.rebuild_timed(&mut mesh).unwrap())
+        .collect();
+    let stages: Vec<String> = runs[0]
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| {
+            let mut t: Vec<f64> = runs.iter().map(|r| r[k].1).collect();
+            t.sort_by(f64::total_cmp);
+            format!("{name} {:.3}", t[t.len() / 2] * 1e3)
+        })
+        .collect();
+    rows.push((
+        "device BVH build stages, ms (sync after each)".into(),
+        stages.join(", "),
+    ));
     let m = oa.len();
     let mut ts = Array::zeros(dev, [m]);
     let rays = time(dev, 10, || {

@@ -19,6 +19,9 @@ const GPU_SLOTS: usize = 64;
 /// Faces per thread of `lbvh_bounds` on a GPU (reduced in registers first).
 const GPU_FACES_PER_THREAD: usize = 4;
 
+/// Called after each stage of a build with the stage's name.
+type Mark<'a> = dyn FnMut(&'static str) -> Result<(), Error> + 'a;
+
 /// Most faces a device build takes: node ids (`2 n - 1`) stay in `i32`.
 const MAX_FACES: usize = 1 << 30;
 
@@ -92,8 +95,11 @@ fn empty(device: Device) -> Result<Array<u32>, Error> {
     Array::try_zeros(device, [0])
 }
 
+/// A mesh's BVH arrays: nodes, prims, parents.
+type Tree = (Array<BvhNode>, Array<u32>, Array<u32>);
+
 /// The BVH arrays of an empty mesh: one leaf with no faces and an empty box.
-fn empty_tree(device: Device) -> Result<(Array<BvhNode>, Array<u32>, Array<u32>), Error> {
+fn empty_tree(device: Device) -> Result<Tree, Error> {
     let e = weft_geom::Aabb::EMPTY;
     let root = BvhNode {
         lower: e.lower,
@@ -162,7 +168,7 @@ impl LbvhBuilder {
                 });
             }
         }
-        if faces.len() % 3 != 0 {
+        if !faces.len().is_multiple_of(3) {
             return Err(Error::InvalidArgument {
                 what: "faces",
                 message: format!(
@@ -194,7 +200,7 @@ impl LbvhBuilder {
             parents,
         };
         if n > 0 {
-            self.run(&mut mesh, true)?;
+            self.run(&mut mesh, true, &mut |_| Ok(()))?;
         }
         Ok(mesh)
     }
@@ -223,7 +229,34 @@ impl LbvhBuilder {
             }
             return Ok(());
         }
-        self.run(mesh, false)
+        self.run(mesh, false, &mut |_| Ok(()))
+    }
+
+    /// [`LbvhBuilder::rebuild`] with a synchronisation after each stage: the
+    /// seconds from the previous mark to each stage's end, summed per stage name
+    /// (the sort's three stages run once per pass). For benchmarks; the
+    /// synchronisations make the whole slower than a rebuild.
+    #[doc(hidden)]
+    pub fn rebuild_timed(
+        &mut self,
+        mesh: &mut DeviceMesh,
+    ) -> Result<Vec<(&'static str, f64)>, Error> {
+        let device = self.device;
+        device.synchronize()?;
+        let mut out: Vec<(&'static str, f64)> = Vec::new();
+        let mut last = std::time::Instant::now();
+        self.run(mesh, false, &mut |stage| {
+            device.synchronize()?;
+            let now = std::time::Instant::now();
+            let dt = (now - last).as_secs_f64();
+            last = now;
+            match out.iter_mut().find(|(s, _)| *s == stage) {
+                Some(e) => e.1 += dt,
+                None => out.push((stage, dt)),
+            }
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Sizes the scratch and the mesh's BVH arrays for its face count.
@@ -301,7 +334,13 @@ impl LbvhBuilder {
 
     /// Every launch of a build of `mesh` (at least one face); with `check`, reads
     /// back the face checks after the first two and stops at a bad face.
-    fn run(&mut self, mesh: &mut DeviceMesh, check: bool) -> Result<(), Error> {
+    /// `mark` is called after each stage with its name.
+    fn run(
+        &mut self,
+        mesh: &mut DeviceMesh,
+        check: bool,
+        mark: &mut Mark<'_>,
+    ) -> Result<(), Error> {
         self.reserve(mesh)?;
         let n = mesh.num_faces();
         let cpu = self.device.is_cpu();
@@ -324,6 +363,7 @@ impl LbvhBuilder {
             let b = self.bounds.try_to_vec()?;
             check_faces(mesh, b[GPU_SLOTS * 6], b[GPU_SLOTS * 6 + 1])?;
         }
+        mark("centroid box")?;
         lbvh_morton::launch(
             n,
             &mesh.points,
@@ -333,7 +373,8 @@ impl LbvhBuilder {
             &mut self.keys,
             &mut self.vals,
         )?;
-        self.sort(n)?;
+        mark("morton codes")?;
+        self.sort(n, mark)?;
         let (_, _, groups, _) = scan_sizes(self.counts.len());
         if n > 1 {
             lbvh_hierarchy::launch(
@@ -346,6 +387,7 @@ impl LbvhBuilder {
                 &mut self.visits,
             )?;
         }
+        mark("hierarchy")?;
         lbvh_chain_len::launch(
             self.counts.len(),
             n as i32,
@@ -364,6 +406,7 @@ impl LbvhBuilder {
             &self.ends,
             &mut self.pos,
         )?;
+        mark("node order")?;
         lbvh_nodes::launch(
             n,
             &mesh.points,
@@ -377,12 +420,13 @@ impl LbvhBuilder {
             &mut mesh.nodes,
             &mut mesh.prims,
             &mut mesh.parents,
-        )
+        )?;
+        mark("boxes")
     }
 
     /// Sorts `(keys, vals)` by key, stably, [`PASSES`] passes of [`RADIX_BITS`]
     /// bits; the result is left in `keys` and `vals`.
-    fn sort(&mut self, n: usize) -> Result<(), Error> {
+    fn sort(&mut self, n: usize, mark: &mut Mark<'_>) -> Result<(), Error> {
         let tiles = n.div_ceil(TILE as usize);
         let (_, _, groups, _) = scan_sizes(self.counts.len());
         for pass in 0..PASSES {
@@ -397,7 +441,9 @@ impl LbvhBuilder {
                 &mut self.counts,
                 &mut self.group_sums,
             )?;
+            mark("sort: digit counts")?;
             self.scan()?;
+            mark("sort: scan")?;
             lbvh_scatter::launch(
                 n,
                 &self.keys,
@@ -408,6 +454,7 @@ impl LbvhBuilder {
                 &mut self.keys_out,
                 &mut self.vals_out,
             )?;
+            mark("sort: scatter")?;
             std::mem::swap(&mut self.keys, &mut self.keys_out);
             std::mem::swap(&mut self.vals, &mut self.vals_out);
         }

@@ -1,4 +1,4 @@
-//! The kernels of [`LbvhBuilder`](super::LbvhBuilder): a linear BVH (Karras 2012,
+//! The kernels of `LbvhBuilder`: a linear BVH (Karras 2012,
 //! "Maximizing parallelism in the construction of BVHs, octrees and k-d trees")
 //! built by Weft kernels, so the CPU and CUDA back ends do the same work.
 //!
@@ -9,8 +9,8 @@
 //!    non-finite centroid are recorded (smallest face index) for the host to
 //!    report;
 //! 2. `lbvh_morton`: a 30-bit Morton code per face centroid in that box;
-//! 3. a stable least-significant-digit radix sort of `(code, face)`, [`RADIX_BITS`]
-//!    bits per pass, over tiles of [`TILE`] keys: `lbvh_digit_counts` (a thread per
+//! 3. a stable least-significant-digit radix sort of `(code, face)`, `RADIX_BITS`
+//!    bits per pass, over tiles of `TILE` keys: `lbvh_digit_counts` (a thread per
 //!    tile and digit: how many keys of the tile have the digit), an exclusive scan
 //!    of those counts in digit-major order (the hash grid's scan kernels,
 //!    `grid_build.rs`), and `lbvh_scatter` (a thread per key: its digit's start for
@@ -72,7 +72,7 @@ pub fn order_key(x: f32) -> u32 {
     k
 }
 
-/// The float whose [`order_key`] is `k`.
+/// The float whose `order_key` is `k`.
 #[weft::func]
 pub fn from_order_key(k: u32) -> f32 {
     let mut b = !k;
