@@ -9,14 +9,17 @@
 //!   gradient), against the copy bandwidth;
 //! - mesh queries in kernels on a 327,680-triangle sphere: 1M random rays, 1024²
 //!   camera rays, 1M closest points (unbounded and within 10 % of the mesh size);
+//! - the same sphere's BVH built on the device (`LbvhBuilder`, a linear BVH) and
+//!   the same queries through it;
 //! - the hash grid built on the device (`DeviceHashGrid::build`) from 1,048,576
 //!   points, 128³ cells, against the host build plus the upload; the worst case
 //!   (every point in one cell); then 1M radius queries.
 
 use std::time::Instant;
 use weft::geom::{
-    DeviceHashGrid, DeviceMesh, HashGridQuery, closest_point_triangle, hash_grid_query,
-    hash_grid_query_next, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+    DeviceHashGrid, DeviceMesh, HashGridQuery, LbvhBuilder, closest_point_triangle,
+    hash_grid_query, hash_grid_query_next, mesh_query_point_face, mesh_query_ray_face,
+    ray_triangle,
 };
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
@@ -395,6 +398,8 @@ fn main() {
         ));
     }
 
+    lbvh(dev, &mut rows, &sphere, &oa, &da, &pts);
+
     // Hash-grid radius queries: 1M points in the unit cube, r = cell = 0.02 (~33
     // neighbours each), grid built on the host.
     let gp: Vec<Vec3> = weft_examples::random_f32s(3 * m, 4, 0.0, 1.0)
@@ -507,6 +512,88 @@ fn main() {
     println!("\n| measurement | result |\n|---|---|");
     for (k, v) in rows {
         println!("| {k} | {v} |");
+    }
+}
+
+/// The BVH of `sphere` built on the device (a linear BVH: one rebuild, timed 20
+/// per synchronisation and alone with its synchronisation), then the mesh-query
+/// rows through it: the same rays and points as the host-built (SAH) tree above.
+fn lbvh(
+    dev: Device,
+    rows: &mut Vec<(String, String)>,
+    sphere: &weft_geom::Mesh,
+    oa: &Array<Vec3>,
+    da: &Array<Vec3>,
+    pts: &Array<Vec3>,
+) {
+    let faces: Vec<u32> = sphere.indices().iter().flatten().copied().collect();
+    let p = Array::from_slice(dev, sphere.points());
+    let f = Array::from_slice(dev, &faces);
+    let mut builder = LbvhBuilder::new(dev);
+    let mut mesh = builder.build(&p, &f).unwrap();
+    builder.rebuild(&mut mesh).unwrap();
+    let many = time(dev, 15, || {
+        for _ in 0..20 {
+            builder.rebuild(&mut mesh).unwrap()
+        }
+    }) / 20.0;
+    let one = time(dev, 30, || builder.rebuild(&mut mesh).unwrap());
+    rows.push((
+        "device BVH build, 327,680 tris (LBVH; 20 per sync / one + sync)".into(),
+        format!("{:.3} / {:.3} ms", many * 1e3, one * 1e3),
+    ));
+    // Where the time goes: the median of 15 rebuilds with a sync after each stage.
+    let runs: Vec<Vec<(&str, f64)>> = (0..15)
+        .map(|_| builder.rebuild_timed(&mut mesh).unwrap())
+        .collect();
+    let stages: Vec<String> = runs[0]
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| {
+            let mut t: Vec<f64> = runs.iter().map(|r| r[k].1).collect();
+            t.sort_by(f64::total_cmp);
+            format!("{name} {:.3}", t[t.len() / 2] * 1e3)
+        })
+        .collect();
+    rows.push((
+        "device BVH build stages, ms (sync after each)".into(),
+        stages.join(", "),
+    ));
+    let m = oa.len();
+    let mut ts = Array::zeros(dev, [m]);
+    let rays = time(dev, 10, || {
+        cast_rays::launch(m, &mesh, oa, da, &mut ts).unwrap()
+    });
+    rows.push((
+        "LBVH mesh 327,680 tris: random rays (1M)".into(),
+        format!("{:.3} ms, {:.0} Mrays/s", rays * 1e3, m as f64 / rays / 1e6),
+    ));
+    let w = 1024;
+    let mut img = Array::zeros(dev, [w * w]);
+    let eye = Vec3::new(0.3, 0.2, 3.0);
+    let cam = time(dev, 10, || {
+        camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap()
+    });
+    rows.push((
+        "LBVH mesh 327,680 tris: camera rays (1024²)".into(),
+        format!(
+            "{:.3} ms, {:.0} Mrays/s",
+            cam * 1e3,
+            (w * w) as f64 / cam / 1e6
+        ),
+    ));
+    let mut q = Array::zeros(dev, [m]);
+    for (label, max_dist) in [
+        ("unbounded", f32::INFINITY),
+        ("within 10 % of the size", 0.2 * 3f32.sqrt()),
+    ] {
+        let cp = time(dev, 10, || {
+            closest_points::launch(m, &mesh, pts, max_dist, &mut q).unwrap()
+        });
+        rows.push((
+            format!("LBVH mesh 327,680 tris: closest points {label} (1M)"),
+            format!("{:.3} ms, {:.0} M/s", cp * 1e3, m as f64 / cp / 1e6),
+        ));
     }
 }
 

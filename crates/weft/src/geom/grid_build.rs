@@ -325,7 +325,7 @@ pub fn grid_merge(
 
 /// Sizes of the scan over `cells` hashed cells: cells per chunk, chunks, groups of
 /// chunks, groups of groups (at most [`GROUP`]).
-fn scan_sizes(cells: usize) -> (usize, usize, usize, usize) {
+pub(super) fn scan_sizes(cells: usize) -> (usize, usize, usize, usize) {
     let g = GROUP as usize;
     let chunk = MIN_CHUNK.max(cells.div_ceil(g * g * g));
     let chunks = cells.div_ceil(chunk);
@@ -358,7 +358,7 @@ fn merge_plan(n: usize, max_ways: usize) -> (usize, usize) {
 }
 
 /// Replaces `a` by a zeroed array of `n` elements if it holds fewer.
-fn grow<T: crate::__private::Elem>(
+pub(super) fn grow<T: crate::__private::Elem>(
     a: &mut Array<T>,
     device: Device,
     n: usize,

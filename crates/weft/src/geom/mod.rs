@@ -42,6 +42,10 @@ mod grid;
 /// The kernels of [`DeviceHashGrid::build`] (public for tests of their PTX).
 #[doc(hidden)]
 pub mod grid_build;
+mod lbvh;
+/// The kernels of [`LbvhBuilder`] (public for tests of their PTX).
+#[doc(hidden)]
+pub mod lbvh_kernels;
 mod mesh;
 mod ray;
 
@@ -50,5 +54,6 @@ pub use closest::{
     closest_point_triangle, mesh_query_point_face, point_box_distance_sq, point_order,
 };
 pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
+pub use lbvh::LbvhBuilder;
 pub use mesh::{BvhNode, DeviceMesh};
 pub use ray::{mesh_query_ray_face, ray_box, ray_order, ray_triangle};
