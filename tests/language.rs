@@ -527,3 +527,46 @@ fn every_kernel_here_has_ptx() {
         &[],
     );
 }
+
+/// The "last one sums" pattern: each thread writes its value, fences, counts
+/// itself in; the thread that arrives last fences and sums every value. Without
+/// the fences the last thread could read a value another thread's cache still
+/// held back.
+#[weft::kernel]
+fn last_one_sums(
+    x: &Array<u32>,
+    vals: &mut Array<u32>,
+    count: &mut Array<u32>,
+    total: &mut Array<u32>,
+) {
+    let i = tid();
+    vals[i] = x[i] * 3 + 1;
+    thread_fence();
+    if atomic_add(&mut count[0], 1) == vals.len() as u32 - 1 {
+        thread_fence();
+        let mut s = 0;
+        for k in 0..vals.len() {
+            s += vals[k];
+        }
+        total[0] = s;
+    }
+}
+
+#[test]
+fn a_thread_fence_orders_writes_before_a_counter() {
+    let n = 100_000u32;
+    let x: Vec<u32> = (0..n).map(|i| i % 1000).collect();
+    let want: u32 = x.iter().map(|v| v * 3 + 1).sum();
+    for d in devices() {
+        for _ in 0..3 {
+            let xa = Array::from_slice(d, &x);
+            let mut vals = Array::zeros(d, [n as usize]);
+            let mut count = Array::zeros(d, [1]);
+            let mut total = Array::zeros(d, [1]);
+            last_one_sums::launch(n as usize, &xa, &mut vals, &mut count, &mut total).unwrap();
+            assert_eq!(total.to_vec(), vec![want], "{d:?}");
+            assert_eq!(count.to_vec(), vec![n], "{d:?}");
+        }
+    }
+    assert!(last_one_sums::PTX.unwrap().contains("membar.gl"));
+}

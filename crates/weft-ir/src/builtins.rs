@@ -89,6 +89,7 @@ table! {
     "f32_from_bits": "(u32) -> f32", false;
     "f64_to_bits": "(f64) -> u64", false;
     "f64_from_bits": "(u64) -> f64", false;
+    "thread_fence": "() -> (): orders the thread's memory accesses across the device (writes before it are seen by a thread that sees a later atomic of this one)", false;
 }
 
 /// Builtins whose first argument is `&mut` a local `u32` random state.
@@ -322,6 +323,10 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Type, String> {
         "randf_range" => {
             arity(3)?;
             (args[0] == T::U32 && args[1] == T::F32 && args[2] == T::F32).then_some(T::F32)
+        }
+        "thread_fence" => {
+            arity(0)?;
+            Some(T::Unit)
         }
         "f32_to_bits" => {
             arity(1)?;

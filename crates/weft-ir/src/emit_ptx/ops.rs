@@ -589,6 +589,11 @@ impl Em<'_> {
             a[0].iter().map(|r| f(em, *r)).collect()
         };
         Ok(match name {
+            "thread_fence" => {
+                // `membar.gl`: fence.sc.gpu on sm_70 and later, valid on every target.
+                self.c.ins("membar.gl");
+                Vec::new()
+            }
             "sqrt" => each(self, &|em, r| em.un(&format!("sqrt.rn.{}", ty(s)), r)),
             "floor" => each(self, &|em, r| em.un(&format!("cvt.rmi.{0}.{0}", ty(s)), r)),
             "ceil" => each(self, &|em, r| em.un(&format!("cvt.rpi.{0}.{0}", ty(s)), r)),

@@ -70,7 +70,8 @@ impl Em<'_> {
                     let (lo, hi) = (self.c.reg(Class::B32), self.c.reg(Class::B32));
                     self.c.ins(format!("mov.b64 {{{lo}, {hi}}}, {r}"));
                     self.c.ins(format!("st.local.b32 [{base}+{off}], {lo}"));
-                    self.c.ins(format!("st.local.b32 [{base}+{}], {hi}", off + 4));
+                    self.c
+                        .ins(format!("st.local.b32 [{base}+{}], {hi}", off + 4));
                 }
             }
             off += slot_bytes(r);
@@ -99,7 +100,8 @@ impl Em<'_> {
                 Class::B64 | Class::F64 => {
                     let (lo, hi) = (self.c.reg(Class::B32), self.c.reg(Class::B32));
                     self.c.ins(format!("ld.local.b32 {lo}, [{base}+{off}]"));
-                    self.c.ins(format!("ld.local.b32 {hi}, [{base}+{}]", off + 4));
+                    self.c
+                        .ins(format!("ld.local.b32 {hi}, [{base}+{}]", off + 4));
                     self.c.ins(format!("mov.b64 {r}, {{{lo}, {hi}}}"));
                 }
             }

@@ -29,6 +29,7 @@
 //! means `((a + b) + c) + d`, each operation rounded to nearest, no fused multiply-add.
 
 mod bits;
+mod fence;
 pub(crate) mod matrix;
 mod quat;
 mod random;
@@ -38,6 +39,7 @@ mod transform;
 mod vector;
 
 pub use bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
+pub use fence::thread_fence;
 pub use matrix::{determinant, diag, inverse, outer, skew, trace, transpose};
 pub use quat::{
     quat_from_axis_angle, quat_from_matrix, quat_inverse, quat_rotate, quat_rotate_inv,

@@ -41,11 +41,11 @@
 //! `lbvh_chain_place` numbers the chain's nodes.
 //!
 //! Memory ordering in step 6: the second thread reads boxes that another thread
-//! of the same launch wrote before its atomic increment. The kernel language has
-//! no fence; this relies, as the usual CUDA LBVH codes do, on a thread's store
-//! reaching memory before a later atomic of the same thread is seen, and on no
-//! stale copy of a node being cached (each node is written once and read once per
-//! build, after it was written; caches start clean at a launch).
+//! of the same launch wrote before its atomic increment. Each thread fences
+//! (the `thread_fence()` builtin) after writing a node and
+//! before counting itself in at the parent, and the thread that goes on fences
+//! again before reading the children: the fences pair through the counter, so
+//! the reader sees both children's boxes (and no stale cached copy of them).
 
 #[allow(unused_imports)] // named by the generated code
 use super::BvhNode;
@@ -501,9 +501,13 @@ pub fn lbvh_nodes(
     parents[me] = parent_slot(parent, pos, id);
     while id != 0 {
         let p = parent[id] as i32;
+        // Release this thread's node before counting in; acquire the
+        // sibling's after (see the module docs).
+        thread_fence();
         if atomic_add(&mut visits[p], 1) == 0 {
             break;
         }
+        thread_fence();
         let l = pos[left[p] as i32];
         let r = pos[right[p] as i32];
         let at = pos[p] as i32;
