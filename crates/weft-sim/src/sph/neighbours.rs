@@ -8,8 +8,8 @@
 //! by host code, a cell at a time: the runs of slots of the 27 cells around a
 //! cell (each row of three cells one run while it does not wrap) are found once
 //! for all the cell's particles, and each particle tests the candidates eight
-//! at a time over the grid's sorted points laid out as three coordinate arrays
-//! (so the test vectorizes; with AVX2 where the CPU has it). It visits the
+//! or sixteen at a time (AVX2 or AVX-512, where the CPU has them) over the
+//! grid's sorted points laid out as three coordinate arrays. It visits the
 //! cells in the order of the kernels' walk
 //! ([`neighbour_cubes`](super::kernels::neighbour_cubes): z, then y, then x)
 //! and keeps the points within the radius, so the kernels that read it find the
@@ -37,9 +37,9 @@ pub struct NeighbourList {
     pub index: Array<u32>,
 }
 
-/// Padding after the sorted coordinates, so that eight lanes can be read from
-/// any slot (the lanes past a run are masked off).
-const PAD: usize = 8;
+/// Padding after the sorted coordinates, so that sixteen lanes can be read
+/// from any slot (the lanes past a run are masked off).
+const PAD: usize = 16;
 
 /// Slots of the grid per parallel task of the build.
 const CHUNK: usize = 512;
@@ -99,6 +99,18 @@ impl NeighbourList {
         radius: f32,
         scratch: &mut ListScratch,
     ) -> Result<()> {
+        self.build_with(Lanes::detect(), grid, x, radius, scratch)
+    }
+
+    /// [`NeighbourList::build`] testing `lanes` candidates at a time.
+    fn build_with(
+        &mut self,
+        lanes: Lanes,
+        grid: &DeviceHashGrid,
+        x: &Array<Vec3>,
+        radius: f32,
+        scratch: &mut ListScratch,
+    ) -> Result<()> {
         debug_assert_eq!(self.len(), x.len());
         let n = grid.sorted_index.len();
         let sorted_index = grid.sorted_index.as_slice();
@@ -125,6 +137,7 @@ impl NeighbourList {
                 ys: &scratch.ys,
                 zs: &scratch.zs,
                 r2: radius * radius,
+                lanes,
             };
             scratch.lists.resize_with(tasks, Vec::new);
             scratch.counts.resize_with(tasks, Vec::new);
@@ -185,6 +198,39 @@ struct Walk<'a> {
     ys: &'a [f32],
     zs: &'a [f32],
     r2: f32,
+    lanes: Lanes,
+}
+
+/// How many candidates one compare tests: the widest the CPU has.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Lanes {
+    One,
+    /// AVX2.
+    Eight,
+    /// AVX-512.
+    Sixteen,
+}
+
+impl Lanes {
+    /// The widest this CPU supports.
+    fn detect() -> Lanes {
+        Lanes::supported().last().copied().unwrap_or(Lanes::One)
+    }
+
+    /// Every width this CPU supports, narrowest first.
+    fn supported() -> Vec<Lanes> {
+        let mut all = vec![Lanes::One];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                all.push(Lanes::Eight);
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                all.push(Lanes::Sixteen);
+            }
+        }
+        all
+    }
 }
 
 /// The hashed coordinates to visit along an axis of `dim` cells around `c`:
@@ -263,17 +309,70 @@ impl Walk<'_> {
 /// Appends the indices of the slots of `runs` within the radius of `p` to
 /// `out`, in order.
 fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (checked just above).
-        return unsafe { scan_avx2(w, runs, p, out) };
-    }
-    for &(lo, hi) in runs {
-        for k in lo..hi {
-            let (dx, dy, dz) = (w.xs[k] - p.x, w.ys[k] - p.y, w.zs[k] - p.z);
-            if dx * dx + dy * dy + dz * dz <= w.r2 {
-                out.push(w.sorted_index[k]);
+    match w.lanes {
+        // SAFETY: `Lanes::Sixteen` and `Eight` are only chosen where the CPU has
+        // AVX-512F and AVX2 (`Lanes::supported`).
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Sixteen => unsafe { scan_avx512(w, runs, p, out) },
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Eight => unsafe { scan_avx2(w, runs, p, out) },
+        _ => {
+            for &(lo, hi) in runs {
+                for k in lo..hi {
+                    let (dx, dy, dz) = (w.xs[k] - p.x, w.ys[k] - p.y, w.zs[k] - p.z);
+                    if dx * dx + dy * dy + dz * dz <= w.r2 {
+                        out.push(w.sorted_index[k]);
+                    }
+                }
             }
+        }
+    }
+}
+
+/// [`scan`] with AVX-512: sixteen slots per compare, otherwise as
+/// [`scan_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+    use std::arch::x86_64::*;
+    let (px, py, pz) = (
+        _mm512_set1_ps(p.x),
+        _mm512_set1_ps(p.y),
+        _mm512_set1_ps(p.z),
+    );
+    let r2 = _mm512_set1_ps(w.r2);
+    for &(lo, hi) in runs {
+        assert!(hi + PAD <= w.xs.len() && hi <= w.sorted_index.len());
+        let mut base = lo;
+        while base < hi {
+            // SAFETY: `base < hi` and `hi + PAD <= len` with `PAD = 16`
+            // (asserted above), so the sixteen lanes are in bounds; unaligned
+            // loads accept any address.
+            let (x, y, z) = unsafe {
+                (
+                    _mm512_loadu_ps(w.xs.as_ptr().add(base)),
+                    _mm512_loadu_ps(w.ys.as_ptr().add(base)),
+                    _mm512_loadu_ps(w.zs.as_ptr().add(base)),
+                )
+            };
+            let (dx, dy, dz) = (
+                _mm512_sub_ps(x, px),
+                _mm512_sub_ps(y, py),
+                _mm512_sub_ps(z, pz),
+            );
+            let d2 = _mm512_add_ps(
+                _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
+                _mm512_mul_ps(dz, dz),
+            );
+            let mut mask = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, r2) as u32;
+            if hi - base < 16 {
+                mask &= (1 << (hi - base)) - 1;
+            }
+            while mask != 0 {
+                out.push(w.sorted_index[base + mask.trailing_zeros() as usize]);
+                mask &= mask - 1;
+            }
+            base += 16;
         }
     }
 }
@@ -355,7 +454,19 @@ mod tests {
         grid.build(&x, cell).unwrap();
         let mut list = NeighbourList::new(Device::Cpu, n).unwrap();
         let mut scratch = ListScratch::default();
-        list.build(&grid, &x, radius, &mut scratch).unwrap();
+        let mut lists = Vec::new();
+        for lanes in Lanes::supported() {
+            list.build_with(lanes, &grid, &x, radius, &mut scratch)
+                .unwrap();
+            lists.push((list.range.to_vec(), list.index.to_vec()));
+        }
+        // Every width lists the same neighbours in the same order.
+        let (r0, i0) = &lists[0];
+        let used = r0.iter().map(|r| r.y as usize).max().unwrap_or(0);
+        for (r, i) in &lists[1..] {
+            assert_eq!(r, r0);
+            assert_eq!(i[..used], i0[..used]);
+        }
         let range = list.range.to_vec();
         let index = list.index.to_vec();
         let mut pairs = 0;
