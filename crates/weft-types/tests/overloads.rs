@@ -120,6 +120,7 @@ overloads! {
     f32_from_bits: [f32_from_bits(1)];
     f64_to_bits: [f64_to_bits(D)];
     f64_from_bits: [f64_from_bits(1)];
+    thread_fence: [thread_fence()];
 }
 
 /// The builtin names of the IR's table, read from its source next to this crate (the
