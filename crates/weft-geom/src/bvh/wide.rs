@@ -407,17 +407,24 @@ impl WideBvh {
         }
     }
 
-    /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, best_d2)` returns the
-    /// squared distance to the primitive in leaf slot `slot` (any value above `best_d2`
+    /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, prune_d2)` returns the
+    /// squared distance to the primitive in leaf slot `slot` (any value above `prune_d2`
     /// for one that cannot win); `prims` is the BVH's `prim_indices` (for ties).
     /// `leaf_bound(ordinal)` is a lower bound on the squared distance of every primitive
     /// of leaf `ordinal` (see [`WideBvh::leaves`]), tested before them; return 0 for
     /// none. `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
+    ///
+    /// `upper_d2` is a squared distance that the nearest primitive is known not to
+    /// exceed (`f32::INFINITY` when nothing is known, e.g. the distance to a point of
+    /// the surface found by a nearby query): boxes beyond it are skipped from the start.
+    /// A bound that is too small loses answers, so callers add a margin for rounding.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn nearest_slots(
         &self,
         point: Vec3,
         max_dist: f32,
+        upper_d2: f32,
         prims: &[u32],
         prefetch_leaf: impl Fn(usize, usize, u32),
         leaf_bound: impl Fn(u32) -> f32,
@@ -433,8 +440,7 @@ impl WideBvh {
         );
         let limit = max_dist * max_dist;
         let mut best: Option<(usize, f32)> = None;
-        let mut best_d2 = limit;
-        let mut prune_d2 = limit;
+        let mut prune_d2 = limit.min(upper_d2);
         let mut stack = LaneStack::new();
         let mut next = Some(Entry { key: 0.0, item: 0 });
         loop {
@@ -451,14 +457,14 @@ impl WideBvh {
                     continue;
                 }
                 for slot in first..first + count {
-                    let d2 = dist_sq(slot, best_d2);
+                    let d2 = dist_sq(slot, prune_d2);
+                    // Without a best yet, `prune_d2` is the limit or the caller's bound.
                     let better = match best {
-                        None => d2 <= best_d2,
+                        None => d2 <= prune_d2,
                         Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
                     };
                     if better {
                         best = Some((slot, d2));
-                        best_d2 = d2;
                         prune_d2 = (d2 * PRUNE_SLACK).min(limit);
                     }
                 }
@@ -595,7 +601,8 @@ mod tests {
                     f32::INFINITY
                 };
                 let want = bvh.nearest_slots(o, max_d, dist);
-                let got = wide.nearest_slots(o, max_d, prims, |_, _, _| {}, |_| 0.0, dist);
+                let got =
+                    wide.nearest_slots(o, max_d, f32::INFINITY, prims, |_, _, _| {}, |_| 0.0, dist);
                 assert_eq!(got, want, "point {i}");
             }
         }

@@ -144,6 +144,17 @@ fn closest_on_edges(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, [f32; 3]) {
     .expect("three edges")
 }
 
+/// A squared distance that the exact point–triangle distance from `p` to the face
+/// that `q` was computed on cannot exceed: `|p − q|²` plus a margin covering the
+/// rounding of `q` and of the triangle test (relative 2⁻¹⁰, absolute 2⁻¹⁶ of the
+/// coordinates' magnitude, both far above the few ulps involved).
+#[inline]
+pub(crate) fn upper_bound_squared(p: Vec3, q: Vec3) -> f32 {
+    let scale = p.abs().max_element() + q.abs().max_element();
+    let d = (p - q).length() * (1.0 + 1.0 / 1024.0) + scale / 65536.0;
+    d * d
+}
+
 /// Squared distance from `p` to face `f` and its closest point.
 #[inline]
 pub(crate) fn face_closest(mesh: &crate::Mesh, f: u32, p: Vec3) -> (f32, Vec3, [f32; 3]) {
@@ -156,13 +167,29 @@ impl MeshBvh {
     /// Closest point of the mesh to `p` among faces within `max_dist` (inclusive; use
     /// `f32::INFINITY` for no limit). `None` when no face is that close, for a
     /// non-finite `p`, or an empty mesh.
+    ///
+    /// For many points, [`MeshBvh::closest_points`] gives the same answers faster.
     pub fn closest_point(&self, p: Vec3, max_dist: f32) -> Option<PointQuery> {
+        self.closest_point_near(p, max_dist, None)
+    }
+
+    /// [`MeshBvh::closest_point`], given optionally a point `near` on the mesh (e.g. the
+    /// answer of a query from close by): the answer is no farther than it, so boxes
+    /// beyond it are skipped from the start. The answer is the same with or without it.
+    pub(crate) fn closest_point_near(
+        &self,
+        p: Vec3,
+        max_dist: f32,
+        near: Option<Vec3>,
+    ) -> Option<PointQuery> {
         let tris = self.leaf_triangles();
         let prims = self.bvh().prim_indices();
         let patches = self.patches();
+        let upper_d2 = near.map_or(f32::INFINITY, |q| upper_bound_squared(p, q));
         let (slot, _) = self.wide().nearest_slots(
             p,
             max_dist,
+            upper_d2,
             prims,
             |first, count, ordinal| {
                 crate::bvh::prefetch_slice(&tris[first..first + count]);
@@ -171,12 +198,12 @@ impl MeshBvh {
                 }
             },
             |ordinal| patches[ordinal as usize].distance_squared_below(p),
-            |slot, best_d2| {
+            |slot, prune_d2| {
                 let [a, b, c] = tris[slot];
-                // A face whose box is beyond the best distance (with the traversal's
+                // A face whose box is beyond the pruning distance (with the traversal's
                 // rounding slack) cannot win: skip the exact test.
                 let box_d2 = Aabb::from_triangle(a, b, c).distance_squared(p);
-                if box_d2 > best_d2 * PRUNE_SLACK {
+                if box_d2 > prune_d2 * PRUNE_SLACK {
                     return box_d2;
                 }
                 let (q, _) = closest_point_triangle(p, a, b, c);
@@ -199,12 +226,17 @@ impl MeshBvh {
     /// number ([`MeshBvh::winding_number`]).
     pub fn closest_point_signed(&self, p: Vec3, max_dist: f32) -> Option<SignedPointQuery> {
         let closest = self.closest_point(p, max_dist)?;
+        Some(self.signed(p, closest))
+    }
+
+    /// `closest` (the answer for `p`) with the sign from the winding number at `p`.
+    pub(crate) fn signed(&self, p: Vec3, closest: PointQuery) -> SignedPointQuery {
         let winding_number = self.winding_number(p);
-        Some(SignedPointQuery {
+        SignedPointQuery {
             closest,
             winding_number,
             inside: winding_number > 0.5,
-        })
+        }
     }
 }
 
