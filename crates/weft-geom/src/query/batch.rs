@@ -3,16 +3,19 @@
 //!
 //! Sorting costs a few milliseconds per million queries and pays back many times: in
 //! Morton order consecutive queries read the same BVH nodes and triangles from the
-//! caches, and each closest-point query starts from the previous answer as an upper
-//! bound on its distance.
+//! caches; closest-point queries go through the tree [`PACKET`] at a time (one
+//! traversal for nearby points, see [`PacketSearch`]), each starting from the previous
+//! packet's answer as an upper bound on its distance.
 
 use glam::Vec3;
 
+use super::closest::{slot_distance_squared, upper_bound_squared};
 use super::morton_order::QueryOrder;
 use super::{PointQuery, SignedPointQuery};
+use crate::bvh::{PACKET, PacketSearch};
 use crate::mesh_bvh::MeshBvh;
 
-/// What a closest-point query leaves for the next one in its chunk: the last point
+/// What a closest-point packet leaves for the next one in its chunk: the last point
 /// found on the mesh.
 #[derive(Default)]
 struct LastFound(Option<Vec3>);
@@ -33,14 +36,7 @@ impl MeshBvh {
     /// assert!((found[2].unwrap().distance - 0.5).abs() < 0.01);
     /// ```
     pub fn closest_points(&self, points: &[Vec3], max_dist: f32) -> Vec<Option<PointQuery>> {
-        let prefetch = |i| crate::bvh::prefetch_slice(&points[i..=i]);
-        QueryOrder::morton(points).answer(prefetch, |last: &mut LastFound, i| {
-            let found = self.closest_point_near(points[i], max_dist, last.0);
-            if let Some(q) = found {
-                last.0 = Some(q.point);
-            }
-            found
-        })
+        self.closest_points_then(points, max_dist, |_, found| found)
     }
 
     /// [`MeshBvh::closest_point_signed`] of every point, in parallel: `out[i]` is the
@@ -52,11 +48,61 @@ impl MeshBvh {
         max_dist: f32,
     ) -> Vec<Option<SignedPointQuery>> {
         self.winding_nodes();
-        let prefetch = |i| crate::bvh::prefetch_slice(&points[i..=i]);
-        QueryOrder::morton(points).answer(prefetch, |last: &mut LastFound, i| {
-            let closest = self.closest_point_near(points[i], max_dist, last.0)?;
-            last.0 = Some(closest.point);
-            Some(self.signed(points[i], closest))
+        self.closest_points_then(points, max_dist, |p, found| {
+            found.map(|closest| self.signed(p, closest))
         })
+    }
+
+    /// The closest points of `points` in Morton order, by packets, each answer passed
+    /// through `finish(point, answer)`; returned in the caller's order.
+    fn closest_points_then<R: Send>(
+        &self,
+        points: &[Vec3],
+        max_dist: f32,
+        finish: impl Fn(Vec3, Option<PointQuery>) -> R + Sync,
+    ) -> Vec<R> {
+        let searchable = max_dist >= 0.0 && !self.bvh().is_empty();
+        let limit = if searchable { max_dist } else { 0.0 };
+        let tris = self.leaf_triangles();
+        let prims = self.bvh().prim_indices();
+        let bounds = self.closest_point_bounds();
+        let prefetch = |i| crate::bvh::prefetch_slice(&points[i..=i]);
+        let answer = |last: &mut LastFound, ids: &[u32], out: &mut Vec<R>| {
+            let mut search = PacketSearch::new(limit);
+            let queried = |p: Vec3| searchable && p.is_finite();
+            for &i in ids {
+                let p = points[i as usize];
+                if queried(p) {
+                    search.push(
+                        p,
+                        last.0.map_or(f32::INFINITY, |q| upper_bound_squared(p, q)),
+                    );
+                }
+            }
+            self.wide().nearest_slots_packet(
+                &mut search,
+                prims,
+                |first, count, ordinal| Self::prefetch_leaf(bounds, first, count, ordinal),
+                |ordinal, p| bounds.patches[ordinal as usize].distance_squared_below(p),
+                |slot, p, prune_d2| slot_distance_squared(tris, bounds, slot, p, prune_d2),
+            );
+            let mut k = 0;
+            for &i in ids {
+                let p = points[i as usize];
+                let found = if queried(p) {
+                    let (_, best) = search.result(k);
+                    k += 1;
+                    best.map(|(slot, _)| self.point_query(slot, p))
+                } else {
+                    None
+                };
+                if let Some(q) = found {
+                    last.0 = Some(q.point);
+                }
+                out.push(finish(p, found));
+            }
+            debug_assert_eq!(k, search.len());
+        };
+        QueryOrder::morton(points).answer(PACKET, prefetch, answer)
     }
 }

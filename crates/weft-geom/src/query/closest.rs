@@ -2,9 +2,8 @@
 
 use glam::Vec3;
 
-use crate::aabb::Aabb;
 use crate::bvh::PRUNE_SLACK;
-use crate::mesh_bvh::MeshBvh;
+use crate::mesh_bvh::{ClosestPointBounds, MeshBvh};
 
 /// The closest point of a mesh to a query point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -163,6 +162,28 @@ pub(crate) fn face_closest(mesh: &crate::Mesh, f: u32, p: Vec3) -> (f32, Vec3, [
     ((q - p).length_squared(), q, w)
 }
 
+/// Squared distance from `p` to the triangle in leaf slot `slot` of `tris`: exact
+/// (as [`closest_point_triangle`] gives it) when the triangle may be within `prune_d2`,
+/// else its lower bound from `bounds`, which is then above `prune_d2`.
+#[inline(always)]
+pub(crate) fn slot_distance_squared(
+    tris: &[[Vec3; 3]],
+    bounds: &ClosestPointBounds,
+    slot: usize,
+    p: Vec3,
+    prune_d2: f32,
+) -> f32 {
+    // A face whose bound is beyond the pruning distance (with the traversal's rounding
+    // slack) cannot win: skip the exact test.
+    let below = bounds.triangles[slot].distance_squared_below(p, bounds.scale);
+    if below > prune_d2 * PRUNE_SLACK {
+        return below;
+    }
+    let [a, b, c] = tris[slot];
+    let (q, _) = closest_point_triangle(p, a, b, c);
+    (q - p).length_squared()
+}
+
 impl MeshBvh {
     /// Closest point of the mesh to `p` among faces within `max_dist` (inclusive; use
     /// `f32::INFINITY` for no limit). `None` when no face is that close, for a
@@ -170,56 +191,47 @@ impl MeshBvh {
     ///
     /// For many points, [`MeshBvh::closest_points`] gives the same answers faster.
     pub fn closest_point(&self, p: Vec3, max_dist: f32) -> Option<PointQuery> {
-        self.closest_point_near(p, max_dist, None)
-    }
-
-    /// [`MeshBvh::closest_point`], given optionally a point `near` on the mesh (e.g. the
-    /// answer of a query from close by): the answer is no farther than it, so boxes
-    /// beyond it are skipped from the start. The answer is the same with or without it.
-    pub(crate) fn closest_point_near(
-        &self,
-        p: Vec3,
-        max_dist: f32,
-        near: Option<Vec3>,
-    ) -> Option<PointQuery> {
         let tris = self.leaf_triangles();
         let prims = self.bvh().prim_indices();
-        let patches = self.patches();
-        let upper_d2 = near.map_or(f32::INFINITY, |q| upper_bound_squared(p, q));
+        let bounds = self.closest_point_bounds();
         let (slot, _) = self.wide().nearest_slots(
             p,
             max_dist,
-            upper_d2,
+            f32::INFINITY,
             prims,
-            |first, count, ordinal| {
-                crate::bvh::prefetch_slice(&tris[first..first + count]);
-                if let Some(patch) = patches.get(ordinal as usize) {
-                    crate::bvh::prefetch_slice(std::slice::from_ref(patch));
-                }
-            },
-            |ordinal| patches[ordinal as usize].distance_squared_below(p),
-            |slot, prune_d2| {
-                let [a, b, c] = tris[slot];
-                // A face whose box is beyond the pruning distance (with the traversal's
-                // rounding slack) cannot win: skip the exact test.
-                let box_d2 = Aabb::from_triangle(a, b, c).distance_squared(p);
-                if box_d2 > prune_d2 * PRUNE_SLACK {
-                    return box_d2;
-                }
-                let (q, _) = closest_point_triangle(p, a, b, c);
-                (q - p).length_squared()
-            },
+            |first, count, ordinal| Self::prefetch_leaf(bounds, first, count, ordinal),
+            |ordinal| bounds.patches[ordinal as usize].distance_squared_below(p),
+            |slot, prune_d2| slot_distance_squared(tris, bounds, slot, p, prune_d2),
         )?;
-        let face = prims[slot];
-        let [a, b, c] = tris[slot];
+        Some(self.point_query(slot, p))
+    }
+
+    /// Starts loading what a closest-point query reads of a queued leaf: its cylinder
+    /// and its triangles' bounds.
+    #[inline(always)]
+    pub(crate) fn prefetch_leaf(
+        bounds: &ClosestPointBounds,
+        first: usize,
+        count: usize,
+        ordinal: u32,
+    ) {
+        crate::bvh::prefetch_slice(&bounds.triangles[first..first + count]);
+        if let Some(patch) = bounds.patches.get(ordinal as usize) {
+            crate::bvh::prefetch_slice(std::slice::from_ref(patch));
+        }
+    }
+
+    /// The answer for `p` on the face in leaf slot `slot`.
+    pub(crate) fn point_query(&self, slot: usize, p: Vec3) -> PointQuery {
+        let [a, b, c] = self.leaf_triangles()[slot];
         let (point, w) = closest_point_triangle(p, a, b, c);
-        Some(PointQuery {
+        PointQuery {
             point,
-            face,
+            face: self.bvh().prim_indices()[slot],
             u: w[0],
             v: w[1],
             distance: (point - p).length(),
-        })
+        }
     }
 
     /// [`MeshBvh::closest_point`] plus inside/outside by the generalized winding

@@ -14,6 +14,7 @@ pub mod closest;
 pub(crate) mod morton_order;
 pub(crate) mod patch_bound;
 pub mod ray;
+pub(crate) mod triangle_bound;
 pub mod winding;
 
 pub use closest::{PointQuery, SignedPointQuery, closest_point_triangle};

@@ -86,36 +86,44 @@ impl QueryOrder {
     }
 
     /// Answers queries `0..n` in this order, in parallel chunks of [`CHUNK`]
-    /// consecutive entries; `answer(state, i)` answers query `i` with a per-chunk
-    /// `state` (`S::default()` at the start of each chunk) that carries what one query
-    /// leaves for the next. `prefetch(i)` is called [`LOOKAHEAD`] queries before
-    /// `answer(_, i)` (to start loading its input). Returns the answers by query index.
+    /// consecutive entries, `group` consecutive queries at a time:
+    /// `answer(state, ids, out)` pushes onto `out` (empty) the answers of queries `ids`,
+    /// in that order, with a per-chunk `state` (`S::default()` at the start of each
+    /// chunk) that carries what one group leaves for the next. `prefetch(i)` is called
+    /// [`LOOKAHEAD`] queries before query `i` is answered (to start loading its input).
+    /// Returns the answers by query index.
     pub(crate) fn answer<R, S>(
         &self,
+        group: usize,
         prefetch: impl Fn(usize) + Sync,
-        answer: impl Fn(&mut S, usize) -> R + Sync,
+        answer: impl Fn(&mut S, &[u32], &mut Vec<R>) + Sync,
     ) -> Vec<R>
     where
         R: Send,
         S: Default,
     {
+        assert!(group > 0, "groups of at least one query");
         let n = self.0.len();
         let mut out: Vec<R> = Vec::with_capacity(n);
         let slots = ScatterSlots::new(out.spare_capacity_mut());
         self.0.par_chunks(CHUNK).for_each(|chunk| {
             let mut state = S::default();
+            let mut answers = Vec::with_capacity(group);
             for &i in chunk.iter().take(LOOKAHEAD) {
                 prefetch(i as usize);
             }
-            for (k, &i) in chunk.iter().enumerate() {
-                if let Some(&ahead) = chunk.get(k + LOOKAHEAD) {
+            for (g, ids) in chunk.chunks(group).enumerate() {
+                for &ahead in chunk.iter().skip(g * group + LOOKAHEAD).take(ids.len()) {
                     prefetch(ahead as usize);
                 }
-                let i = i as usize;
-                let r = answer(&mut state, i);
-                // SAFETY: `self.0` is a permutation of `0..n` (the type's invariant), so
-                // slot `i` is written by this task only, once.
-                unsafe { slots.write(i, r) };
+                answers.clear();
+                answer(&mut state, ids, &mut answers);
+                assert_eq!(answers.len(), ids.len(), "one answer per query");
+                for (&i, r) in ids.iter().zip(answers.drain(..)) {
+                    // SAFETY: `self.0` is a permutation of `0..n` (the type's
+                    // invariant), so slot `i` is written by this task only, once.
+                    unsafe { slots.write(i as usize, r) };
+                }
             }
         });
         // SAFETY: every index of `0..n` is in the permutation, so every slot was
@@ -201,21 +209,27 @@ mod tests {
     fn answers_land_at_their_query_index() {
         let n = 3 * CHUNK + 17;
         let order = QueryOrder((0..n as u32).rev().collect());
-        // The state counts the queries answered before in the same chunk.
-        let out = order.answer(
-            |_| {},
-            |seen: &mut usize, i| {
-                *seen += 1;
-                (i, *seen)
-            },
-        );
-        assert_eq!(out.len(), n);
-        for (i, &(j, seen)) in out.iter().enumerate() {
-            assert_eq!(i, j);
-            assert!((1..=CHUNK).contains(&seen));
+        for group in [1, 3, 8] {
+            // The state counts the queries answered before in the same chunk.
+            let out = order.answer(
+                group,
+                |_| {},
+                |seen: &mut usize, ids, out| {
+                    assert!(ids.len() <= group);
+                    for &i in ids {
+                        *seen += 1;
+                        out.push((i as usize, *seen));
+                    }
+                },
+            );
+            assert_eq!(out.len(), n);
+            for (i, &(j, seen)) in out.iter().enumerate() {
+                assert_eq!(i, j);
+                assert!((1..=CHUNK).contains(&seen));
+            }
+            // Each chunk starts afresh: the first entry of every chunk saw nothing before.
+            let firsts = out.iter().filter(|&&(_, seen)| seen == 1).count();
+            assert_eq!(firsts, n.div_ceil(CHUNK));
         }
-        // Each chunk starts afresh: the first entry of every chunk saw nothing before.
-        let firsts = out.iter().filter(|&&(_, seen)| seen == 1).count();
-        assert_eq!(firsts, n.div_ceil(CHUNK));
     }
 }
