@@ -10,7 +10,7 @@ use crate::bvh::{BuildOptions, Bvh, WideBvh};
 use crate::error::{GeomError, Result};
 use crate::mesh::Mesh;
 use crate::query::patch_bound::{PatchBound, patch_bounds};
-use crate::query::triangle_bound::{TriangleBound, coordinate_scale, triangle_bounds};
+use crate::query::triangle_bound::TriangleBounds;
 use crate::query::winding::{self, WindingNode};
 
 /// A [`Mesh`] with a BVH over its faces (primitive `i` = face `i`), the faces' corners
@@ -55,21 +55,13 @@ pub struct MeshBvh {
     tris: Vec<[Vec3; 3]>,
     /// The BVH collapsed to 4 children per node, for the host queries.
     wide: WideBvh,
-    /// Closest-point pruning data, computed on the first closest-point query after a
-    /// build or refit.
-    bounds: OnceLock<ClosestPointBounds>,
+    /// Per leaf of `wide` (by ordinal), a cylinder around its triangles (closest-point
+    /// pruning). Computed on the first closest-point query after a build or refit.
+    patches: OnceLock<Vec<PatchBound>>,
+    /// Per leaf slot, the triangle's plane and edge half-planes (batch closest-point
+    /// pruning). Computed on the first batch query after a build or refit.
+    triangle_bounds: OnceLock<TriangleBounds>,
     winding: OnceLock<Vec<WindingNode>>,
-}
-
-/// What closest-point queries test before the exact point–triangle distance.
-#[derive(Clone, Debug)]
-pub(crate) struct ClosestPointBounds {
-    /// Per leaf of the 4-wide tree (by ordinal), a cylinder around its triangles.
-    pub(crate) patches: Vec<PatchBound>,
-    /// Per leaf slot, the triangle's plane and edge half-planes.
-    pub(crate) triangles: Vec<TriangleBound>,
-    /// The largest coordinate magnitude of the triangles.
-    pub(crate) scale: f32,
 }
 
 /// The corners of the faces in `order`, gathered in parallel.
@@ -99,7 +91,8 @@ impl MeshBvh {
             bvh,
             tris,
             wide,
-            bounds: OnceLock::new(),
+            patches: OnceLock::new(),
+            triangle_bounds: OnceLock::new(),
             winding: OnceLock::new(),
         })
     }
@@ -126,14 +119,18 @@ impl MeshBvh {
         &self.wide
     }
 
-    /// Per-leaf and per-triangle lower bounds for closest-point queries (computed now
-    /// if needed).
-    pub(crate) fn closest_point_bounds(&self) -> &ClosestPointBounds {
-        self.bounds.get_or_init(|| ClosestPointBounds {
-            patches: patch_bounds(self.wide.leaves(), &self.tris),
-            triangles: triangle_bounds(&self.tris),
-            scale: coordinate_scale(&self.tris),
-        })
+    /// Per-leaf cylinders around the triangles, by leaf ordinal of [`MeshBvh::wide`].
+    pub(crate) fn patches(&self) -> &[PatchBound] {
+        self.patches
+            .get_or_init(|| patch_bounds(self.wide.leaves(), &self.tris))
+    }
+
+    /// Per-triangle lower bounds, by leaf slot (computed now if needed). Used by the
+    /// batch queries only: 64 bytes per face read in a random order cost one query at
+    /// a time more in cache misses than they save in exact tests (measured).
+    pub(crate) fn triangle_bounds(&self) -> &TriangleBounds {
+        self.triangle_bounds
+            .get_or_init(|| TriangleBounds::new(&self.tris))
     }
 
     /// Winding-number data, one entry per BVH node (computed now if needed).
@@ -180,7 +177,8 @@ impl MeshBvh {
             Aabb::from_triangle(a, b, c)
         });
         self.wide.refit(&self.bvh);
-        self.bounds.take();
+        self.patches.take();
+        self.triangle_bounds.take();
         self.winding.take();
     }
 

@@ -9,7 +9,7 @@
 
 use glam::Vec3;
 
-use super::closest::{slot_distance_squared, upper_bound_squared};
+use super::closest::{prefetch_patch, slot_distance_squared_bounded, upper_bound_squared};
 use super::morton_order::QueryOrder;
 use super::{PointQuery, SignedPointQuery};
 use crate::bvh::{PACKET, PacketSearch};
@@ -65,7 +65,8 @@ impl MeshBvh {
         let limit = if searchable { max_dist } else { 0.0 };
         let tris = self.leaf_triangles();
         let prims = self.bvh().prim_indices();
-        let bounds = self.closest_point_bounds();
+        let patches = self.patches();
+        let bounds = self.triangle_bounds();
         let prefetch = |i| crate::bvh::prefetch_slice(&points[i..=i]);
         let answer = |last: &mut LastFound, ids: &[u32], out: &mut Vec<R>| {
             let mut search = PacketSearch::new(limit);
@@ -82,9 +83,12 @@ impl MeshBvh {
             self.wide().nearest_slots_packet(
                 &mut search,
                 prims,
-                |first, count, ordinal| Self::prefetch_leaf(bounds, first, count, ordinal),
-                |ordinal, p| bounds.patches[ordinal as usize].distance_squared_below(p),
-                |slot, p, prune_d2| slot_distance_squared(tris, bounds, slot, p, prune_d2),
+                |first, count, ordinal| {
+                    crate::bvh::prefetch_slice(&bounds.bounds[first..first + count]);
+                    prefetch_patch(patches, ordinal);
+                },
+                |ordinal, p| patches[ordinal as usize].distance_squared_below(p),
+                |slot, p, prune_d2| slot_distance_squared_bounded(tris, bounds, slot, p, prune_d2),
             );
             let mut k = 0;
             for &i in ids {

@@ -75,12 +75,34 @@ impl TriangleBound {
     }
 }
 
-/// The bound of every triangle of `tris`, in the same order, computed in parallel.
-pub(crate) fn triangle_bounds(tris: &[[Vec3; 3]]) -> Vec<TriangleBound> {
-    tris.par_iter()
-        .with_min_len(4096)
-        .map(|&t| TriangleBound::new(t))
-        .collect()
+/// The bounds of a list of triangles.
+#[derive(Clone, Debug)]
+pub(crate) struct TriangleBounds {
+    /// The bound of every triangle, in the list's order.
+    pub(crate) bounds: Vec<TriangleBound>,
+    /// The largest coordinate magnitude of the triangles.
+    pub(crate) scale: f32,
+}
+
+impl TriangleBounds {
+    /// The bounds of `tris`, computed in parallel.
+    pub(crate) fn new(tris: &[[Vec3; 3]]) -> Self {
+        Self {
+            bounds: tris
+                .par_iter()
+                .with_min_len(4096)
+                .map(|&t| TriangleBound::new(t))
+                .collect(),
+            scale: coordinate_scale(tris),
+        }
+    }
+
+    /// A lower bound on the squared distance from `p` to triangle `i` (see
+    /// [`TriangleBound::distance_squared_below`]).
+    #[inline(always)]
+    pub(crate) fn distance_squared_below(&self, i: usize, p: Vec3) -> f32 {
+        self.bounds[i].distance_squared_below(p, self.scale)
+    }
 }
 
 /// The largest coordinate magnitude of `tris` (the `mesh_scale` of
