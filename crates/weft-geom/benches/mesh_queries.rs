@@ -1,7 +1,10 @@
 //! Issue 5's mesh benchmarks on the displaced-sphere meshes `generate::bench_sphere(7)`
 //! (327,680 triangles) and `bench_sphere(8)` (1,310,720): BVH build, refit, camera
 //! rays (1024 × 1024 pinhole, 16 × 16 tiles in parallel), 1M random rays, and 1M
-//! closest-point queries, bounded (10 % of the bounding-box diagonal) and unbounded.
+//! closest-point queries, bounded (10 % of the bounding-box diagonal) and unbounded:
+//! unsigned and signed (winding number) with the batch queries
+//! (`MeshBvh::closest_points`, `closest_points_signed`), and unsigned one query at a
+//! time for comparison.
 //! Everything runs on rayon's global pool (all cores the process may use, so
 //! `taskset -c 0,1` measures two cores).
 //!
@@ -53,11 +56,23 @@ fn bench_mesh(c: &mut Criterion, subdivisions: u32) {
     g.bench_function("random_rays_1m", |b| b.iter(|| cast_all(&mesh, &rays)));
     let points = random_points(&mesh);
     let max_dist = 0.1 * mesh_size(&mesh);
+    // Unsigned (no winding number), as a batch: `MeshBvh::closest_points`.
     g.bench_function("closest_point_1m_max_dist_10pct", |b| {
         b.iter(|| closest_all(&mesh, &points, max_dist))
     });
     g.bench_function("closest_point_1m_unbounded", |b| {
         b.iter(|| closest_all(&mesh, &points, f32::INFINITY))
+    });
+    // With the inside/outside sign: `MeshBvh::closest_points_signed`.
+    g.bench_function("closest_point_signed_1m_max_dist_10pct", |b| {
+        b.iter(|| closest_signed_all(&mesh, &points, max_dist))
+    });
+    g.bench_function("closest_point_signed_1m_unbounded", |b| {
+        b.iter(|| closest_signed_all(&mesh, &points, f32::INFINITY))
+    });
+    // Unsigned, one `MeshBvh::closest_point` call per point in random order.
+    g.bench_function("closest_point_one_by_one_1m_max_dist_10pct", |b| {
+        b.iter(|| closest_one_by_one(&mesh, &points, max_dist))
     });
     g.finish();
 }

@@ -1,8 +1,8 @@
 //! Quick throughput check of the issue-5 query workloads without criterion: three timed
 //! passes of each (`REPS`), printed as rates per wall-clock second and per CPU second (the
 //! latter is the useful number on a loaded machine). The criterion benches are
-//! `benches/mesh_queries.rs`; the unbounded closest-point pass here uses 1/16 of the
-//! points.
+//! `benches/mesh_queries.rs`. Closest points are unsigned batch queries
+//! (`MeshBvh::closest_points`) unless the name says signed or one by one.
 //!
 //! ```sh
 //! cargo run --release -p weft-geom --example query_throughput -- [subdivisions, default 7]
@@ -113,8 +113,17 @@ fn main() {
     rate("closest point, max 10%", points.len(), || {
         closest_all(&mesh, &points, d)
     });
-    rate("closest point, unbounded", points.len() / 16, || {
-        closest_all(&mesh, &points[..points.len() / 16], f32::INFINITY)
+    rate("closest point, unbounded", points.len(), || {
+        closest_all(&mesh, &points, f32::INFINITY)
+    });
+    rate("signed closest, max 10%", points.len(), || {
+        closest_signed_all(&mesh, &points, d)
+    });
+    rate("signed closest, unbounded", points.len(), || {
+        closest_signed_all(&mesh, &points, f32::INFINITY)
+    });
+    rate("one by one, max 10%", points.len(), || {
+        closest_one_by_one(&mesh, &points, d)
     });
     let t = Instant::now();
     mesh.refit();

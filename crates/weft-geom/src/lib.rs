@@ -8,7 +8,9 @@
 //! [`bvh::layout`] for the BVH, [`hash_grid`] for the grid and
 //! [`query::winding`] for the winding-number data. The host queries here are the
 //! reference the kernel builtins are tested against, and every one of them is tested
-//! against [`brute_force`].
+//! against [`brute_force`]. For many closest-point queries at once,
+//! [`MeshBvh::closest_points`] gives the same answers about twice as fast (queries
+//! sorted along a Morton curve, answered in packets).
 //!
 //! ```
 //! use glam::Vec3;

@@ -245,3 +245,57 @@ fn host_query_data_follows_refit() {
         bvh.refit();
     }
 }
+
+/// Query points for the batch tests: clusters of near neighbours (so each query's
+/// starting bound comes from a close one), points on vertices, exact duplicates,
+/// uniform points, and non-finite ones.
+fn batch_points(rng: &mut Rng, mesh: &weft_geom::Mesh, n: usize) -> Vec<Vec3> {
+    let pts = mesh.points();
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        match out.len() % 10 {
+            0..=3 => {
+                let c = rng.vec3(-2.0, 2.0);
+                let spread = [1e-4, 1e-2, 0.2][rng.below(3)];
+                out.extend((0..8).map(|_| c + rng.vec3(-spread, spread)));
+            }
+            4 => out.push(pts[rng.below(pts.len())]),
+            5 => {
+                let v = pts[rng.below(pts.len())];
+                out.extend([v, v + rng.vec3(-1e-3, 1e-3), v]);
+            }
+            6 if !out.is_empty() => out.push(out[rng.below(out.len())]),
+            7 if out.len() % 70 == 7 => out.push([Vec3::NAN, Vec3::INFINITY][rng.below(2)]),
+            _ => out.push(rng.vec3(-2.5, 2.5)),
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+/// The batch closest-point queries (sorted along a Morton curve, each starting from the
+/// previous answer's distance) give exactly the brute-force answers, in the caller's
+/// order, bounded and unbounded, signed and unsigned.
+#[test]
+fn batch_closest_points_match_brute_force() {
+    let mut rng = Rng::new(17);
+    for (name, mesh) in meshes() {
+        let bvh = MeshBvh::new(mesh);
+        let points = batch_points(&mut rng, bvh.mesh(), 1200);
+        for max_dist in [0.0, 0.05, 0.4, f32::INFINITY] {
+            let got = bvh.closest_points(&points, max_dist);
+            assert_eq!(got.len(), points.len());
+            for (i, (&p, g)) in points.iter().zip(&got).enumerate() {
+                let want = brute_force::closest_point(bvh.mesh(), p, max_dist);
+                assert_eq!(*g, want, "{name}: point {i} {p}, max_dist {max_dist}");
+            }
+            let signed = bvh.closest_points_signed(&points, max_dist);
+            for (i, (&p, s)) in points.iter().zip(&signed).enumerate() {
+                assert_eq!(*s, bvh.closest_point_signed(p, max_dist), "{name}: {i}");
+            }
+        }
+    }
+    let empty = MeshBvh::new(weft_geom::Mesh::empty());
+    assert_eq!(empty.closest_points(&[Vec3::ZERO], 1.0), vec![None]);
+    assert!(empty.closest_points(&[], 1.0).is_empty());
+}

@@ -136,12 +136,31 @@ pub fn cast_all(mesh: &MeshBvh, rays: &[(Vec3, Vec3)]) -> usize {
         .count()
 }
 
-/// Closest points of `points` within `max_dist`, in parallel; returns how many found one.
-pub fn closest_all(mesh: &MeshBvh, points: &[Vec3], max_dist: f32) -> usize {
+/// Closest points of `points` within `max_dist`, one [`MeshBvh::closest_point`] call
+/// per point in the given order, in parallel; returns how many found one.
+pub fn closest_one_by_one(mesh: &MeshBvh, points: &[Vec3], max_dist: f32) -> usize {
     points
         .par_iter()
         .with_min_len(256)
         .filter(|&&p| mesh.closest_point(p, max_dist).is_some())
+        .count()
+}
+
+/// Closest points (unsigned) of `points` within `max_dist` with the batch query
+/// [`MeshBvh::closest_points`]; returns how many found one.
+pub fn closest_all(mesh: &MeshBvh, points: &[Vec3], max_dist: f32) -> usize {
+    let found = mesh.closest_points(points, max_dist);
+    found.par_iter().filter(|q| q.is_some()).count()
+}
+
+/// Closest points with the inside/outside sign (winding number) of `points` within
+/// `max_dist`, with the batch query [`MeshBvh::closest_points_signed`]; returns how
+/// many are inside.
+pub fn closest_signed_all(mesh: &MeshBvh, points: &[Vec3], max_dist: f32) -> usize {
+    let found = mesh.closest_points_signed(points, max_dist);
+    found
+        .par_iter()
+        .filter(|q| q.is_some_and(|q| q.inside))
         .count()
 }
 

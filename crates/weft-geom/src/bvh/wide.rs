@@ -27,6 +27,10 @@ use super::closest_hit::PRUNE_SLACK;
 use super::layout::BvhNode;
 use crate::aabb::{Aabb, RayBoxTest, SLAB_FAR_SCALE};
 
+mod nearest_packet;
+
+pub(crate) use nearest_packet::{PACKET, PacketSearch};
+
 /// `count` of an unused lane.
 const EMPTY: u32 = u32::MAX;
 /// Leaf ordinal stored for leaves past the 2²⁵ that a lane can name (they get no
@@ -68,6 +72,16 @@ impl Node4 {
         }
     }
 
+    /// Squared distances from the point `(px, py, pz)` (each component splat) to the
+    /// four lanes' boxes (0 inside).
+    #[inline(always)]
+    fn distance_squared(&self, px: Vec4, py: Vec4, pz: Vec4) -> Vec4 {
+        let dx = (self.lower[0] - px).max(px - self.upper[0]).max(Vec4::ZERO);
+        let dy = (self.lower[1] - py).max(py - self.upper[1]).max(Vec4::ZERO);
+        let dz = (self.lower[2] - pz).max(pz - self.upper[2]).max(Vec4::ZERO);
+        dx * dx + dy * dy + dz * dz
+    }
+
     /// Bit `i` set when lane `i` is used.
     #[inline(always)]
     fn used(&self) -> u32 {
@@ -89,13 +103,15 @@ pub(crate) struct WideBvh {
 }
 
 /// A traversal stack entry: what to visit and its sort key (entry distance of a ray,
-/// squared distance of a point).
+/// squared distance of a point), with `extra` data of the traversal (none for one query,
+/// which of its points need the lane for a packet).
 #[derive(Clone, Copy)]
-struct Entry {
+struct Entry<T: Copy = ()> {
     key: f32,
     /// An inner lane: index of its `Node4`. A leaf lane: [`LEAF_REF`] | node << 2 | lane
     /// (the node was just visited, so reading its lane again is a cache hit).
     item: u32,
+    extra: T,
 }
 
 /// Marks a leaf lane in [`Entry::item`].
@@ -105,12 +121,12 @@ const LEAF_REF: u32 = 1 << 31;
 ///
 /// The entries are left uninitialized: zeroing 1.5 KB per query was 5 % of the time of
 /// a camera ray. Only `items[..len]` is ever read, and each of those was written.
-struct LaneStack {
-    items: [MaybeUninit<Entry>; STACK],
+struct LaneStack<T: Copy = ()> {
+    items: [MaybeUninit<Entry<T>>; STACK],
     len: usize,
 }
 
-impl LaneStack {
+impl<T: Copy> LaneStack<T> {
     #[inline(always)]
     fn new() -> Self {
         Self {
@@ -121,15 +137,15 @@ impl LaneStack {
 
     /// Entry `i < len`.
     #[inline(always)]
-    fn get(&self, i: usize) -> Entry {
+    fn get(&self, i: usize) -> Entry<T> {
         assert!(i < self.len);
         // SAFETY: `items[..len]` are initialized: `push_sorted` writes every slot below
         // the `len` it sets, and `len` only otherwise decreases.
         unsafe { self.items[i].assume_init() }
     }
 
-    /// Pushes the lanes of node `index` set in `mask` with their `keys`, sorted so the
-    /// smallest key is on top, and prefetches what they point at.
+    /// Pushes the lanes of node `index` set in `mask` with their `keys` and `extras`,
+    /// sorted so the smallest key is on top, and prefetches what they point at.
     #[inline(always)]
     fn push_sorted(
         &mut self,
@@ -137,6 +153,7 @@ impl LaneStack {
         index: u32,
         mut mask: u32,
         keys: [f32; 4],
+        extras: [T; 4],
         prefetch_leaf: &impl Fn(usize, usize, u32),
     ) {
         let node = &nodes[index as usize];
@@ -156,6 +173,7 @@ impl LaneStack {
             let e = Entry {
                 key: keys[lane],
                 item,
+                extra: extras[lane],
             };
             // Insertion into the (at most four) entries pushed so far, descending keys.
             let mut j = self.len;
@@ -170,7 +188,7 @@ impl LaneStack {
 
     /// Pops the top entry whose key is `≤ limit`, dropping those above it.
     #[inline(always)]
-    fn pop_within(&mut self, limit: f32) -> Option<Entry> {
+    fn pop_within(&mut self, limit: f32) -> Option<Entry<T>> {
         while self.len > 0 {
             let e = self.get(self.len - 1);
             self.len -= 1;
@@ -340,8 +358,12 @@ impl WideBvh {
         let mut best: Option<(usize, f32)> = None;
         let mut best_t = max_t;
         let mut prune_t = max_t;
-        let mut stack = LaneStack::new();
-        let mut next = Some(Entry { key: 0.0, item: 0 });
+        let mut stack = LaneStack::<()>::new();
+        let mut next = Some(Entry {
+            key: 0.0,
+            item: 0,
+            extra: (),
+        });
         loop {
             let e = match next.take() {
                 Some(e) => e,
@@ -402,22 +424,29 @@ impl WideBvh {
                 (mask, t_near)
             };
             let mask = mask & node.used();
-            stack.push_sorted(&self.nodes, e.item, mask, t_near, &prefetch_leaf);
+            stack.push_sorted(&self.nodes, e.item, mask, t_near, [(); 4], &prefetch_leaf);
             next = stack.pop_within(f32::INFINITY);
         }
     }
 
-    /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, best_d2)` returns the
-    /// squared distance to the primitive in leaf slot `slot` (any value above `best_d2`
+    /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, prune_d2)` returns the
+    /// squared distance to the primitive in leaf slot `slot` (any value above `prune_d2`
     /// for one that cannot win); `prims` is the BVH's `prim_indices` (for ties).
     /// `leaf_bound(ordinal)` is a lower bound on the squared distance of every primitive
     /// of leaf `ordinal` (see [`WideBvh::leaves`]), tested before them; return 0 for
     /// none. `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
+    ///
+    /// `upper_d2` is a squared distance that the nearest primitive is known not to
+    /// exceed (`f32::INFINITY` when nothing is known, e.g. the distance to a point of
+    /// the surface found by a nearby query): boxes beyond it are skipped from the start.
+    /// A bound that is too small loses answers, so callers add a margin for rounding.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn nearest_slots(
         &self,
         point: Vec3,
         max_dist: f32,
+        upper_d2: f32,
         prims: &[u32],
         prefetch_leaf: impl Fn(usize, usize, u32),
         leaf_bound: impl Fn(u32) -> f32,
@@ -433,10 +462,13 @@ impl WideBvh {
         );
         let limit = max_dist * max_dist;
         let mut best: Option<(usize, f32)> = None;
-        let mut best_d2 = limit;
-        let mut prune_d2 = limit;
-        let mut stack = LaneStack::new();
-        let mut next = Some(Entry { key: 0.0, item: 0 });
+        let mut prune_d2 = limit.min(upper_d2);
+        let mut stack = LaneStack::<()>::new();
+        let mut next = Some(Entry {
+            key: 0.0,
+            item: 0,
+            extra: (),
+        });
         loop {
             let e = match next.take() {
                 Some(e) => e,
@@ -451,26 +483,30 @@ impl WideBvh {
                     continue;
                 }
                 for slot in first..first + count {
-                    let d2 = dist_sq(slot, best_d2);
+                    let d2 = dist_sq(slot, prune_d2);
+                    // Without a best yet, `prune_d2` is the limit or the caller's bound.
                     let better = match best {
-                        None => d2 <= best_d2,
+                        None => d2 <= prune_d2,
                         Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
                     };
                     if better {
                         best = Some((slot, d2));
-                        best_d2 = d2;
                         prune_d2 = (d2 * PRUNE_SLACK).min(limit);
                     }
                 }
                 continue;
             }
             let node = &self.nodes[e.item as usize];
-            let dx = (node.lower[0] - px).max(px - node.upper[0]).max(Vec4::ZERO);
-            let dy = (node.lower[1] - py).max(py - node.upper[1]).max(Vec4::ZERO);
-            let dz = (node.lower[2] - pz).max(pz - node.upper[2]).max(Vec4::ZERO);
-            let d2 = dx * dx + dy * dy + dz * dz;
+            let d2 = node.distance_squared(px, py, pz);
             let mask = d2.cmple(Vec4::splat(prune_d2)).bitmask() & node.used();
-            stack.push_sorted(&self.nodes, e.item, mask, d2.to_array(), &prefetch_leaf);
+            stack.push_sorted(
+                &self.nodes,
+                e.item,
+                mask,
+                d2.to_array(),
+                [(); 4],
+                &prefetch_leaf,
+            );
             next = stack.pop_within(f32::INFINITY);
         }
     }
@@ -482,7 +518,7 @@ mod tests {
     use crate::bvh::BuildOptions;
 
     /// Deterministic boxes: small random boxes in the unit cube, plus exact duplicates.
-    fn boxes(n: usize) -> Vec<Aabb> {
+    pub(super) fn boxes(n: usize) -> Vec<Aabb> {
         let mut s = 0x9e37_79b9u32;
         let mut r = move || {
             s ^= s << 13;
@@ -502,7 +538,7 @@ mod tests {
             .collect()
     }
 
-    fn bvhs() -> Vec<Bvh> {
+    pub(super) fn bvhs() -> Vec<Bvh> {
         let mut out = vec![];
         for n in [1, 2, 3, 5, 9, 100, 2000] {
             for leaf in [1, 4, 8] {
@@ -595,7 +631,8 @@ mod tests {
                     f32::INFINITY
                 };
                 let want = bvh.nearest_slots(o, max_d, dist);
-                let got = wide.nearest_slots(o, max_d, prims, |_, _, _| {}, |_| 0.0, dist);
+                let got =
+                    wide.nearest_slots(o, max_d, f32::INFINITY, prims, |_, _, _| {}, |_| 0.0, dist);
                 assert_eq!(got, want, "point {i}");
             }
         }

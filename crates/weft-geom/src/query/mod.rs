@@ -9,9 +9,12 @@
 //! shape of the tree and equal [`brute_force`](crate::brute_force)'s exactly.
 
 pub mod aabb;
+mod batch;
 pub mod closest;
+pub(crate) mod morton_order;
 pub(crate) mod patch_bound;
 pub mod ray;
+pub(crate) mod triangle_bound;
 pub mod winding;
 
 pub use closest::{PointQuery, SignedPointQuery, closest_point_triangle};

@@ -1,0 +1,249 @@
+//! Nearest-primitive search for a packet of nearby points in one traversal.
+//!
+//! Points that lie close together (consecutive on a Morton curve) need nearly the same
+//! nodes. A packet walks the tree once: each stack entry carries the set of the packet's
+//! points that need it, a node visit tests the four lanes' boxes against each of those
+//! points (with that point's own pruning distance) and pushes a lane for the points
+//! that need it, keyed by the nearest of them. Loads, stack operations and their
+//! branches are shared; the box tests and the per-point pruning are exactly those of
+//! [`WideBvh::nearest_slots`], so every point gets the same answer as alone.
+
+use glam::{Vec3, Vec4};
+
+use super::{Entry, LEAF_REF, LaneStack, NO_ORDINAL, WideBvh};
+use crate::bvh::PRUNE_SLACK;
+
+/// Most points in a packet.
+pub(crate) const PACKET: usize = 8;
+
+/// The points of a packet and, after [`WideBvh::nearest_slots_packet`], their answers.
+pub(crate) struct PacketSearch {
+    points: [Vec3; PACKET],
+    len: usize,
+    /// Per point: skip boxes and primitives beyond this squared distance.
+    prune: [f32; PACKET],
+    /// Per point: the nearest `(slot, squared distance)` found.
+    best: [Option<(usize, f32)>; PACKET],
+    /// `max_dist²`.
+    limit: f32,
+}
+
+impl PacketSearch {
+    /// An empty packet for queries within `max_dist` (non-negative, not NaN).
+    pub(crate) fn new(max_dist: f32) -> Self {
+        debug_assert!(max_dist >= 0.0);
+        Self {
+            points: [Vec3::ZERO; PACKET],
+            len: 0,
+            prune: [0.0; PACKET],
+            best: [None; PACKET],
+            limit: max_dist * max_dist,
+        }
+    }
+
+    /// Number of points.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Adds the finite point `p`, whose nearest primitive is known to be within
+    /// `upper_d2` (`f32::INFINITY` for nothing known; see
+    /// [`WideBvh::nearest_slots`]). The packet must not be full.
+    pub(crate) fn push(&mut self, p: Vec3, upper_d2: f32) {
+        assert!(self.len < PACKET && p.is_finite());
+        self.points[self.len] = p;
+        self.prune[self.len] = self.limit.min(upper_d2);
+        self.best[self.len] = None;
+        self.len += 1;
+    }
+
+    /// Point `i` and its answer: the nearest `(slot, squared distance)` within the
+    /// limit (after the search).
+    pub(crate) fn result(&self, i: usize) -> (Vec3, Option<(usize, f32)>) {
+        assert!(i < self.len);
+        (self.points[i], self.best[i])
+    }
+
+    /// The largest pruning distance of the points.
+    #[inline(always)]
+    fn max_prune(&self) -> f32 {
+        self.prune[..self.len]
+            .iter()
+            .fold(f32::NEG_INFINITY, |m, &p| m.max(p))
+    }
+}
+
+impl WideBvh {
+    /// [`WideBvh::nearest_slots`] for every point of `search` in one traversal: the
+    /// same callbacks, given the point they are for (`leaf_bound(ordinal, point)`,
+    /// `dist_sq(slot, point, prune_d2)`); the answers are left in `search`.
+    #[inline]
+    pub(crate) fn nearest_slots_packet(
+        &self,
+        search: &mut PacketSearch,
+        prims: &[u32],
+        prefetch_leaf: impl Fn(usize, usize, u32),
+        leaf_bound: impl Fn(u32, Vec3) -> f32,
+        mut dist_sq: impl FnMut(usize, Vec3, f32) -> f32,
+    ) {
+        if self.nodes.is_empty() || search.len == 0 {
+            return;
+        }
+        let splats: [[Vec4; 3]; PACKET] =
+            std::array::from_fn(|i| search.points[i].to_array().map(Vec4::splat));
+        let mut stack = LaneStack::<u32>::new();
+        let mut max_prune = search.max_prune();
+        let mut next = Some(Entry {
+            key: 0.0,
+            item: 0,
+            extra: (1u32 << search.len) - 1,
+        });
+        loop {
+            let e = match next.take() {
+                Some(e) => e,
+                None => match stack.pop_within(max_prune) {
+                    Some(e) => e,
+                    None => return,
+                },
+            };
+            if e.item & LEAF_REF != 0 {
+                let (first, count, ordinal) = self.leaf(e.item);
+                let mut points = e.extra;
+                let mut improved = false;
+                while points != 0 {
+                    let i = points.trailing_zeros() as usize;
+                    points &= points - 1;
+                    let p = search.points[i];
+                    if ordinal != NO_ORDINAL && leaf_bound(ordinal, p) > search.prune[i] {
+                        continue;
+                    }
+                    for slot in first..first + count {
+                        let d2 = dist_sq(slot, p, search.prune[i]);
+                        let better = match search.best[i] {
+                            None => d2 <= search.prune[i],
+                            Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
+                        };
+                        if better {
+                            search.best[i] = Some((slot, d2));
+                            search.prune[i] = (d2 * PRUNE_SLACK).min(search.limit);
+                            improved = true;
+                        }
+                    }
+                }
+                if improved {
+                    max_prune = search.max_prune();
+                }
+                continue;
+            }
+            let node = &self.nodes[e.item as usize];
+            let mut keys = Vec4::INFINITY;
+            let mut lane_points = [0u32; 4];
+            let mut points = e.extra;
+            while points != 0 {
+                let i = points.trailing_zeros() as usize;
+                points &= points - 1;
+                let [px, py, pz] = splats[i];
+                let d2 = node.distance_squared(px, py, pz);
+                let near = d2.cmple(Vec4::splat(search.prune[i]));
+                keys = Vec4::select(near, keys.min(d2), keys);
+                let bits = near.bitmask();
+                for (lane, set) in lane_points.iter_mut().enumerate() {
+                    *set |= (bits >> lane & 1) << i;
+                }
+            }
+            let mask = lane_points
+                .iter()
+                .enumerate()
+                .fold(0, |m, (lane, &set)| m | ((set != 0) as u32) << lane)
+                & node.used();
+            stack.push_sorted(
+                &self.nodes,
+                e.item,
+                mask,
+                keys.to_array(),
+                lane_points,
+                &prefetch_leaf,
+            );
+            next = stack.pop_within(f32::INFINITY);
+        }
+    }
+}
+
+const _: () = assert!(PACKET <= 32, "a packet's points fit a u32 mask");
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{boxes, bvhs};
+    use super::*;
+
+    /// Box "primitives" at their box distance: every point of a packet gets what
+    /// [`WideBvh::nearest_slots`] gives it alone, with and without upper bounds, for
+    /// packets of 1 to [`PACKET`] points from tight clusters to spread out.
+    #[test]
+    fn packets_equal_single_queries() {
+        let mut r = crate::test_rng::uniform(0x0bad_cafe, -1.0, 2.0);
+        for bvh in bvhs() {
+            let prims = bvh.prim_indices();
+            let prim_boxes = boxes(bvh.num_prims());
+            let wide = WideBvh::new(&bvh);
+            let dist = |slot: usize, p: Vec3| prim_boxes[prims[slot] as usize].distance_squared(p);
+            for round in 0..60 {
+                let max_dist = if round % 3 == 0 {
+                    r().abs() * 0.2
+                } else {
+                    f32::INFINITY
+                };
+                // Some packets at the duplicated boxes of `boxes` (ties).
+                let centre = if round % 5 == 0 {
+                    Vec3::splat(0.51)
+                } else {
+                    Vec3::new(r(), r(), r())
+                };
+                let spread = [0.0, 1e-3, 0.05, 1.0][round % 4];
+                let n = 1 + round % PACKET;
+                let points: Vec<Vec3> = (0..n)
+                    .map(|_| centre + Vec3::new(r(), r(), r()) * spread)
+                    .collect();
+                let alone: Vec<_> = points
+                    .iter()
+                    .map(|&p| {
+                        let d = |slot: usize, _: f32| dist(slot, p);
+                        wide.nearest_slots(
+                            p,
+                            max_dist,
+                            f32::INFINITY,
+                            prims,
+                            |_, _, _| {},
+                            |_| 0.0,
+                            d,
+                        )
+                    })
+                    .collect();
+                let mut search = PacketSearch::new(max_dist);
+                for (i, &p) in points.iter().enumerate() {
+                    // A valid upper bound for some points (the answer, loosened).
+                    let upper = match (i % 3, alone[i]) {
+                        (1, Some((_, d2))) => d2 * 1.5,
+                        _ => f32::INFINITY,
+                    };
+                    search.push(p, upper);
+                }
+                wide.nearest_slots_packet(
+                    &mut search,
+                    prims,
+                    |_, _, _| {},
+                    |_, _| 0.0,
+                    |slot, p, _| dist(slot, p),
+                );
+                assert_eq!(search.len(), n);
+                for (i, want) in alone.iter().enumerate() {
+                    assert_eq!(
+                        search.result(i),
+                        (points[i], *want),
+                        "round {round}, point {i}"
+                    );
+                }
+            }
+        }
+    }
+}
