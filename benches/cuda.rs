@@ -1,5 +1,6 @@
 //! CUDA measurements on the lent GPU (run by `scripts/gpu-check.sh`; prints a table
-//! and exits quietly without a GPU):
+//! and exits quietly without a GPU; `WEFT_CUDA_BENCH=mesh` runs the mesh-query rows
+//! only):
 //! - the particle integrator at 16M particles against a device-to-device copy of
 //!   the same bytes, in one run;
 //! - host overhead per launch (1000 launches of a small kernel, one sync);
@@ -162,6 +163,70 @@ fn main() {
         format!("{:.3} ms", s.elapsed().as_secs_f64() * 1e3),
     ));
     assert_eq!(z.to_vec()[7], 5.0);
+
+    // Mesh queries: a 327,680-triangle sphere (radius 1), 1M queries each.
+    let sphere = weft_geom::generate::icosphere(1.0, 7);
+    let mesh = DeviceMesh::new(dev, &sphere).unwrap();
+    let m = 1 << 20;
+    let r = weft_examples::random_f32s(6 * m, 3, -1.0, 1.0);
+    let origins: Vec<Vec3> = (0..m)
+        .map(|i| Vec3::new(r[6 * i], r[6 * i + 1], r[6 * i + 2]) * 2.0)
+        .collect();
+    let dirs: Vec<Vec3> = (0..m)
+        .map(|i| Vec3::new(r[6 * i + 3], r[6 * i + 4], r[6 * i + 5]) * 0.7 - origins[i])
+        .collect();
+    let (oa, da) = (
+        Array::from_vec(dev, origins.clone()),
+        Array::from_vec(dev, dirs),
+    );
+    let mut ts = Array::zeros(dev, [m]);
+    cast_rays::launch(m, &mesh, &oa, &da, &mut ts).unwrap();
+    let rays = time(dev, 10, || {
+        cast_rays::launch(m, &mesh, &oa, &da, &mut ts).unwrap()
+    });
+    rows.push((
+        "mesh 327,680 tris: random rays (1M)".into(),
+        format!("{:.3} ms, {:.0} Mrays/s", rays * 1e3, m as f64 / rays / 1e6),
+    ));
+    let w = 1024;
+    let eye = Vec3::new(0.3, 0.2, 3.0);
+    let mut img = Array::zeros(dev, [w * w]);
+    camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap();
+    let cam = time(dev, 10, || {
+        camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap()
+    });
+    rows.push((
+        "mesh 327,680 tris: camera rays (1024²)".into(),
+        format!(
+            "{:.3} ms, {:.0} Mrays/s",
+            cam * 1e3,
+            (w * w) as f64 / cam / 1e6
+        ),
+    ));
+    let pts = Array::from_vec(dev, origins);
+    let mut q = Array::zeros(dev, [m]);
+    // 10 % of the mesh's size (its bounding-box diagonal, 2√3).
+    let tenth = 0.2 * 3f32.sqrt();
+    for (label, max_dist) in [
+        ("unbounded", f32::INFINITY),
+        ("within 10 % of the size", tenth),
+    ] {
+        closest_points::launch(m, &mesh, &pts, max_dist, &mut q).unwrap();
+        let cp = time(dev, 10, || {
+            closest_points::launch(m, &mesh, &pts, max_dist, &mut q).unwrap()
+        });
+        rows.push((
+            format!("mesh 327,680 tris: closest points {label} (1M)"),
+            format!("{:.3} ms, {:.0} M/s", cp * 1e3, m as f64 / cp / 1e6),
+        ));
+    }
+
+    lbvh(dev, &mut rows, &sphere, &oa, &da, &pts);
+    // `WEFT_CUDA_BENCH=mesh` stops here: the mesh-query rows alone, in seconds.
+    if std::env::var("WEFT_CUDA_BENCH").is_ok_and(|v| v == "mesh") {
+        print_rows(&rows);
+        return;
+    }
 
     // Host overhead per launch, and per kernel in a replayed graph (100 launches
     // captured, 20 replays per synchronisation), each with the kernels launched as
@@ -341,65 +406,6 @@ fn main() {
     }
     weft::cuda::set_reduction_waves(weft::cuda::DEFAULT_REDUCTION_WAVES);
 
-    // Mesh queries: a 327,680-triangle sphere (radius 1), 1M queries each.
-    let sphere = weft_geom::generate::icosphere(1.0, 7);
-    let mesh = DeviceMesh::new(dev, &sphere).unwrap();
-    let m = 1 << 20;
-    let r = weft_examples::random_f32s(6 * m, 3, -1.0, 1.0);
-    let origins: Vec<Vec3> = (0..m)
-        .map(|i| Vec3::new(r[6 * i], r[6 * i + 1], r[6 * i + 2]) * 2.0)
-        .collect();
-    let dirs: Vec<Vec3> = (0..m)
-        .map(|i| Vec3::new(r[6 * i + 3], r[6 * i + 4], r[6 * i + 5]) * 0.7 - origins[i])
-        .collect();
-    let (oa, da) = (
-        Array::from_vec(dev, origins.clone()),
-        Array::from_vec(dev, dirs),
-    );
-    let mut ts = Array::zeros(dev, [m]);
-    cast_rays::launch(m, &mesh, &oa, &da, &mut ts).unwrap();
-    let rays = time(dev, 10, || {
-        cast_rays::launch(m, &mesh, &oa, &da, &mut ts).unwrap()
-    });
-    rows.push((
-        "mesh 327,680 tris: random rays (1M)".into(),
-        format!("{:.3} ms, {:.0} Mrays/s", rays * 1e3, m as f64 / rays / 1e6),
-    ));
-    let w = 1024;
-    let eye = Vec3::new(0.3, 0.2, 3.0);
-    let mut img = Array::zeros(dev, [w * w]);
-    camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap();
-    let cam = time(dev, 10, || {
-        camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap()
-    });
-    rows.push((
-        "mesh 327,680 tris: camera rays (1024²)".into(),
-        format!(
-            "{:.3} ms, {:.0} Mrays/s",
-            cam * 1e3,
-            (w * w) as f64 / cam / 1e6
-        ),
-    ));
-    let pts = Array::from_vec(dev, origins);
-    let mut q = Array::zeros(dev, [m]);
-    // 10 % of the mesh's size (its bounding-box diagonal, 2√3).
-    let tenth = 0.2 * 3f32.sqrt();
-    for (label, max_dist) in [
-        ("unbounded", f32::INFINITY),
-        ("within 10 % of the size", tenth),
-    ] {
-        closest_points::launch(m, &mesh, &pts, max_dist, &mut q).unwrap();
-        let cp = time(dev, 10, || {
-            closest_points::launch(m, &mesh, &pts, max_dist, &mut q).unwrap()
-        });
-        rows.push((
-            format!("mesh 327,680 tris: closest points {label} (1M)"),
-            format!("{:.3} ms, {:.0} M/s", cp * 1e3, m as f64 / cp / 1e6),
-        ));
-    }
-
-    lbvh(dev, &mut rows, &sphere, &oa, &da, &pts);
-
     // Hash-grid radius queries: 1M points in the unit cube, r = cell = 0.02 (~33
     // neighbours each), grid built on the host.
     let gp: Vec<Vec3> = weft_examples::random_f32s(3 * m, 4, 0.0, 1.0)
@@ -509,6 +515,11 @@ fn main() {
     granular(dev, &mut rows);
     sph(dev, &mut rows);
 
+    print_rows(&rows);
+}
+
+/// The table of `(measurement, result)` rows, in markdown.
+fn print_rows(rows: &[(String, String)]) {
     println!("\n| measurement | result |\n|---|---|");
     for (k, v) in rows {
         println!("| {k} | {v} |");

@@ -450,3 +450,83 @@ fn closest_point_and_hit_distance_gradients_match_finite_differences() {
     println!("ray hit distance: {report}");
     assert!(report.max_rel < 2e-2, "{report}");
 }
+
+/// Appends a caterpillar subtree of `levels` inner nodes to `nodes`/`parents`:
+/// each inner node's left child is the rest of the chain and its right child a
+/// leaf holding face `level`; the chain ends in a leaf holding face `levels`.
+/// Every box is `bounds`, so a query that meets one meets all of them.
+fn caterpillar(
+    nodes: &mut Vec<weft::geom::BvhNode>,
+    parents: &mut Vec<u32>,
+    parent: u32,
+    level: u32,
+    levels: u32,
+    bounds: (Vec3, Vec3),
+) {
+    let leaf = |slot: u32| weft::geom::BvhNode {
+        lower: bounds.0,
+        left_or_first: slot,
+        upper: bounds.1,
+        right_or_count: (1 << 31) | 1,
+    };
+    let me = nodes.len() as u32;
+    parents.push(parent);
+    if level == levels {
+        nodes.push(leaf(level));
+        return;
+    }
+    nodes.push(leaf(0)); // replaced below, once the right child's index is known
+    caterpillar(nodes, parents, me, level + 1, levels, bounds);
+    let right = nodes.len() as u32;
+    nodes.push(leaf(level));
+    parents.push(me);
+    nodes[me as usize] = weft::geom::BvhNode {
+        lower: bounds.0,
+        left_or_first: me + 1,
+        upper: bounds.1,
+        right_or_count: right,
+    };
+}
+
+#[test]
+fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
+    // 40 copies of one triangle in a 40-level chain: every ray or point meets
+    // all of them at one distance, and the answer (the smallest index, face 0)
+    // hangs off the root: the first entry the 16-slot stack drops.
+    let levels = 40;
+    assert!(levels > weft::geom::NODE_STACK_SLOTS as u32);
+    let corners = [Vec3::ZERO, Vec3::X, Vec3::Y];
+    let bounds = (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0));
+    let (mut nodes, mut parents) = (Vec::new(), Vec::new());
+    caterpillar(&mut nodes, &mut parents, u32::MAX, 0, levels, bounds);
+    let faces: Vec<u32> = (0..=levels).flat_map(|_| [0, 1, 2]).collect();
+    let prims: Vec<u32> = (0..=levels).collect();
+    let origins = [Vec3::new(0.2, 0.3, 2.0), Vec3::new(0.1, 0.1, -1.5)];
+    let dirs = [Vec3::NEG_Z, Vec3::Z];
+    for dev in weft_examples::devices::devices() {
+        let mesh = DeviceMesh {
+            points: Array::from_slice(dev, &corners),
+            faces: Array::from_slice(dev, &faces),
+            nodes: Array::from_slice(dev, &nodes),
+            prims: Array::from_slice(dev, &prims),
+            parents: Array::from_slice(dev, &parents),
+        };
+        let (oa, da) = (
+            Array::from_slice(dev, &origins),
+            Array::from_slice(dev, &dirs),
+        );
+        let (mut face, mut t) = (Array::zeros(dev, [2]), Array::zeros(dev, [2]));
+        cast::launch(2, &mesh, &oa, &da, &mut face, &mut t).unwrap();
+        assert_eq!(face.to_vec(), [0, 0], "{dev}: ray faces");
+        assert_eq!(t.to_vec(), [2.0, 1.5], "{dev}: ray distances");
+        for max_dist in [f32::INFINITY, 2.0] {
+            let (mut face, mut q) = (Array::zeros(dev, [2]), Array::zeros(dev, [2]));
+            nearest::launch(2, &mesh, &oa, max_dist, &mut face, &mut q).unwrap();
+            assert_eq!(
+                face.to_vec(),
+                [0, 0],
+                "{dev}: closest faces within {max_dist}"
+            );
+        }
+    }
+}

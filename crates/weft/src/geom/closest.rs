@@ -1,6 +1,8 @@
-//! Closest points on a [`DeviceMesh`]: the stackless BVH search and the
+//! Closest points on a [`DeviceMesh`]: the BVH search and the
 //! differentiable closest point on a triangle.
 
+#[allow(unused_imports)] // named by the generated code
+use super::stack::{NodeStack, node_stack, node_stack_pop, node_stack_push};
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
@@ -93,20 +95,51 @@ pub fn point_box_distance_sq(p: Vec3, lo: Vec3, hi: Vec3) -> f32 {
     dot(d, d)
 }
 
-/// The children of inner node `n`, nearer to `p` first (by box distance; the left
-/// child on ties): `(near, far)`. The same rule decides on the way down and back up.
+/// The children `l` and `r` of an inner node, nearer to `p` first (by box
+/// distance; the left one on ties), each with its squared box distance:
+/// `(near, near_d2, far, far_d2)`. The descent and the climb of
+/// [`mesh_query_point_face`] agree on the order.
 #[weft::func]
-pub fn point_order(mesh: &DeviceMesh, n: i32, p: Vec3) -> (i32, i32) {
-    let l = n + 1;
-    let r = mesh.nodes[n].right_or_count as i32;
-    let dl = point_box_distance_sq(p, mesh.nodes[l].lower, mesh.nodes[l].upper);
-    let dr = point_box_distance_sq(p, mesh.nodes[r].lower, mesh.nodes[r].upper);
-    if dr < dl { (r, l) } else { (l, r) }
+pub fn point_order(mesh: &DeviceMesh, l: i32, r: i32, p: Vec3) -> (i32, f32, i32, f32) {
+    let ln = mesh.nodes[l];
+    let rn = mesh.nodes[r];
+    let dl = point_box_distance_sq(p, ln.lower, ln.upper);
+    let dr = point_box_distance_sq(p, rn.lower, rn.upper);
+    if dr < dl {
+        (r, dr, l, dl)
+    } else {
+        (l, dl, r, dr)
+    }
+}
+
+/// Where a closest-point search continues once its stack ran empty after
+/// dropping entries (see [`NodeStack`]): climbing from the finished node `done`,
+/// the farther child of the first ancestor whose nearer child holds `done` and
+/// whose farther child lies within `best_d2`; -1 when there is none.
+#[weft::func]
+fn point_resume(mesh: &DeviceMesh, done: i32, p: Vec3, best_d2: f32) -> i32 {
+    let mut c = done;
+    let mut next = -1;
+    while next < 0 && c != 0 {
+        let parent = mesh.parents[c] as i32;
+        let r = mesh.nodes[parent].right_or_count as i32;
+        let (near, _near_d2, far, far_d2) = point_order(mesh, parent + 1, r, p);
+        if c == near && far_d2 <= best_d2 {
+            next = far;
+        } else {
+            c = parent;
+        }
+    }
+    next
 }
 
 /// The face closest to `p` within `max_dist` (inclusive; `f32::INFINITY` for no
 /// limit), the smallest index among equally close faces, or -1. A search: integer
 /// result, no gradient (evaluate the point with [`closest_point_triangle`]).
+/// Depth first, the nearer child before the other, which waits on a
+/// [`NodeStack`] and is skipped when the best distance has shrunk below its box's
+/// by the time it is taken off; the first leaf reached is the one nearest by box,
+/// so the search radius shrinks at once.
 /// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
 /// -1 at once (a NaN point would otherwise visit every node).
 #[weft::func]
@@ -114,21 +147,21 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
     let mut best_d2 = max_dist * max_dist;
     let mut best = -1;
+    let mut stack = node_stack();
     let mut cur = 0;
-    let mut down = true;
-    let valid = abs(p.x) < f32::INFINITY
+    let mut go = abs(p.x) < f32::INFINITY
         && abs(p.y) < f32::INFINITY
         && abs(p.z) < f32::INFINITY
         && max_dist >= 0.0
         && mesh.nodes.len() > 0;
-    while valid {
-        if down {
-            let box_d2 = point_box_distance_sq(p, mesh.nodes[cur].lower, mesh.nodes[cur].upper);
-            let rc = mesh.nodes[cur].right_or_count;
-            if box_d2 > best_d2 {
-                down = false;
-            } else if (rc & leaf_bit) != 0 {
-                let first = mesh.nodes[cur].left_or_first as i32;
+    while go {
+        let node = mesh.nodes[cur];
+        let rc = node.right_or_count;
+        let mut next = -1;
+        // A node taken off the stack is tested again: `best_d2` may have shrunk.
+        if point_box_distance_sq(p, node.lower, node.upper) <= best_d2 {
+            if (rc & leaf_bit) != 0 {
+                let first = node.left_or_first as i32;
                 let count = (rc & !leaf_bit) as i32;
                 for k in first..first + count {
                     let f = mesh.prims[k] as i32;
@@ -142,24 +175,26 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
                         best = f;
                     }
                 }
-                down = false;
             } else {
-                let (near, _far) = point_order(mesh, cur, p);
-                cur = near;
-            }
-        } else {
-            if cur == 0 {
-                break;
-            }
-            let parent = mesh.parents[cur] as i32;
-            let (near, far) = point_order(mesh, parent, p);
-            if cur == near {
-                cur = far;
-                down = true;
-            } else {
-                cur = parent;
+                let (near, near_d2, far, far_d2) = point_order(mesh, cur + 1, rc as i32, p);
+                if near_d2 <= best_d2 {
+                    next = near;
+                    if far_d2 <= best_d2 {
+                        stack = node_stack_push(stack, far);
+                    }
+                }
             }
         }
+        if next < 0 {
+            let (top, rest) = node_stack_pop(stack);
+            stack = rest;
+            next = top;
+            if next < 0 && stack.dropped != 0 {
+                next = point_resume(mesh, cur, p, best_d2);
+            }
+        }
+        cur = next;
+        go = next >= 0;
     }
     best
 }

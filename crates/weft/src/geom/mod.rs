@@ -1,10 +1,12 @@
 //! Geometry queries inside kernels: a triangle mesh with its BVH as a kernel
 //! structure ([`DeviceMesh`]) and funcs that traverse it on every back end.
 //!
-//! The traversal needs no stack: nodes are in depth-first order with parent links
-//! (the layout of [`weft_geom::BvhNode`]), so a thread walks down to the nearer
-//! child first, and when a subtree is done climbs to the first ancestor whose far
-//! child is still to visit. A query is a search that returns a face index — it
+//! The ray and closest-point searches walk down to the nearer child first and keep
+//! the farther one on a short stack in registers ([`NodeStack`]), skipping it when
+//! the best answer so far has moved closer than its box. Nodes are in depth-first
+//! order with parent links (the layout of [`weft_geom::BvhNode`]): a search whose
+//! stack overflowed, and the box iterator, which holds no stack, climb to the first
+//! ancestor whose far child is still to visit. A query is a search that returns a face index — it
 //! passes no gradient and needs no adjoint — and the differentiable part (where
 //! the ray meets that triangle) is a plain func of the triangle's corners, so
 //! gradients reach the ray and, through the kernel's own reads, the mesh points:
@@ -48,6 +50,7 @@ mod lbvh;
 pub mod lbvh_kernels;
 mod mesh;
 mod ray;
+mod stack;
 
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
 pub use closest::{
@@ -56,4 +59,5 @@ pub use closest::{
 pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
 pub use lbvh::LbvhBuilder;
 pub use mesh::{BvhNode, DeviceMesh};
-pub use ray::{mesh_query_ray_face, ray_box, ray_order, ray_triangle};
+pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_order, ray_triangle};
+pub use stack::{NODE_STACK_SLOTS, NodeStack, node_stack, node_stack_pop, node_stack_push};

@@ -1,6 +1,8 @@
-//! Rays against a [`DeviceMesh`]: the stackless BVH search and the differentiable
+//! Rays against a [`DeviceMesh`]: the BVH search and the differentiable
 //! ray–triangle intersection.
 
+#[allow(unused_imports)] // named by the generated code
+use super::stack::{NodeStack, node_stack, node_stack_pop, node_stack_push};
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
@@ -11,6 +13,15 @@ use crate::prelude::*;
 /// which keeps the test conservative.
 #[weft::func]
 pub fn ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
+    let (hit, _enter) = ray_box_entry(lo, hi, o, inv, t_max);
+    hit
+}
+
+/// [`ray_box`] and where the ray enters the box: `(hit, t_enter)`, with
+/// `t_enter` clamped to 0 from below (0 when the origin is inside) and computed
+/// whether or not the box is hit (it does not depend on `t_max`).
+#[weft::func]
+pub fn ray_box_entry(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> (bool, f32) {
     let t0 = (lo - o) * inv;
     let t1 = (hi - o) * inv;
     let near = max(
@@ -21,22 +32,52 @@ pub fn ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
         min(max(t0.x, t1.x), max(t0.y, t1.y)),
         min(max(t0.z, t1.z), t_max),
     );
-    near <= far
+    (near <= far, near)
 }
 
-/// The children of inner node `n`, nearer along `d` first (by their boxes'
-/// centres): `(near, far)`. The same rule decides on the way down and back up.
+/// The children `l` and `r` of an inner node, the one the ray enters first
+/// first (the left one on ties), each with whether the ray meets its box within
+/// `t_max`: `(near, near_hit, far, far_hit)`. The order does not depend on `t_max`,
+/// so the descent and the climb of [`mesh_query_ray_face`] agree on it.
 #[weft::func]
-pub fn ray_order(mesh: &DeviceMesh, n: i32, d: Vec3) -> (i32, i32) {
-    let l = n + 1;
-    let r = mesh.nodes[n].right_or_count as i32;
-    let cl = mesh.nodes[l].lower + mesh.nodes[l].upper;
-    let cr = mesh.nodes[r].lower + mesh.nodes[r].upper;
-    if dot(cr - cl, d) < 0.0 {
-        (r, l)
+pub fn ray_order(
+    mesh: &DeviceMesh,
+    l: i32,
+    r: i32,
+    o: Vec3,
+    inv: Vec3,
+    t_max: f32,
+) -> (i32, bool, i32, bool) {
+    let ln = mesh.nodes[l];
+    let rn = mesh.nodes[r];
+    let (hl, tl) = ray_box_entry(ln.lower, ln.upper, o, inv, t_max);
+    let (hr, tr) = ray_box_entry(rn.lower, rn.upper, o, inv, t_max);
+    if tr < tl {
+        (r, hr, l, hl)
     } else {
-        (l, r)
+        (l, hl, r, hr)
     }
+}
+
+/// Where a ray search continues once its stack ran empty after dropping entries
+/// (see [`NodeStack`]): climbing from the finished node `done`, the farther child
+/// of the first ancestor whose nearer child holds `done` and whose farther child
+/// the ray meets within `t_max`; -1 when there is none.
+#[weft::func]
+fn ray_resume(mesh: &DeviceMesh, done: i32, o: Vec3, inv: Vec3, t_max: f32) -> i32 {
+    let mut c = done;
+    let mut next = -1;
+    while next < 0 && c != 0 {
+        let p = mesh.parents[c] as i32;
+        let r = mesh.nodes[p].right_or_count as i32;
+        let (near, _near_hit, far, far_hit) = ray_order(mesh, p + 1, r, o, inv, t_max);
+        if c == near && far_hit {
+            next = far;
+        } else {
+            c = p;
+        }
+    }
+    next
 }
 
 /// Where the ray `o + t d` meets triangle `(a, b, c)` (Möller–Trumbore):
@@ -63,25 +104,28 @@ pub fn ray_triangle(o: Vec3, d: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (bool, f32, 
     out
 }
 
-/// The face the ray `o + t d`, `0 <= t <= max_t`, meets first, or -1. A search:
-/// integer result, no gradient (evaluate the hit with [`ray_triangle`]).
+/// The face the ray `o + t d`, `0 <= t <= max_t`, meets first (the smallest
+/// index among faces hit at the same `t`), or -1. A search: integer result, no
+/// gradient (evaluate the hit with [`ray_triangle`]). Depth first, the child the
+/// ray enters first before the other, which waits on a [`NodeStack`] and is
+/// skipped when a nearer hit is found before it is taken off.
 #[weft::func]
 pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
     let inv = Vec3::new(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
     let mut best_t = max_t;
     let mut best = -1;
+    let mut stack = node_stack();
     let mut cur = 0;
-    let mut down = true;
-    loop {
-        if down {
-            let lo = mesh.nodes[cur].lower;
-            let hi = mesh.nodes[cur].upper;
-            let rc = mesh.nodes[cur].right_or_count;
-            if !ray_box(lo, hi, o, inv, best_t) {
-                down = false;
-            } else if (rc & leaf_bit) != 0 {
-                let first = mesh.nodes[cur].left_or_first as i32;
+    let mut go = mesh.nodes.len() > 0;
+    while go {
+        let node = mesh.nodes[cur];
+        let rc = node.right_or_count;
+        let mut next = -1;
+        // A node taken off the stack is tested again: `best_t` may have shrunk.
+        if ray_box(node.lower, node.upper, o, inv, best_t) {
+            if (rc & leaf_bit) != 0 {
+                let first = node.left_or_first as i32;
                 let count = (rc & !leaf_bit) as i32;
                 for k in first..first + count {
                     let f = mesh.prims[k] as i32;
@@ -96,24 +140,29 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
                         }
                     }
                 }
-                down = false;
             } else {
-                let (near, _far) = ray_order(mesh, cur, d);
-                cur = near;
-            }
-        } else {
-            if cur == 0 {
-                break;
-            }
-            let p = mesh.parents[cur] as i32;
-            let (near, far) = ray_order(mesh, p, d);
-            if cur == near {
-                cur = far;
-                down = true;
-            } else {
-                cur = p;
+                let (near, near_hit, far, far_hit) =
+                    ray_order(mesh, cur + 1, rc as i32, o, inv, best_t);
+                if near_hit {
+                    next = near;
+                    if far_hit {
+                        stack = node_stack_push(stack, far);
+                    }
+                } else if far_hit {
+                    next = far;
+                }
             }
         }
+        if next < 0 {
+            let (top, rest) = node_stack_pop(stack);
+            stack = rest;
+            next = top;
+            if next < 0 && stack.dropped != 0 {
+                next = ray_resume(mesh, cur, o, inv, best_t);
+            }
+        }
+        cur = next;
+        go = next >= 0;
     }
     best
 }
