@@ -13,9 +13,14 @@ use super::emitter::{Em, Frame};
 use super::regs::{Class, Reg};
 use crate::ir::{ValueId, VarId};
 
-/// Bytes of adjoint stack per GPU thread (local memory): 512 32-bit components,
-/// e.g. 128 iterations of a loop carrying a `Vec3` and an `f32`.
-pub const ADJOINT_STACK_BYTES: u32 = 2048;
+/// Bytes of adjoint stack per GPU thread (local memory): 2048 32-bit
+/// components, e.g. 512 iterations of a loop carrying a `Vec3` and an `f32`.
+/// A loop's snapshot holds every variable its body reads or writes, loop
+/// invariants included, so nested neighbour loops need a few KiB: the SPH force
+/// adjoint takes 60–120 bytes per iteration, about 3 KiB for a cell of 17
+/// particles. The driver backs it for every resident thread (8 KiB × 2048
+/// threads × 132 SMs ≈ 2.2 GB on an H200) once a kernel that uses it launches.
+pub const ADJOINT_STACK_BYTES: u32 = 8192;
 
 /// The error record's parameter index for an adjoint-stack overflow.
 pub const STACK_OVERFLOW_PARAM: u32 = u32::MAX - 1;
