@@ -120,15 +120,18 @@ pub fn tanh_f64(x: f64) -> f64 {
             return x;
         }
         let u = x * x;
-        let p = TANH64_C0
-            + u * (TANH64_C1
-                + u * (TANH64_C2
-                    + u * (TANH64_C3
-                        + u * (TANH64_C4
-                            + u * (TANH64_C5
-                                + u * (TANH64_C6
-                                    + u * (TANH64_C7
-                                        + u * (TANH64_C8 + u * (TANH64_C9 + u * TANH64_C10)))))))));
+        // Horner's rule, innermost term first (the same operations as the nested form).
+        let mut p = TANH64_C10;
+        p = TANH64_C9 + u * p;
+        p = TANH64_C8 + u * p;
+        p = TANH64_C7 + u * p;
+        p = TANH64_C6 + u * p;
+        p = TANH64_C5 + u * p;
+        p = TANH64_C4 + u * p;
+        p = TANH64_C3 + u * p;
+        p = TANH64_C2 + u * p;
+        p = TANH64_C1 + u * p;
+        p = TANH64_C0 + u * p;
         return x + x * u * p;
     }
     if ax > 20.0_f64 {

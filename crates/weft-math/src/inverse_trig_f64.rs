@@ -64,32 +64,37 @@ pub const ASIN64_C11: f64 = 0.03191221977380996_f64;
 #[inline]
 pub fn atan_tail_f64(t: f64) -> f64 {
     let u = t * t;
-    let p = ATAN64_C0
-        + u * (ATAN64_C1
-            + u * (ATAN64_C2
-                + u * (ATAN64_C3
-                    + u * (ATAN64_C4
-                        + u * (ATAN64_C5
-                            + u * (ATAN64_C6
-                                + u * (ATAN64_C7
-                                    + u * (ATAN64_C8 + u * (ATAN64_C9 + u * ATAN64_C10)))))))));
+    // Horner's rule, innermost term first (the same operations as the nested form).
+    let mut p = ATAN64_C10;
+    p = ATAN64_C9 + u * p;
+    p = ATAN64_C8 + u * p;
+    p = ATAN64_C7 + u * p;
+    p = ATAN64_C6 + u * p;
+    p = ATAN64_C5 + u * p;
+    p = ATAN64_C4 + u * p;
+    p = ATAN64_C3 + u * p;
+    p = ATAN64_C2 + u * p;
+    p = ATAN64_C1 + u * p;
+    p = ATAN64_C0 + u * p;
     t * u * p
 }
 
 /// `asin(x) - x` for `|x| <= 1/2`, given `u = x^2`.
 #[inline]
 pub fn asin_tail_f64(x: f64, u: f64) -> f64 {
-    let p = ASIN64_C0
-        + u * (ASIN64_C1
-            + u * (ASIN64_C2
-                + u * (ASIN64_C3
-                    + u * (ASIN64_C4
-                        + u * (ASIN64_C5
-                            + u * (ASIN64_C6
-                                + u * (ASIN64_C7
-                                    + u * (ASIN64_C8
-                                        + u * (ASIN64_C9
-                                            + u * (ASIN64_C10 + u * ASIN64_C11))))))))));
+    // Horner's rule, innermost term first (the same operations as the nested form).
+    let mut p = ASIN64_C11;
+    p = ASIN64_C10 + u * p;
+    p = ASIN64_C9 + u * p;
+    p = ASIN64_C8 + u * p;
+    p = ASIN64_C7 + u * p;
+    p = ASIN64_C6 + u * p;
+    p = ASIN64_C5 + u * p;
+    p = ASIN64_C4 + u * p;
+    p = ASIN64_C3 + u * p;
+    p = ASIN64_C2 + u * p;
+    p = ASIN64_C1 + u * p;
+    p = ASIN64_C0 + u * p;
     x * u * p
 }
 
