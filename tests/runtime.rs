@@ -55,6 +55,63 @@ fn out_of_bounds_in_a_parallel_launch_panics_on_the_caller() {
     assert!(r.is_err());
 }
 
+/// Arrays inside a structure parameter, two read at `tid()` by every thread and
+/// one only when it is not empty.
+#[weft::structure]
+struct Columns {
+    a: Array<f32>,
+    b: Array<f32>,
+    scale: Array<f32>,
+}
+
+#[weft::kernel]
+fn add_columns(cols: &Columns, out: &mut Array<f32>) {
+    let i = tid();
+    let mut v = cols.a[i] + cols.b[i];
+    if cols.scale.len() > 0 {
+        v = v * cols.scale[i];
+    }
+    out[i] = v;
+}
+
+fn columns(n: usize, b_len: usize, scale_len: usize) -> Columns {
+    Columns {
+        a: Array::from_vec(Device::Cpu, (0..n).map(|i| i as f32).collect()),
+        b: Array::from_vec(Device::Cpu, vec![1.0; b_len]),
+        scale: Array::from_vec(Device::Cpu, vec![2.0; scale_len]),
+    }
+}
+
+#[test]
+fn arrays_inside_structures_indexed_by_tid_are_bounds_checked() {
+    // The launcher skips per-thread checks of `cols.a`, `cols.b` below their
+    // shortest length; past it (and for the optional `cols.scale`) they stay.
+    let n = 100_000;
+    for (b_len, scale_len) in [(n - 1, n), (n, n - 1)] {
+        let cols = columns(n, b_len, scale_len);
+        let mut out = Array::zeros(Device::Cpu, [n]);
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            add_columns::launch(n, &cols, &mut out).unwrap();
+        }))
+        .unwrap_err();
+        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+        let short = if b_len < n { "b" } else { "scale" };
+        assert!(
+            msg.contains(&format!("index [{}] out of bounds", n - 1)) && msg.contains(short),
+            "{msg}"
+        );
+    }
+    // In bounds, with and without the optional array.
+    for scale_len in [n, 0] {
+        let cols = columns(n, n, scale_len);
+        let mut out = Array::zeros(Device::Cpu, [n]);
+        add_columns::launch(n, &cols, &mut out).unwrap();
+        let k = if scale_len > 0 { 2.0 } else { 1.0 };
+        let want: Vec<f32> = (0..n).map(|i| (i as f32 + 1.0) * k).collect();
+        assert_eq!(out.to_vec(), want);
+    }
+}
+
 #[weft::kernel]
 fn count(hits: &mut Array<i32>, sum: &mut Array<f32>, sum64: &mut Array<f64>, u: &mut Array<u32>) {
     let i = tid();

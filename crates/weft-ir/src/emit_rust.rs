@@ -69,8 +69,8 @@ struct Emitter<'f> {
     /// Array values (from parameters in [`unsync_arrays`]) accessed with plain loads
     /// and stores.
     unsync: std::collections::HashSet<ValueId>,
-    /// Array values (parameters in [`tid_indexed_arrays`]) whose `tid()` accesses
-    /// the launcher's main loop has already bounds-checked (`__in_bounds`).
+    /// Array values (naming the arrays of [`tid_indexed_arrays`]) whose `tid()`
+    /// accesses the launcher's main loop has already bounds-checked (`__in_bounds`).
     in_bounds: std::collections::HashSet<ValueId>,
     /// In hoisted functions, the values declared at the top (those defined inside
     /// an `if`, whose adjoint code lives in another block); the rest keep `let`.
@@ -276,58 +276,64 @@ pub fn unsync_arrays(f: &Function) -> std::collections::HashSet<usize> {
         .collect()
 }
 
-/// The parameters (indices) that are 1-D arrays accessed with the thread index.
-pub fn tid_indexed_arrays(f: &Function) -> Vec<usize> {
+/// The arrays — array parameters, or arrays inside structure parameters
+/// (`model.x`) — that every thread of a kernel accesses as 1-D arrays at the
+/// thread index (`x[tid()]`) before anything can return: statements of the body's
+/// top level, up to the first that may return. A launch's thread indices below
+/// the smallest length of these arrays access all of them in bounds (the
+/// launcher's `__fast`); an array accessed only under a condition (an optional
+/// input that may be empty) is left out, since it would shrink that bound.
+pub fn tid_indexed_arrays(f: &Function) -> Vec<crate::access::ArraySource> {
     let tid = tid_values(f);
-    let mut params_of = std::collections::HashMap::new();
+    let sources = crate::access::array_sources(f, &f.body);
     let mut out = std::collections::BTreeSet::new();
-    fn walk(
-        b: &Block,
-        tid: &std::collections::HashSet<ValueId>,
-        params_of: &mut std::collections::HashMap<ValueId, usize>,
-        out: &mut std::collections::BTreeSet<usize>,
-    ) {
-        for s in &b.0 {
-            let access = match s {
-                Stmt::Def(v, Expr::Param(i)) => {
-                    params_of.insert(*v, *i);
-                    None
-                }
-                Stmt::Def(_, Expr::Load(a, idx)) | Stmt::Def(_, Expr::Atomic(_, a, idx, _)) => {
-                    Some((a, idx))
-                }
-                Stmt::Store(a, idx, _) => Some((a, idx)),
-                // Gradient accesses are bounds-checked against the primal array.
-                Stmt::Def(_, Expr::GradRead(_, a, idx, _)) | Stmt::GradAdd(_, a, idx, _) => {
-                    Some((a, idx))
-                }
-                Stmt::If(_, x, y) => {
-                    walk(x, tid, params_of, out);
-                    walk(y, tid, params_of, out);
-                    None
-                }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
-                    walk(body, tid, params_of, out);
-                    None
-                }
-                Stmt::While(c, _, body) => {
-                    walk(c, tid, params_of, out);
-                    walk(body, tid, params_of, out);
-                    None
-                }
-                _ => None,
-            };
-            if let Some((a, idx)) = access
-                && idx.len() == 1
-                && tid.contains(&idx[0])
-                && let Some(p) = params_of.get(a)
-            {
-                out.insert(*p);
-            }
+    for s in &f.body.0 {
+        let access = match s {
+            Stmt::Def(_, Expr::Load(a, idx))
+            | Stmt::Def(_, Expr::Atomic(_, a, idx, _))
+            | Stmt::Store(a, idx, _)
+            // Gradient accesses are bounds-checked against the primal array.
+            | Stmt::Def(_, Expr::GradRead(_, a, idx, _))
+            | Stmt::GradAdd(_, a, idx, _) => Some((a, idx)),
+            Stmt::Return(_) => break,
+            Stmt::If(_, x, y) if may_return(x) || may_return(y) => break,
+            Stmt::For(_, _, _, b) | Stmt::ForRev(_, _, _, b) if may_return(b) => break,
+            Stmt::While(c, _, b) if may_return(c) || may_return(b) => break,
+            _ => None,
+        };
+        if let Some((a, idx)) = access
+            && idx.len() == 1
+            && tid.contains(&idx[0])
+            && matches!(f.ty(*a), Type::Array { ndim: 1, .. })
+            && let Some(src) = sources.get(a)
+        {
+            out.insert(src.clone());
         }
     }
-    walk(&f.body, &tid, &mut params_of, &mut out);
     out.into_iter().collect()
+}
+
+/// Whether a `return` occurs anywhere in `b`.
+fn may_return(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Return(_) => true,
+        Stmt::If(_, x, y) => may_return(x) || may_return(y),
+        Stmt::For(_, _, _, b) | Stmt::ForRev(_, _, _, b) => may_return(b),
+        Stmt::While(c, _, b) => may_return(c) || may_return(b),
+        _ => false,
+    })
+}
+
+/// The array values that name one of `arrays` (see [`tid_indexed_arrays`]).
+fn source_values(
+    f: &Function,
+    arrays: &[crate::access::ArraySource],
+) -> std::collections::HashSet<ValueId> {
+    crate::access::array_sources(f, &f.body)
+        .into_iter()
+        .filter(|(v, src)| matches!(f.ty(*v), Type::Array { .. }) && arrays.contains(src))
+        .map(|(v, _)| v)
+        .collect()
 }
 
 fn val(v: ValueId) -> Ident {
@@ -915,7 +921,7 @@ pub fn emit_kernel_body(f: &Function, ident: &Ident) -> TokenStream {
         rt: rt(),
         tid: tid_values(f),
         unsync: unsync_values(f),
-        in_bounds: param_values(f, &tid_indexed_arrays(f).into_iter().collect()),
+        in_bounds: source_values(f, &tid_indexed_arrays(f)),
         hoist: values_in_ifs(f),
         acc: crate::accumulate::target_values(f, &targets),
     };
@@ -1013,7 +1019,11 @@ mod tests {
         let mut u: Vec<_> = unsync_arrays(&f).into_iter().collect();
         u.sort();
         assert_eq!(u, vec![1]);
-        assert_eq!(tid_indexed_arrays(&f), vec![0]);
+        let x = crate::access::ArraySource {
+            param: 0,
+            path: vec![],
+        };
+        assert_eq!(tid_indexed_arrays(&f), vec![x]);
     }
 
     #[test]

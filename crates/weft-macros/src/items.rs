@@ -655,6 +655,21 @@ fn dims_check(ir: &weft_ir::Function) -> TokenStream {
     }
 }
 
+/// The places (`x`, `model.x`) of the arrays every thread of `f` indexes by
+/// `tid()` (see [`weft_ir::emit_rust::tid_indexed_arrays`]).
+fn fast_arrays(f: &weft_ir::Function) -> Vec<TokenStream> {
+    weft_ir::emit_rust::tid_indexed_arrays(f)
+        .iter()
+        .map(|src| {
+            let p = format_ident!("{}", f.params[src.param].name);
+            let fs = weft_ir::access::field_names(f, src)
+                .into_iter()
+                .map(|n| format_ident!("{}", n));
+            quote!(#p #(.#fs)*)
+        })
+        .collect()
+}
+
 /// The CPU launch of a kernel body over `dims`: the body is called in a loop over
 /// each chunk of thread indices, with the arguments copied into locals (so the loop
 /// keeps them in registers instead of reloading them after every store). Threads
@@ -668,7 +683,7 @@ fn dims_check(ir: &weft_ir::Function) -> TokenStream {
 fn cpu_launch(
     body: &syn::Ident,
     args: &[TokenStream],
-    fast_arrays: &[syn::Ident],
+    fast_arrays: &[TokenStream],
     targets: &[TokenStream],
 ) -> TokenStream {
     let rt = quote!(::weft::__private);
@@ -846,10 +861,7 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
         let reasons = blockers.join("; ");
         quote!(return Err(#rt::Error::Gradient { kernel: NAME, reason: #reasons });)
     };
-    let fast_arrays: Vec<_> = weft_ir::emit_rust::tid_indexed_arrays(&adj.function)
-        .into_iter()
-        .map(|i| format_ident!("{}", adj.function.params[i].name))
-        .collect();
+    let fast_arrays = fast_arrays(&adj.function);
     let dims_check = dims_check(ir);
     let places = target_places(&adj.function);
     let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places);
@@ -985,10 +997,7 @@ fn expand_kernel(
             }
         })
         .collect();
-    let fast_arrays: Vec<_> = weft_ir::emit_rust::tid_indexed_arrays(ir)
-        .into_iter()
-        .map(|i| format_ident!("{}", ir.params[i].name))
-        .collect();
+    let fast_arrays = fast_arrays(ir);
     let dims_check = dims_check(ir);
     let places = target_places(ir);
     let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places);

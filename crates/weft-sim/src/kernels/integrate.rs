@@ -20,11 +20,13 @@ pub fn integrate_particles(
     let i = tid();
     let x = s_in.particle_q[i];
     let v = s_in.particle_qd[i];
+    // Read before the branch: every thread reads them, so the CPU launcher
+    // checks their bounds once per launch rather than per particle.
+    let w = model.particle_inv_mass[i];
+    let mut f = s_in.particle_f[i];
     let mut x1 = x;
     let mut v1 = v;
     if (model.particle_flags[i] & 1) != 0 {
-        let w = model.particle_inv_mass[i];
-        let mut f = s_in.particle_f[i];
         if control.particle_f.len() > 0 {
             f += control.particle_f[i];
         }
