@@ -15,6 +15,19 @@ pub trait Summable: Elem {
     fn plus(a: Self, b: Self) -> Self;
     /// `a - b`, componentwise.
     fn minus(a: Self, b: Self) -> Self;
+
+    /// `dst[i] = plus(dst[i], src[i])` for `i` in `0..n`.
+    ///
+    /// # Safety
+    /// `dst` and `src` must be valid, aligned and non-overlapping for `n`
+    /// elements, and no other thread may access them meanwhile.
+    #[inline(always)]
+    unsafe fn add_slices(dst: *mut Self, src: *const Self, n: usize) {
+        for i in 0..n {
+            // SAFETY: in bounds and exclusive by the caller's contract.
+            unsafe { dst.add(i).write(Self::plus(dst.add(i).read(), src.add(i).read())) }
+        }
+    }
 }
 
 /// Types made of `N` words of one scalar type, summed word by word.
@@ -28,6 +41,23 @@ macro_rules! summable_words {
             #[inline(always)]
             fn minus(a: Self, b: Self) -> Self {
                 summable_words!(@zip $w, $t, a, b, $sub)
+            }
+            #[inline(always)]
+            unsafe fn add_slices(dst: *mut Self, src: *const Self, n: usize) {
+                // Word by word over the whole run: a loop the compiler vectorizes.
+                const N: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$w>();
+                // SAFETY: `$t` is `N` words of `$w` without padding (the
+                // `bytemuck::cast`s of `plus` check that at compile time), so the
+                // runs are `n * N` valid, aligned words by the caller's contract.
+                let (d, s) = unsafe {
+                    (
+                        std::slice::from_raw_parts_mut(dst as *mut $w, n * N),
+                        std::slice::from_raw_parts(src as *const $w, n * N),
+                    )
+                };
+                for (x, y) in d.iter_mut().zip(s) {
+                    *x = $add(*x, *y);
+                }
             }
         }
     )*};

@@ -64,16 +64,17 @@ impl AccTarget {
 /// `dst` and every source must hold at least `range.end` elements of `T`, aligned;
 /// no other thread may access `dst[range]` or write the sources meanwhile.
 unsafe fn reduce<T: Summable>(dst: *mut u8, srcs: &[*const u8], range: Range<usize>) {
-    let dst = dst as *mut T;
-    for i in range {
-        // SAFETY: in bounds and exclusive by the caller's contract.
+    let n = range.len();
+    for s in srcs {
+        // SAFETY: in bounds and exclusive by the caller's contract; a source is a
+        // runner's buffer, never the destination array.
         unsafe {
-            let mut acc = dst.add(i).read();
-            for s in srcs {
-                acc = T::plus(acc, (*s as *const T).add(i).read());
-            }
-            dst.add(i).write(acc);
-        }
+            T::add_slices(
+                (dst as *mut T).add(range.start),
+                (*s as *const T).add(range.start),
+                n,
+            )
+        };
     }
 }
 
