@@ -568,5 +568,5 @@ fn a_thread_fence_orders_writes_before_a_counter() {
             assert_eq!(count.to_vec(), vec![n], "{d:?}");
         }
     }
-    assert!(last_one_sums::PTX.unwrap().contains("membar.gl"));
+    assert!(last_one_sums::PTX.unwrap().contains("fence.acq_rel.gpu"));
 }

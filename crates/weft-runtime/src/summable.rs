@@ -25,7 +25,10 @@ pub trait Summable: Elem {
     unsafe fn add_slices(dst: *mut Self, src: *const Self, n: usize) {
         for i in 0..n {
             // SAFETY: in bounds and exclusive by the caller's contract.
-            unsafe { dst.add(i).write(Self::plus(dst.add(i).read(), src.add(i).read())) }
+            unsafe {
+                dst.add(i)
+                    .write(Self::plus(dst.add(i).read(), src.add(i).read()))
+            }
         }
     }
 }

@@ -590,8 +590,10 @@ impl Em<'_> {
         };
         Ok(match name {
             "thread_fence" => {
-                // `membar.gl`: fence.sc.gpu on sm_70 and later, valid on every target.
-                self.c.ins("membar.gl");
+                // Acquire-release at device scope (PTX ISA 6.0, sm_70): what the
+                // message-passing pattern needs, cheaper than `membar.gl`
+                // (`fence.sc.gpu`, CUDA's `__threadfence()`).
+                self.c.ins("fence.acq_rel.gpu");
                 Vec::new()
             }
             "sqrt" => each(self, &|em, r| em.un(&format!("sqrt.rn.{}", ty(s)), r)),

@@ -7,7 +7,7 @@ use super::grid_build::{
 };
 use super::lbvh_kernels::{
     PASSES, RADIX_BITS, TILE, lbvh_bounds, lbvh_chain_len, lbvh_chain_place, lbvh_digit_counts,
-    lbvh_hierarchy, lbvh_morton, lbvh_nodes, lbvh_reset, lbvh_scatter,
+    lbvh_hierarchy, lbvh_merge_slots, lbvh_morton, lbvh_nodes, lbvh_reset, lbvh_scatter,
 };
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
@@ -363,13 +363,15 @@ impl LbvhBuilder {
             let b = self.bounds.try_to_vec()?;
             check_faces(mesh, b[GPU_SLOTS * 6], b[GPU_SLOTS * 6 + 1])?;
         }
+        if slots > 1 {
+            lbvh_merge_slots::launch(6, &mut self.bounds, slots as i32)?;
+        }
         mark("centroid box")?;
         lbvh_morton::launch(
             n,
             &mesh.points,
             &mesh.faces,
             &self.bounds,
-            slots as i32,
             &mut self.keys,
             &mut self.vals,
         )?;

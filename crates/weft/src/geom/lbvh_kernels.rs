@@ -8,6 +8,7 @@
 //!    address takes every atomic); faces with a vertex index out of range or a
 //!    non-finite centroid are recorded (smallest face index) for the host to
 //!    report;
+//!    `lbvh_merge_slots` merges the copies into the first;
 //! 2. `lbvh_morton`: a 30-bit Morton code per face centroid in that box;
 //! 3. a stable least-significant-digit radix sort of `(code, face)`, `RADIX_BITS`
 //!    bits per pass, over tiles of `TILE` keys: `lbvh_digit_counts` (a thread per
@@ -170,33 +171,37 @@ pub fn lbvh_bounds(
     }
 }
 
-/// Step 2: a thread per face: the centroid box from the `slots` slots, then the
-/// face's Morton code (`codes[f]`) and its index (`ids[f] = f`).
+/// Step 1c: thread `c` (0–5) merges component `c` of the `slots` slots into
+/// slot 0 (minima for `c < 3`, maxima above), so the Morton kernel reads one box
+/// instead of every thread reducing the slots again.
+#[weft::kernel]
+pub fn lbvh_merge_slots(bounds: &mut Array<u32>, slots: i32) {
+    let c = tid();
+    let mut v = bounds[c];
+    for s in 1..slots {
+        let w = bounds[6 * s + c];
+        if c < 3 {
+            v = min(v, w);
+        } else {
+            v = max(v, w);
+        }
+    }
+    bounds[c] = v;
+}
+
+/// Step 2: a thread per face: the face's Morton code (`codes[f]`) in the
+/// centroid box of slot 0, and its index (`ids[f] = f`).
 #[weft::kernel]
 pub fn lbvh_morton(
     points: &Array<Vec3>,
     faces: &Array<u32>,
     bounds: &Array<u32>,
-    slots: i32,
     codes: &mut Array<u32>,
     ids: &mut Array<u32>,
 ) {
     let f = tid();
-    let mut lk = UVec3::splat(u32::MAX);
-    let mut hk = UVec3::splat(0);
-    for s in 0..slots {
-        let b = 6 * s;
-        lk = UVec3::new(
-            min(lk.x, bounds[b]),
-            min(lk.y, bounds[b + 1]),
-            min(lk.z, bounds[b + 2]),
-        );
-        hk = UVec3::new(
-            max(hk.x, bounds[b + 3]),
-            max(hk.y, bounds[b + 4]),
-            max(hk.z, bounds[b + 5]),
-        );
-    }
+    let lk = UVec3::new(bounds[0], bounds[1], bounds[2]);
+    let hk = UVec3::new(bounds[3], bounds[4], bounds[5]);
     let lo = Vec3::new(
         from_order_key(lk.x),
         from_order_key(lk.y),
