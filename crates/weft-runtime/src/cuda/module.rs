@@ -240,7 +240,7 @@ fn load_module(
     let mut info = vec![0u8; LOG];
     let mut error = vec![0u8; LOG];
     use sys::CUjit_option::*;
-    let mut options = [
+    let mut options = vec![
         CU_JIT_WALL_TIME,
         CU_JIT_INFO_LOG_BUFFER,
         CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -248,7 +248,7 @@ fn load_module(
         CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
         CU_JIT_LOG_VERBOSE,
     ];
-    let mut values: [*mut c_void; 6] = [
+    let mut values: Vec<*mut c_void> = vec![
         std::ptr::null_mut(),
         info.as_mut_ptr() as *mut c_void,
         LOG as *mut c_void,
@@ -256,6 +256,10 @@ fn load_module(
         LOG as *mut c_void,
         usize::from(verbose()) as *mut c_void,
     ];
+    if let Some(n) = max_registers() {
+        options.push(CU_JIT_MAX_REGISTERS);
+        values.push(n as usize as *mut c_void);
+    }
     let mut module = std::ptr::null_mut();
     let t0 = Instant::now();
     // SAFETY: the option arrays agree in length and kind; the log buffers outlive
@@ -323,4 +327,16 @@ mod tests {
         assert_eq!(ptx_param_bytes(ptx, "other"), None);
         assert_eq!(ptx_param_bytes(ptx, "missing"), None);
     }
+}
+
+/// `WEFT_CUDA_MAXREG`: a cap on registers per thread for every module the JIT
+/// compiles (a tuning knob: fewer registers, more resident warps, maybe spills).
+fn max_registers() -> Option<u32> {
+    static N: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("WEFT_CUDA_MAXREG")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n| (16..=255).contains(n))
+    })
 }
