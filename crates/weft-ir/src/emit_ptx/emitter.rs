@@ -597,6 +597,24 @@ impl<'a> Em<'a> {
         };
         let a = fr.get(arr)?;
         let (size, _, _) = layout::elem_layout(elem, &fr.f.structs);
+        // One 32-bit index: a widening multiply-add (nvcc's pattern, one
+        // `IMAD.WIDE`), not a sign extension and a 64-bit multiply.
+        if let [i] = idx {
+            let s = fr.ty(*i).scalar().unwrap_or(Scalar::I32);
+            if matches!(s, Scalar::I32 | Scalar::U32) {
+                let ir = fr.get(*i)?[0];
+                if self.options.bounds_checks {
+                    let i64r = self.widen_i64(ir, fr.ty(*i));
+                    self.bounds_check(fr, arr, i64r, a[1])?;
+                }
+                let sign = if s == Scalar::I32 { "s32" } else { "u32" };
+                let off = self.c.reg(Class::B64);
+                self.c.ins(format!("mul.wide.{sign} {off}, {ir}, {size}"));
+                let addr = self.c.reg(Class::B64);
+                self.c.ins(format!("add.s64 {addr}, {}, {off}", a[0]));
+                return Ok(addr);
+            }
+        }
         // Row-major flat index in 64 bits.
         let flat = self.c.reg(Class::B64);
         self.c.ins(format!("mov.b64 {flat}, 0"));

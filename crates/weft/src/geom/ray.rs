@@ -122,16 +122,39 @@ pub fn no_node() -> BvhNode {
     }
 }
 
+/// The next node of a ray search after `done`: the top of `stack`, or where
+/// [`ray_resume`] continues when the stack ran empty after dropping entries;
+/// -1 when the search is over. Returns it with the stack without it.
+#[weft::func]
+fn ray_pop(
+    mesh: &DeviceMesh,
+    stack: NodeStack,
+    done: i32,
+    o: Vec3,
+    inv: Vec3,
+    t_max: f32,
+) -> (i32, NodeStack) {
+    let (top, rest) = node_stack_pop(stack);
+    let mut next = top;
+    if next < 0 && rest.dropped != 0 {
+        next = ray_resume(mesh, done, o, inv, t_max);
+    }
+    (next, rest)
+}
+
 /// The face the ray `o + t d`, `0 <= t <= max_t`, meets first (the smallest
 /// index among faces hit at the same `t`), or -1. A search: integer result, no
 /// gradient (evaluate the hit with [`ray_triangle`]). Depth first, the child the
 /// ray enters first before the other, which waits on a [`NodeStack`] and is
 /// skipped when a nearer hit is found before it is taken off.
 ///
-/// An inner node reads both children (whose boxes decide the order) and the
-/// search enters the nearer one with its node already in registers, so a
-/// descent takes one memory round trip per level; a leaf's triangles come from
-/// [`DeviceMesh::tris`] in one contiguous read.
+/// For the GPU: an inner node reads both children (whose boxes decide the
+/// order) and the search enters the nearer one with its node already in
+/// registers, so a descent takes one memory round trip per level; inner nodes
+/// are walked in a loop of their own until a leaf is reached, so that the
+/// threads of a warp test their leaves' triangles together (Aila and Laine's
+/// "while-while"); a leaf's triangles are one contiguous read of
+/// [`DeviceMesh::tris`].
 #[weft::func]
 pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
@@ -147,72 +170,84 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
     let mut fresh = true;
     let mut go = mesh.nodes.len() > 0;
     while go {
-        if fresh {
-            node = mesh.nodes[cur];
-        }
-        let rc = node.right_or_count;
-        let mut next = -1;
-        if !fresh || ray_box(node.lower, node.upper, o, inv, best_t) {
-            if (rc & leaf_bit) != 0 {
-                let first = node.left_or_first as i32;
-                let count = (rc & !leaf_bit) as i32;
-                for k in first..first + count {
-                    let a = tri_corner(mesh.tris[3 * k]);
-                    let b = tri_corner(mesh.tris[3 * k + 1]);
-                    let c = tri_corner(mesh.tris[3 * k + 2]);
-                    let (hit, t, _u, _v) = ray_triangle(o, d, a, b, c);
-                    if hit && t <= best_t {
-                        let f = mesh.prims[k] as i32;
-                        if t < best_t || best < 0 || f < best {
-                            best_t = t;
-                            best = f;
+        // Inner nodes, until a leaf whose box the ray meets (or the end).
+        let mut at_leaf = false;
+        while go && !at_leaf {
+            if fresh {
+                node = mesh.nodes[cur];
+            }
+            let rc = node.right_or_count;
+            let mut next = -1;
+            if !fresh || ray_box(node.lower, node.upper, o, inv, best_t) {
+                if (rc & leaf_bit) != 0 {
+                    at_leaf = true;
+                } else {
+                    // The order of `ray_order` (entry distance, left on ties).
+                    let (l, r) = (cur + 1, rc as i32);
+                    let ln = mesh.nodes[l];
+                    let rn = mesh.nodes[r];
+                    let (hl, tl) = ray_box_entry(ln.lower, ln.upper, o, inv, best_t);
+                    let (hr, tr) = ray_box_entry(rn.lower, rn.upper, o, inv, best_t);
+                    let mut near = l;
+                    let mut near_hit = hl;
+                    let mut near_node = ln;
+                    let mut far = r;
+                    let mut far_hit = hr;
+                    let mut far_node = rn;
+                    if tr < tl {
+                        near = r;
+                        near_hit = hr;
+                        near_node = rn;
+                        far = l;
+                        far_hit = hl;
+                        far_node = ln;
+                    }
+                    if near_hit {
+                        next = near;
+                        node = near_node;
+                        if far_hit {
+                            stack = node_stack_push(stack, far);
                         }
+                    } else if far_hit {
+                        next = far;
+                        node = far_node;
                     }
-                }
-            } else {
-                // The order of `ray_order` (entry distance, left on ties).
-                let (l, r) = (cur + 1, rc as i32);
-                let ln = mesh.nodes[l];
-                let rn = mesh.nodes[r];
-                let (hl, tl) = ray_box_entry(ln.lower, ln.upper, o, inv, best_t);
-                let (hr, tr) = ray_box_entry(rn.lower, rn.upper, o, inv, best_t);
-                let mut near = l;
-                let mut near_hit = hl;
-                let mut near_node = ln;
-                let mut far = r;
-                let mut far_hit = hr;
-                let mut far_node = rn;
-                if tr < tl {
-                    near = r;
-                    near_hit = hr;
-                    near_node = rn;
-                    far = l;
-                    far_hit = hl;
-                    far_node = ln;
-                }
-                if near_hit {
-                    next = near;
-                    node = near_node;
-                    if far_hit {
-                        stack = node_stack_push(stack, far);
-                    }
-                } else if far_hit {
-                    next = far;
-                    node = far_node;
                 }
             }
+            if !at_leaf {
+                fresh = next < 0;
+                if next < 0 {
+                    let (top, rest) = ray_pop(mesh, stack, cur, o, inv, best_t);
+                    stack = rest;
+                    next = top;
+                }
+                cur = next;
+                go = next >= 0;
+            }
         }
-        fresh = next < 0;
-        if next < 0 {
-            let (top, rest) = node_stack_pop(stack);
+        if at_leaf {
+            let rc = node.right_or_count;
+            let first = node.left_or_first as i32;
+            let count = (rc & !leaf_bit) as i32;
+            for k in first..first + count {
+                let a = tri_corner(mesh.tris[3 * k]);
+                let b = tri_corner(mesh.tris[3 * k + 1]);
+                let c = tri_corner(mesh.tris[3 * k + 2]);
+                let (hit, t, _u, _v) = ray_triangle(o, d, a, b, c);
+                if hit && t <= best_t {
+                    let f = mesh.prims[k] as i32;
+                    if t < best_t || best < 0 || f < best {
+                        best_t = t;
+                        best = f;
+                    }
+                }
+            }
+            let (top, rest) = ray_pop(mesh, stack, cur, o, inv, best_t);
             stack = rest;
-            next = top;
-            if next < 0 && stack.dropped != 0 {
-                next = ray_resume(mesh, cur, o, inv, best_t);
-            }
+            fresh = true;
+            cur = top;
+            go = top >= 0;
         }
-        cur = next;
-        go = next >= 0;
     }
     best
 }
