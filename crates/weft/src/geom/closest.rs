@@ -135,6 +135,17 @@ fn point_resume(mesh: &DeviceMesh, done: i32, p: Vec3, best_d2: f32) -> i32 {
     next
 }
 
+/// The squared distance from `p` to the triangle in leaf slot `k` of
+/// [`DeviceMesh::tris`].
+#[weft::func]
+fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
+    let a = tri_corner(mesh.tris[3 * k]);
+    let b = tri_corner(mesh.tris[3 * k + 1]);
+    let c = tri_corner(mesh.tris[3 * k + 2]);
+    let (q, _w) = closest_point_triangle(p, a, b, c);
+    length_sq(q - p)
+}
+
 /// The next node of a closest-point search after `done`: the top of `stack`, or
 /// where [`point_resume`] continues when the stack ran empty after dropping
 /// entries; -1 when the search is over. Returns it with the stack without it.
@@ -171,11 +182,7 @@ fn point_dive(mesh: &DeviceMesh, p: Vec3, max_d2: f32) -> f32 {
             let first = node.left_or_first as i32;
             let count = (rc & !leaf_bit) as i32;
             for k in first..first + count {
-                let a = tri_corner(mesh.tris[3 * k]);
-                let b = tri_corner(mesh.tris[3 * k + 1]);
-                let c = tri_corner(mesh.tris[3 * k + 2]);
-                let (q, _w) = closest_point_triangle(p, a, b, c);
-                let d2 = length_sq(q - p);
+                let d2 = point_leaf_triangle(mesh, k, p);
                 if d2 < best_d2 {
                     best_d2 = d2;
                 }
@@ -211,7 +218,7 @@ fn point_dive(mesh: &DeviceMesh, p: Vec3, max_d2: f32) -> f32 {
 /// keeps only the subtrees that can hold a closer face (few enough for the
 /// stack). As in [`mesh_query_ray_face`](super::mesh_query_ray_face), a child
 /// entered from its parent comes with its node read, inner nodes are walked in
-/// a loop of their own, and a leaf's triangles are one contiguous read of
+/// a loop of their own (leaves of one triangle tested on the way), and a leaf's triangles are one contiguous read of
 /// [`DeviceMesh::tris`].
 /// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
 /// -1 at once (a NaN point would otherwise visit every node).
@@ -247,7 +254,19 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
             let rc = node.right_or_count;
             let mut next = -1;
             if !fresh || point_box_distance_sq(p, node.lower, node.upper) <= best_d2 {
-                if (rc & leaf_bit) != 0 {
+                if rc == (leaf_bit | 1) {
+                    // A leaf of one triangle costs about an inner step: tested
+                    // here, without waiting for the warp.
+                    let k = node.left_or_first as i32;
+                    let d2 = point_leaf_triangle(mesh, k, p);
+                    if d2 <= best_d2 {
+                        let f = mesh.prims[k] as i32;
+                        if d2 < best_d2 || best < 0 || f < best {
+                            best_d2 = d2;
+                            best = f;
+                        }
+                    }
+                } else if (rc & leaf_bit) != 0 {
                     at_leaf = true;
                 } else {
                     // The order of `point_order` (box distance, left on ties).
@@ -293,11 +312,7 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
             let first = node.left_or_first as i32;
             let count = (rc & !leaf_bit) as i32;
             for k in first..first + count {
-                let a = tri_corner(mesh.tris[3 * k]);
-                let b = tri_corner(mesh.tris[3 * k + 1]);
-                let c = tri_corner(mesh.tris[3 * k + 2]);
-                let (q, _w) = closest_point_triangle(p, a, b, c);
-                let d2 = length_sq(q - p);
+                let d2 = point_leaf_triangle(mesh, k, p);
                 if d2 <= best_d2 {
                     let f = mesh.prims[k] as i32;
                     if d2 < best_d2 || best < 0 || f < best {

@@ -122,6 +122,17 @@ pub fn no_node() -> BvhNode {
     }
 }
 
+/// Whether the ray `o + t d` meets the triangle in leaf slot `k` of
+/// [`DeviceMesh::tris`], and where: `(hit, t)`.
+#[weft::func]
+fn ray_leaf_triangle(mesh: &DeviceMesh, k: i32, o: Vec3, d: Vec3) -> (bool, f32) {
+    let a = tri_corner(mesh.tris[3 * k]);
+    let b = tri_corner(mesh.tris[3 * k + 1]);
+    let c = tri_corner(mesh.tris[3 * k + 2]);
+    let (hit, t, _u, _v) = ray_triangle(o, d, a, b, c);
+    (hit, t)
+}
+
 /// The next node of a ray search after `done`: the top of `stack`, or where
 /// [`ray_resume`] continues when the stack ran empty after dropping entries;
 /// -1 when the search is over. Returns it with the stack without it.
@@ -151,9 +162,9 @@ fn ray_pop(
 /// For the GPU: an inner node reads both children (whose boxes decide the
 /// order) and the search enters the nearer one with its node already in
 /// registers, so a descent takes one memory round trip per level; inner nodes
-/// are walked in a loop of their own until a leaf is reached, so that the
-/// threads of a warp test their leaves' triangles together (Aila and Laine's
-/// "while-while"); a leaf's triangles are one contiguous read of
+/// are walked in a loop of their own until a leaf of several triangles is
+/// reached, so that the threads of a warp test those together (Aila and Laine's
+/// "while-while"; a leaf of one triangle is tested on the way); a leaf's triangles are one contiguous read of
 /// [`DeviceMesh::tris`].
 #[weft::func]
 pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i32 {
@@ -179,7 +190,19 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
             let rc = node.right_or_count;
             let mut next = -1;
             if !fresh || ray_box(node.lower, node.upper, o, inv, best_t) {
-                if (rc & leaf_bit) != 0 {
+                if rc == (leaf_bit | 1) {
+                    // A leaf of one triangle costs about an inner step: tested
+                    // here, without waiting for the warp.
+                    let k = node.left_or_first as i32;
+                    let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
+                    if hit && t <= best_t {
+                        let f = mesh.prims[k] as i32;
+                        if t < best_t || best < 0 || f < best {
+                            best_t = t;
+                            best = f;
+                        }
+                    }
+                } else if (rc & leaf_bit) != 0 {
                     at_leaf = true;
                 } else {
                     // The order of `ray_order` (entry distance, left on ties).
@@ -230,10 +253,7 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
             let first = node.left_or_first as i32;
             let count = (rc & !leaf_bit) as i32;
             for k in first..first + count {
-                let a = tri_corner(mesh.tris[3 * k]);
-                let b = tri_corner(mesh.tris[3 * k + 1]);
-                let c = tri_corner(mesh.tris[3 * k + 2]);
-                let (hit, t, _u, _v) = ray_triangle(o, d, a, b, c);
+                let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
                 if hit && t <= best_t {
                     let f = mesh.prims[k] as i32;
                     if t < best_t || best < 0 || f < best {
