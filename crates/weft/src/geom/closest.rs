@@ -165,61 +165,18 @@ fn point_pop(
     (next, rest)
 }
 
-/// The squared distance from `p` to the nearest face of the leaf nearest to `p`
-/// by box distance (reached by always entering the nearer child, no stack), if
-/// every box on the way lies within `max_d2`; else `max_d2`. An upper bound for
-/// [`mesh_query_point_face`], found in one descent.
-#[weft::func]
-fn point_dive(mesh: &DeviceMesh, p: Vec3, max_d2: f32) -> f32 {
-    let leaf_bit = 1u32 << 31;
-    let mut best_d2 = max_d2;
-    let mut cur = 0;
-    let mut node = mesh.nodes[0];
-    let mut go = point_box_distance_sq(p, node.lower, node.upper) <= best_d2;
-    while go {
-        let rc = node.right_or_count;
-        if (rc & leaf_bit) != 0 {
-            let first = node.left_or_first as i32;
-            let count = (rc & !leaf_bit) as i32;
-            for k in first..first + count {
-                let d2 = point_leaf_triangle(mesh, k, p);
-                if d2 < best_d2 {
-                    best_d2 = d2;
-                }
-            }
-            go = false;
-        } else {
-            let (l, r) = (cur + 1, rc as i32);
-            let ln = mesh.nodes[l];
-            let rn = mesh.nodes[r];
-            let dl = point_box_distance_sq(p, ln.lower, ln.upper);
-            let dr = point_box_distance_sq(p, rn.lower, rn.upper);
-            let mut dn = dl;
-            cur = l;
-            node = ln;
-            if dr < dl {
-                dn = dr;
-                cur = r;
-                node = rn;
-            }
-            go = dn <= best_d2;
-        }
-    }
-    best_d2
-}
-
 /// The face closest to `p` within `max_dist` (inclusive; `f32::INFINITY` for no
 /// limit), the smallest index among equally close faces, or -1. A search: integer
 /// result, no gradient (evaluate the point with [`closest_point_triangle`]).
 /// Depth first, the nearer child before the other, which waits on a
 /// [`NodeStack`] and is skipped when the best distance has shrunk below its box's
-/// by the time it is taken off. The search starts from the bound of one descent
-/// to the nearest leaf by box ([`point_dive`]), so that even without a limit it
-/// keeps only the subtrees that can hold a closer face (few enough for the
-/// stack). As in [`mesh_query_ray_face`](super::mesh_query_ray_face), a child
-/// entered from its parent comes with its node read, inner nodes are walked in
-/// a loop of their own (leaves of one triangle tested on the way), and a leaf's triangles are one contiguous read of
-/// [`DeviceMesh::tris`].
+/// by the time it is taken off; the first leaf reached is the one nearest by box,
+/// so the search radius shrinks at once. As in
+/// [`mesh_query_ray_face`](super::mesh_query_ray_face), a child entered from its
+/// parent comes with its node read and a leaf's triangles are one contiguous read
+/// of [`DeviceMesh::tris`]; unlike there, leaves and inner nodes share one loop
+/// body (a separate inner-node loop measured slower here: a search visits about
+/// one leaf per three steps).
 /// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
 /// -1 at once (a NaN point would otherwise visit every node).
 #[weft::func]
@@ -239,25 +196,17 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
         && abs(p.z) < f32::INFINITY
         && max_dist >= 0.0
         && mesh.nodes.len() > 0;
-    if go {
-        // The face the dive found has exactly this distance, so the search below
-        // finds it (or a closer one) again: the result does not change.
-        best_d2 = point_dive(mesh, p, best_d2);
-    }
     while go {
-        // Inner nodes, until a leaf within `best_d2` (or the end).
-        let mut at_leaf = false;
-        while go && !at_leaf {
-            if fresh {
-                node = mesh.nodes[cur];
-            }
-            let rc = node.right_or_count;
-            let mut next = -1;
-            if !fresh || point_box_distance_sq(p, node.lower, node.upper) <= best_d2 {
-                if rc == (leaf_bit | 1) {
-                    // A leaf of one triangle costs about an inner step: tested
-                    // here, without waiting for the warp.
-                    let k = node.left_or_first as i32;
+        if fresh {
+            node = mesh.nodes[cur];
+        }
+        let rc = node.right_or_count;
+        let mut next = -1;
+        if !fresh || point_box_distance_sq(p, node.lower, node.upper) <= best_d2 {
+            if (rc & leaf_bit) != 0 {
+                let first = node.left_or_first as i32;
+                let count = (rc & !leaf_bit) as i32;
+                for k in first..first + count {
                     let d2 = point_leaf_triangle(mesh, k, p);
                     if d2 <= best_d2 {
                         let f = mesh.prims[k] as i32;
@@ -266,67 +215,43 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
                             best = f;
                         }
                     }
-                } else if (rc & leaf_bit) != 0 {
-                    at_leaf = true;
-                } else {
-                    // The order of `point_order` (box distance, left on ties).
-                    let (l, r) = (cur + 1, rc as i32);
-                    let ln = mesh.nodes[l];
-                    let rn = mesh.nodes[r];
-                    let dl = point_box_distance_sq(p, ln.lower, ln.upper);
-                    let dr = point_box_distance_sq(p, rn.lower, rn.upper);
-                    let mut near = l;
-                    let mut near_d2 = dl;
-                    let mut near_node = ln;
-                    let mut far = r;
-                    let mut far_d2 = dr;
-                    if dr < dl {
-                        near = r;
-                        near_d2 = dr;
-                        near_node = rn;
-                        far = l;
-                        far_d2 = dl;
-                    }
-                    if near_d2 <= best_d2 {
-                        next = near;
-                        node = near_node;
-                        if far_d2 <= best_d2 {
-                            stack = node_stack_push(stack, far);
-                        }
+                }
+            } else {
+                // The order of `point_order` (box distance, left on ties).
+                let (l, r) = (cur + 1, rc as i32);
+                let ln = mesh.nodes[l];
+                let rn = mesh.nodes[r];
+                let dl = point_box_distance_sq(p, ln.lower, ln.upper);
+                let dr = point_box_distance_sq(p, rn.lower, rn.upper);
+                let mut near = l;
+                let mut near_d2 = dl;
+                let mut near_node = ln;
+                let mut far = r;
+                let mut far_d2 = dr;
+                if dr < dl {
+                    near = r;
+                    near_d2 = dr;
+                    near_node = rn;
+                    far = l;
+                    far_d2 = dl;
+                }
+                if near_d2 <= best_d2 {
+                    next = near;
+                    node = near_node;
+                    if far_d2 <= best_d2 {
+                        stack = node_stack_push(stack, far);
                     }
                 }
-            }
-            if !at_leaf {
-                fresh = next < 0;
-                if next < 0 {
-                    let (top, rest) = point_pop(mesh, stack, cur, p, best_d2);
-                    stack = rest;
-                    next = top;
-                }
-                cur = next;
-                go = next >= 0;
             }
         }
-        if at_leaf {
-            let rc = node.right_or_count;
-            let first = node.left_or_first as i32;
-            let count = (rc & !leaf_bit) as i32;
-            for k in first..first + count {
-                let d2 = point_leaf_triangle(mesh, k, p);
-                if d2 <= best_d2 {
-                    let f = mesh.prims[k] as i32;
-                    if d2 < best_d2 || best < 0 || f < best {
-                        best_d2 = d2;
-                        best = f;
-                    }
-                }
-            }
+        fresh = next < 0;
+        if next < 0 {
             let (top, rest) = point_pop(mesh, stack, cur, p, best_d2);
             stack = rest;
-            fresh = true;
-            cur = top;
-            go = top >= 0;
+            next = top;
         }
+        cur = next;
+        go = next >= 0;
     }
     best
 }
