@@ -315,6 +315,18 @@ fn load_module(
     Ok((module, dependent))
 }
 
+/// `WEFT_CUDA_MAXREG`: a cap on registers per thread for every module the JIT
+/// compiles (a tuning knob: fewer registers, more resident warps, maybe spills).
+fn max_registers() -> Option<u32> {
+    static N: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("WEFT_CUDA_MAXREG")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n| (16..=255).contains(n))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::ptx_param_bytes;
@@ -327,16 +339,4 @@ mod tests {
         assert_eq!(ptx_param_bytes(ptx, "other"), None);
         assert_eq!(ptx_param_bytes(ptx, "missing"), None);
     }
-}
-
-/// `WEFT_CUDA_MAXREG`: a cap on registers per thread for every module the JIT
-/// compiles (a tuning knob: fewer registers, more resident warps, maybe spills).
-fn max_registers() -> Option<u32> {
-    static N: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    *N.get_or_init(|| {
-        std::env::var("WEFT_CUDA_MAXREG")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|n| (16..=255).contains(n))
-    })
 }
