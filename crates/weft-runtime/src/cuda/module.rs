@@ -40,6 +40,10 @@ pub(crate) struct Func {
     /// Whether the entry waits for the grid before it, so it may be launched as a
     /// programmatic dependent ([`super::dependent`]).
     pub(crate) dependent: bool,
+    /// Threads per block when the launch sets none: the default for reducing
+    /// entries (their waves are sized for it), else
+    /// [`super::launch::fitting_block`].
+    pub(crate) block: u32,
 }
 
 // SAFETY: a function handle may be used from any thread of its context.
@@ -133,11 +137,16 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         // Adjoint kernels report under their forward kernel's id.
         register_default_name(kernel_id(base), base);
     }
-    let (wave_sms, resident_blocks) = if ptx.contains(&format!("__weft_red_{kernel}[")) {
+    let (wave_sms, resident_blocks, block) = if ptx.contains(&format!("__weft_red_{kernel}[")) {
         let block = super::launch::default_block();
-        (Some(dev.multiprocessors()?), resident_blocks(f, block))
+        (
+            Some(dev.multiprocessors()?),
+            resident_blocks(f, block),
+            block,
+        )
     } else {
-        (None, 0)
+        let block = super::launch::env_block().unwrap_or_else(|| super::launch::fitting_block(f));
+        (None, 0, block)
     };
     Ok(Func {
         f,
@@ -145,6 +154,7 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         wave_sms,
         resident_blocks,
         dependent,
+        block,
     })
 }
 
