@@ -15,6 +15,9 @@
 //! - the hash grid built on the device (`DeviceHashGrid::build`) from 1,048,576
 //!   points, 128³ cells, against the host build plus the upload; the worst case
 //!   (every point in one cell); then 1M radius queries.
+//!
+//! `--ptx DIR` writes the mesh-query kernels' PTX to `DIR` (no GPU needed), for
+//! reading and for `ptxas -v` (registers, spills).
 
 use std::time::Instant;
 use weft::geom::{
@@ -140,6 +143,19 @@ fn time(dev: Device, reps: usize, mut f: impl FnMut()) -> f64 {
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "--ptx") {
+        let dir = std::path::Path::new(args.get(k + 1).expect("--ptx DIR"));
+        std::fs::create_dir_all(dir).unwrap();
+        for (name, ptx) in [
+            ("cast_rays", cast_rays::PTX),
+            ("camera_rays", camera_rays::PTX),
+            ("closest_points", closest_points::PTX),
+        ] {
+            std::fs::write(dir.join(format!("{name}.ptx")), ptx.unwrap()).unwrap();
+        }
         return;
     }
     let dev = match Device::cuda(0) {

@@ -510,6 +510,7 @@ fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
             nodes: Array::from_slice(dev, &nodes),
             prims: Array::from_slice(dev, &prims),
             parents: Array::from_slice(dev, &parents),
+            tris: Array::from_slice(dev, &weft::geom::leaf_triangles(&corners, &faces, &prims)),
         };
         let (oa, da) = (
             Array::from_slice(dev, &origins),

@@ -201,6 +201,7 @@ impl Model {
                 nodes: self.mesh.nodes.share(),
                 prims: self.mesh.prims.share(),
                 parents: self.mesh.parents.share(),
+                tris: self.mesh.tris.share(),
             },
             ..*self
         }

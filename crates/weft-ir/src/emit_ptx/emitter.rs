@@ -91,6 +91,12 @@ pub(super) struct Em<'a> {
     /// address (0 until the first add), its type and one register per component;
     /// added into the block's slots at the exit ([`Em::cache_flush`]).
     pub(super) red_caches: Vec<(Reg, Type, Vec<Reg>)>,
+    /// Base addresses of the arrays no launch of this kernel writes: those of
+    /// `&Array` parameters and of structures passed as `&S` (the type checker
+    /// rejects writes through them, and a launch takes a shared borrow of each,
+    /// so no other parameter of the launch writes the same memory). Loads from
+    /// them go through the read-only data cache.
+    pub(super) read_only: HashSet<Reg>,
 }
 
 pub(super) fn emit_kernel(
@@ -148,12 +154,25 @@ pub(super) fn emit_kernel(
     }
     let (offs, size) = layout::arg_offsets(&comps);
     let mut params = Vec::new();
+    let mut read_only = HashSet::new();
+    let grads = gradient_params(f);
     let mut k = 0;
-    for p in &f.params {
+    for (i, p) in f.params.iter().enumerate() {
         let n = layout::flatten(&p.ty, &f.structs).len();
         let mut regs = Vec::new();
+        // An adjoint's gradient structures (`adj_*`) are not `&mut` but are
+        // added into: only the primal read-only parameters qualify.
+        let ro = match &p.ty {
+            Type::Array { access, .. } => *access == crate::types::Access::Read,
+            Type::Struct(_) => !p.writable && !grads.contains(&i),
+            _ => false,
+        };
         for (comp, off) in comps[k..k + n].iter().zip(&offs[k..k + n]) {
-            regs.push(load_param(&mut c, *comp, *off));
+            let r = load_param(&mut c, *comp, *off);
+            if ro && *comp == Comp::Ptr {
+                read_only.insert(r);
+            }
+            regs.push(r);
         }
         k += n;
         params.push(regs);
@@ -184,6 +203,7 @@ pub(super) fn emit_kernel(
         red_slots: Vec::new(),
         red_bytes: 0,
         red_caches: Vec::new(),
+        read_only,
     };
     let mut frame = Frame {
         f,
@@ -238,6 +258,23 @@ pub(super) fn emit_kernel(
         text,
         args_size: size,
     })
+}
+
+/// The parameters whose arrays hold gradients that `f` reads or adds into (an
+/// adjoint's `adj_*` parameters).
+fn gradient_params(f: &Function) -> HashSet<usize> {
+    let sources = crate::access::array_sources(f, &f.body);
+    let mut out = HashSet::new();
+    f.body.for_each_stmt(&mut |s| {
+        let g = match s {
+            Stmt::GradAdd(g, ..) | Stmt::Def(_, Expr::GradRead(g, ..)) => g,
+            _ => return,
+        };
+        if let Some(src) = sources.get(g) {
+            out.insert(src.param);
+        }
+    });
+    out
 }
 
 fn load_param(c: &mut Code, comp: Comp, off: usize) -> Reg {
@@ -560,6 +597,24 @@ impl<'a> Em<'a> {
         };
         let a = fr.get(arr)?;
         let (size, _, _) = layout::elem_layout(elem, &fr.f.structs);
+        // One 32-bit index: a widening multiply-add (nvcc's pattern, one
+        // `IMAD.WIDE`), not a sign extension and a 64-bit multiply.
+        if let [i] = idx {
+            let s = fr.ty(*i).scalar().unwrap_or(Scalar::I32);
+            if matches!(s, Scalar::I32 | Scalar::U32) {
+                let ir = fr.get(*i)?[0];
+                if self.options.bounds_checks {
+                    let i64r = self.widen_i64(ir, fr.ty(*i));
+                    self.bounds_check(fr, arr, i64r, a[1])?;
+                }
+                let sign = if s == Scalar::I32 { "s32" } else { "u32" };
+                let off = self.c.reg(Class::B64);
+                self.c.ins(format!("mul.wide.{sign} {off}, {ir}, {size}"));
+                let addr = self.c.reg(Class::B64);
+                self.c.ins(format!("add.s64 {addr}, {}, {off}", a[0]));
+                return Ok(addr);
+            }
+        }
         // Row-major flat index in 64 bits.
         let flat = self.c.reg(Class::B64);
         self.c.ins(format!("mov.b64 {flat}, 0"));
@@ -633,26 +688,68 @@ impl<'a> Em<'a> {
         self.c.place(&pass);
     }
 
-    pub fn load(&mut self, fr: &Frame, t: &Type, addr: Reg) -> Vec<Reg> {
-        let (_, _, comps) = layout::elem_layout(t, &fr.f.structs);
-        comps
-            .into_iter()
-            .map(|(off, s)| match s {
-                Scalar::Bool => {
-                    let b = self.c.reg(Class::B32);
-                    self.c.ins(format!("ld.global.u8 {b}, [{addr}+{off}]"));
-                    let p = self.c.reg(Class::Pred);
-                    self.c.ins(format!("setp.ne.b32 {p}, {b}, 0"));
-                    p
-                }
-                s => {
-                    let r = self.c.reg(Class::of(s));
-                    self.c
-                        .ins(format!("ld.global.{} {r}, [{addr}+{off}]", bits(s)));
-                    r
-                }
-            })
-            .collect()
+    /// Loads the element of type `t` at `addr`, an element's address in an array
+    /// (so aligned to the largest power of two dividing the element's size, up to
+    /// 256: allocations are 256-byte aligned). Runs of same-width components at
+    /// suitably aligned offsets are read with one vector load (`.v2`, `.v4`, up to
+    /// 16 bytes); `nc` reads through the read-only data cache (`ld.global.nc`),
+    /// for arrays that nothing writes while the kernel runs.
+    pub fn load(&mut self, fr: &Frame, t: &Type, addr: Reg, nc: bool) -> Vec<Reg> {
+        let (size, _, comps) = layout::elem_layout(t, &fr.f.structs);
+        let align = (1usize << size.trailing_zeros().min(8)).max(1);
+        let space = if nc { "global.nc" } else { "global" };
+        let mut out = Vec::with_capacity(comps.len());
+        let mut k = 0;
+        while k < comps.len() {
+            let (off, s) = comps[k];
+            if s == Scalar::Bool {
+                let b = self.c.reg(Class::B32);
+                self.c.ins(format!("ld.{space}.u8 {b}, [{addr}+{off}]"));
+                let p = self.c.reg(Class::Pred);
+                self.c.ins(format!("setp.ne.b32 {p}, {b}, 0"));
+                out.push(p);
+                k += 1;
+                continue;
+            }
+            let w = s.size();
+            // The longest run of 4, then 2 components that one vector load can take.
+            let run = [4usize, 2]
+                .into_iter()
+                .find(|&n| {
+                    let bytes = n * w;
+                    bytes <= 16
+                        && off % bytes == 0
+                        && align >= bytes
+                        && k + n <= comps.len()
+                        && (1..n).all(|j| {
+                            let (o, sj) = comps[k + j];
+                            sj != Scalar::Bool && sj.size() == w && o == off + j * w
+                        })
+                })
+                .unwrap_or(1);
+            let regs: Vec<Reg> = comps[k..k + run]
+                .iter()
+                .map(|&(_, sj)| self.c.reg(Class::of(sj)))
+                .collect();
+            if run == 1 {
+                let r = regs[0];
+                self.c
+                    .ins(format!("ld.{space}.{} {r}, [{addr}+{off}]", bits(s)));
+            } else {
+                // Mixed integer and float components share the bit type.
+                let ty = if w == 8 { "b64" } else { "b32" };
+                let list = regs
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                self.c
+                    .ins(format!("ld.{space}.v{run}.{ty} {{{list}}}, [{addr}+{off}]"));
+            }
+            out.extend(regs);
+            k += run;
+        }
+        out
     }
 
     pub fn store(&mut self, fr: &Frame, t: &Type, addr: Reg, val: &[Reg]) {

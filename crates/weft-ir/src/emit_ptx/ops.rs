@@ -106,7 +106,8 @@ impl Em<'_> {
             }
             Expr::Load(arr, idx) => {
                 let addr = self.address(fr, *arr, idx)?;
-                self.load(fr, t, addr)
+                let nc = self.read_only.contains(&fr.get(*arr)?[0]);
+                self.load(fr, t, addr, nc)
             }
             Expr::Len(arr, d) => {
                 let a = fr.get(*arr)?;
@@ -196,7 +197,7 @@ impl Em<'_> {
                 self.c.ins(format!("setp.eq.u64 {p}, {}, 0", garr[0]));
                 self.c.ins(format!("@{p} bra {skip}"));
                 let addr = self.address(fr, *g, idx)?;
-                let got = self.load(fr, t, addr);
+                let got = self.load(fr, t, addr, false);
                 for (d, s) in out.iter().zip(&got) {
                     self.mov(*d, *s);
                 }

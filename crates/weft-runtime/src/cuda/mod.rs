@@ -15,7 +15,8 @@
 //! [`Error::OutOfBounds`].
 //!
 //! `WEFT_CUDA_VERBOSE=1` prints every PTX module load (time, JIT log) to stderr;
-//! [`module_load_stats`] returns the same records.
+//! [`module_load_stats`] returns the same records. `WEFT_CUDA_MAXREG=N` caps the
+//! registers per thread of every module compiled after it is read (a tuning knob).
 //!
 //! ```
 //! use weft_runtime::{Device, cuda};

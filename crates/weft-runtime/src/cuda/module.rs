@@ -40,6 +40,10 @@ pub(crate) struct Func {
     /// Whether the entry waits for the grid before it, so it may be launched as a
     /// programmatic dependent ([`super::dependent`]).
     pub(crate) dependent: bool,
+    /// Threads per block when the launch sets none: the default for reducing
+    /// entries (their waves are sized for it), else
+    /// [`super::launch::fitting_block`].
+    pub(crate) block: u32,
 }
 
 // SAFETY: a function handle may be used from any thread of its context.
@@ -133,11 +137,16 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         // Adjoint kernels report under their forward kernel's id.
         register_default_name(kernel_id(base), base);
     }
-    let (wave_sms, resident_blocks) = if ptx.contains(&format!("__weft_red_{kernel}[")) {
+    let (wave_sms, resident_blocks, block) = if ptx.contains(&format!("__weft_red_{kernel}[")) {
         let block = super::launch::default_block();
-        (Some(dev.multiprocessors()?), resident_blocks(f, block))
+        (
+            Some(dev.multiprocessors()?),
+            resident_blocks(f, block),
+            block,
+        )
     } else {
-        (None, 0)
+        let block = super::launch::env_block().unwrap_or_else(|| super::launch::fitting_block(f));
+        (None, 0, block)
     };
     Ok(Func {
         f,
@@ -145,6 +154,7 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         wave_sms,
         resident_blocks,
         dependent,
+        block,
     })
 }
 
@@ -240,7 +250,7 @@ fn load_module(
     let mut info = vec![0u8; LOG];
     let mut error = vec![0u8; LOG];
     use sys::CUjit_option::*;
-    let mut options = [
+    let mut options = vec![
         CU_JIT_WALL_TIME,
         CU_JIT_INFO_LOG_BUFFER,
         CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -248,7 +258,7 @@ fn load_module(
         CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
         CU_JIT_LOG_VERBOSE,
     ];
-    let mut values: [*mut c_void; 6] = [
+    let mut values: Vec<*mut c_void> = vec![
         std::ptr::null_mut(),
         info.as_mut_ptr() as *mut c_void,
         LOG as *mut c_void,
@@ -256,6 +266,10 @@ fn load_module(
         LOG as *mut c_void,
         usize::from(verbose()) as *mut c_void,
     ];
+    if let Some(n) = max_registers() {
+        options.push(CU_JIT_MAX_REGISTERS);
+        values.push(n as usize as *mut c_void);
+    }
     let mut module = std::ptr::null_mut();
     let t0 = Instant::now();
     // SAFETY: the option arrays agree in length and kind; the log buffers outlive
@@ -309,6 +323,18 @@ fn load_module(
     }
     lock(stats()).push(load);
     Ok((module, dependent))
+}
+
+/// `WEFT_CUDA_MAXREG`: a cap on registers per thread for every module the JIT
+/// compiles (a tuning knob: fewer registers, more resident warps, maybe spills).
+fn max_registers() -> Option<u32> {
+    static N: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("WEFT_CUDA_MAXREG")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n| (16..=255).contains(n))
+    })
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! differentiable closest point on a triangle.
 
 #[allow(unused_imports)] // named by the generated code
+use super::ray::{no_node, tri_corner};
+#[allow(unused_imports)] // named by the generated code
 use super::stack::{NodeStack, node_stack, node_stack_pop, node_stack_push};
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
@@ -133,13 +135,48 @@ fn point_resume(mesh: &DeviceMesh, done: i32, p: Vec3, best_d2: f32) -> i32 {
     next
 }
 
+/// The squared distance from `p` to the triangle in leaf slot `k` of
+/// [`DeviceMesh::tris`].
+#[weft::func]
+fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
+    let a = tri_corner(mesh.tris[3 * k]);
+    let b = tri_corner(mesh.tris[3 * k + 1]);
+    let c = tri_corner(mesh.tris[3 * k + 2]);
+    let (q, _w) = closest_point_triangle(p, a, b, c);
+    length_sq(q - p)
+}
+
+/// The next node of a closest-point search after `done`: the top of `stack`, or
+/// where [`point_resume`] continues when the stack ran empty after dropping
+/// entries; -1 when the search is over. Returns it with the stack without it.
+#[weft::func]
+fn point_pop(
+    mesh: &DeviceMesh,
+    stack: NodeStack,
+    done: i32,
+    p: Vec3,
+    best_d2: f32,
+) -> (i32, NodeStack) {
+    let (top, rest) = node_stack_pop(stack);
+    let mut next = top;
+    if next < 0 && rest.dropped != 0 {
+        next = point_resume(mesh, done, p, best_d2);
+    }
+    (next, rest)
+}
+
 /// The face closest to `p` within `max_dist` (inclusive; `f32::INFINITY` for no
 /// limit), the smallest index among equally close faces, or -1. A search: integer
 /// result, no gradient (evaluate the point with [`closest_point_triangle`]).
 /// Depth first, the nearer child before the other, which waits on a
 /// [`NodeStack`] and is skipped when the best distance has shrunk below its box's
 /// by the time it is taken off; the first leaf reached is the one nearest by box,
-/// so the search radius shrinks at once.
+/// so the search radius shrinks at once. As in
+/// [`mesh_query_ray_face`](super::mesh_query_ray_face), a child entered from its
+/// parent comes with its node read and a leaf's triangles are one contiguous read
+/// of [`DeviceMesh::tris`]; unlike there, leaves and inner nodes share one loop
+/// body (a separate inner-node loop measured slower here: a search visits about
+/// one leaf per three steps).
 /// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
 /// -1 at once (a NaN point would otherwise visit every node).
 #[weft::func]
@@ -149,49 +186,69 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
     let mut best = -1;
     let mut stack = node_stack();
     let mut cur = 0;
+    let mut node = no_node();
+    // Whether `node` is still to be read and its box tested (the root and nodes
+    // taken off the stack); a child entered from its parent comes read and within
+    // the current `best_d2`.
+    let mut fresh = true;
     let mut go = abs(p.x) < f32::INFINITY
         && abs(p.y) < f32::INFINITY
         && abs(p.z) < f32::INFINITY
         && max_dist >= 0.0
         && mesh.nodes.len() > 0;
     while go {
-        let node = mesh.nodes[cur];
+        if fresh {
+            node = mesh.nodes[cur];
+        }
         let rc = node.right_or_count;
         let mut next = -1;
-        // A node taken off the stack is tested again: `best_d2` may have shrunk.
-        if point_box_distance_sq(p, node.lower, node.upper) <= best_d2 {
+        if !fresh || point_box_distance_sq(p, node.lower, node.upper) <= best_d2 {
             if (rc & leaf_bit) != 0 {
                 let first = node.left_or_first as i32;
                 let count = (rc & !leaf_bit) as i32;
                 for k in first..first + count {
-                    let f = mesh.prims[k] as i32;
-                    let a = mesh.points[mesh.faces[3 * f] as i32];
-                    let b = mesh.points[mesh.faces[3 * f + 1] as i32];
-                    let c = mesh.points[mesh.faces[3 * f + 2] as i32];
-                    let (q, _w) = closest_point_triangle(p, a, b, c);
-                    let d2 = length_sq(q - p);
-                    if d2 < best_d2 || (d2 == best_d2 && (best < 0 || f < best)) {
-                        best_d2 = d2;
-                        best = f;
+                    let d2 = point_leaf_triangle(mesh, k, p);
+                    if d2 <= best_d2 {
+                        let f = mesh.prims[k] as i32;
+                        if d2 < best_d2 || best < 0 || f < best {
+                            best_d2 = d2;
+                            best = f;
+                        }
                     }
                 }
             } else {
-                let (near, near_d2, far, far_d2) = point_order(mesh, cur + 1, rc as i32, p);
+                // The order of `point_order` (box distance, left on ties).
+                let (l, r) = (cur + 1, rc as i32);
+                let ln = mesh.nodes[l];
+                let rn = mesh.nodes[r];
+                let dl = point_box_distance_sq(p, ln.lower, ln.upper);
+                let dr = point_box_distance_sq(p, rn.lower, rn.upper);
+                let mut near = l;
+                let mut near_d2 = dl;
+                let mut near_node = ln;
+                let mut far = r;
+                let mut far_d2 = dr;
+                if dr < dl {
+                    near = r;
+                    near_d2 = dr;
+                    near_node = rn;
+                    far = l;
+                    far_d2 = dl;
+                }
                 if near_d2 <= best_d2 {
                     next = near;
+                    node = near_node;
                     if far_d2 <= best_d2 {
                         stack = node_stack_push(stack, far);
                     }
                 }
             }
         }
+        fresh = next < 0;
         if next < 0 {
-            let (top, rest) = node_stack_pop(stack);
+            let (top, rest) = point_pop(mesh, stack, cur, p, best_d2);
             stack = rest;
             next = top;
-            if next < 0 && stack.dropped != 0 {
-                next = point_resume(mesh, cur, p, best_d2);
-            }
         }
         cur = next;
         go = next >= 0;

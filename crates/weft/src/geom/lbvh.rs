@@ -95,8 +95,8 @@ fn empty(device: Device) -> Result<Array<u32>, Error> {
     Array::try_zeros(device, [0])
 }
 
-/// A mesh's BVH arrays: nodes, prims, parents.
-type Tree = (Array<BvhNode>, Array<u32>, Array<u32>);
+/// A mesh's BVH arrays: nodes, prims, parents, leaf-order triangles.
+type Tree = (Array<BvhNode>, Array<u32>, Array<u32>, Array<Vec4>);
 
 /// The BVH arrays of an empty mesh: one leaf with no faces and an empty box.
 fn empty_tree(device: Device) -> Result<Tree, Error> {
@@ -111,6 +111,7 @@ fn empty_tree(device: Device) -> Result<Tree, Error> {
         Array::try_from_slice(device, &[root])?,
         empty(device)?,
         Array::try_from_slice(device, &[weft_geom::bvh::NO_PARENT])?,
+        Array::try_zeros(device, [0])?,
     ))
 }
 
@@ -191,13 +192,14 @@ impl LbvhBuilder {
         own_points.copy_from(points)?;
         let mut own_faces = Array::try_zeros(device, [faces.len()])?;
         own_faces.copy_from(faces)?;
-        let (nodes, prims, parents) = empty_tree(device)?;
+        let (nodes, prims, parents, tris) = empty_tree(device)?;
         let mut mesh = DeviceMesh {
             points: own_points,
             faces: own_faces,
             nodes,
             prims,
             parents,
+            tris,
         };
         if n > 0 {
             self.run(&mut mesh, true, &mut |_| Ok(()))?;
@@ -225,7 +227,7 @@ impl LbvhBuilder {
         }
         if mesh.num_faces() == 0 {
             if mesh.nodes.len() != 1 {
-                (mesh.nodes, mesh.prims, mesh.parents) = empty_tree(self.device)?;
+                (mesh.nodes, mesh.prims, mesh.parents, mesh.tris) = empty_tree(self.device)?;
             }
             return Ok(());
         }
@@ -270,6 +272,9 @@ impl LbvhBuilder {
         }
         if mesh.prims.len() != n {
             mesh.prims = Array::try_zeros(device, [n])?;
+        }
+        if mesh.tris.len() != 3 * n {
+            mesh.tris = Array::try_zeros(device, [3 * n])?;
         }
         if self.faces == n {
             return Ok(());
@@ -422,6 +427,7 @@ impl LbvhBuilder {
             &mut mesh.nodes,
             &mut mesh.prims,
             &mut mesh.parents,
+            &mut mesh.tris,
         )?;
         mark("boxes")
     }

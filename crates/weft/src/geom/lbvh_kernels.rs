@@ -451,14 +451,14 @@ pub fn lbvh_chain_place(
     }
 }
 
-/// The box of face `f`.
+/// The corners of face `f` (vertex indices clamped, see `vertex`).
 #[weft::func]
-fn face_box(points: &Array<Vec3>, faces: &Array<u32>, f: i32) -> (Vec3, Vec3) {
+fn face_corners(points: &Array<Vec3>, faces: &Array<u32>, f: i32) -> (Vec3, Vec3, Vec3) {
     let np = points.len();
     let a = points[vertex(faces, 3 * f, np)];
     let b = points[vertex(faces, 3 * f + 1, np)];
     let c = points[vertex(faces, 3 * f + 2, np)];
-    (min(min(a, b), c), max(max(a, b), c))
+    (a, b, c)
 }
 
 /// The final index of node id `id`'s parent, `u32::MAX` for the root (id 0).
@@ -471,8 +471,8 @@ fn parent_slot(parent: &Array<u32>, pos: &Array<u32>, id: i32) -> u32 {
     p
 }
 
-/// Step 6: a thread per leaf `k` (sorted position; face `ids[k]`): writes the leaf
-/// and `prims[k]`, then climbs while it is the second child to arrive at a parent
+/// Step 6: a thread per leaf `k` (sorted position; face `ids[k]`): writes the leaf,
+/// `prims[k]` and the face's corners at `tris[3 k..3 k + 3]`, then climbs while it is the second child to arrive at a parent
 /// (`visits`), writing each such parent from its children's boxes.
 #[weft::kernel]
 #[allow(clippy::too_many_arguments)]
@@ -488,12 +488,17 @@ pub fn lbvh_nodes(
     nodes: &mut Array<BvhNode>,
     prims: &mut Array<u32>,
     parents: &mut Array<u32>,
+    tris: &mut Array<Vec4>,
 ) {
     let leaf_bit = 1u32 << 31;
     let k = tid();
     let n = ids.len();
     let f = ids[k];
-    let (lo, hi) = face_box(points, faces, f as i32);
+    let (a, b, c) = face_corners(points, faces, f as i32);
+    let (lo, hi) = (min(min(a, b), c), max(max(a, b), c));
+    tris[3 * k] = Vec4::new(a.x, a.y, a.z, 0.0);
+    tris[3 * k + 1] = Vec4::new(b.x, b.y, b.z, 0.0);
+    tris[3 * k + 2] = Vec4::new(c.x, c.y, c.z, 0.0);
     let mut id = n - 1 + k;
     let me = pos[id] as i32;
     nodes[me] = BvhNode {

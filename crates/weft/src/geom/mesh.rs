@@ -30,6 +30,27 @@ pub struct DeviceMesh {
     pub prims: Array<u32>,
     /// Parent of each node (`u32::MAX` for the root).
     pub parents: Array<u32>,
+    /// The corners of face `prims[k]` at `3 k`, `3 k + 1`, `3 k + 2` (`w` = 0):
+    /// a copy of `points` in leaf order, so that a leaf's triangles are one
+    /// contiguous read (see [`leaf_triangles`]). Whoever moves `points` rebuilds
+    /// the BVH, which refreshes it.
+    pub tris: Array<Vec4>,
+}
+
+/// The corners of face `prims[k]` at `3 k..3 k + 3`, for [`DeviceMesh::tris`]:
+/// `faces` holds three vertex indices into `points` per face, `prims` a BVH's
+/// face order.
+///
+/// # Panics
+/// If an index is out of range.
+pub fn leaf_triangles(points: &[Vec3], faces: &[u32], prims: &[u32]) -> Vec<Vec4> {
+    prims
+        .iter()
+        .flat_map(|&f| {
+            let f = f as usize;
+            (0..3).map(move |j| points[faces[3 * f + j] as usize].extend(0.0))
+        })
+        .collect()
 }
 
 impl DeviceMesh {
@@ -54,6 +75,10 @@ impl DeviceMesh {
             nodes: Array::try_from_slice(device, &nodes)?,
             prims: Array::try_from_slice(device, bvh.prim_indices())?,
             parents: Array::try_from_slice(device, bvh.parents())?,
+            tris: Array::try_from_slice(
+                device,
+                &leaf_triangles(mesh.points(), &faces, bvh.prim_indices()),
+            )?,
         })
     }
 

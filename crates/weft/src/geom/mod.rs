@@ -58,6 +58,6 @@ pub use closest::{
 };
 pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
 pub use lbvh::LbvhBuilder;
-pub use mesh::{BvhNode, DeviceMesh};
+pub use mesh::{BvhNode, DeviceMesh, leaf_triangles};
 pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_order, ray_triangle};
 pub use stack::{NODE_STACK_SLOTS, NodeStack, node_stack, node_stack_pop, node_stack_push};

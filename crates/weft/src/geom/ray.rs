@@ -104,11 +104,68 @@ pub fn ray_triangle(o: Vec3, d: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (bool, f32, 
     out
 }
 
+/// A corner of a [`DeviceMesh::tris`] entry.
+#[weft::func]
+pub fn tri_corner(v: Vec4) -> Vec3 {
+    Vec3::new(v.x, v.y, v.z)
+}
+
+/// A placeholder node (an empty leaf) for searches whose current node is read
+/// later.
+#[weft::func]
+pub fn no_node() -> BvhNode {
+    BvhNode {
+        lower: Vec3::ZERO,
+        left_or_first: 0,
+        upper: Vec3::ZERO,
+        right_or_count: 1u32 << 31,
+    }
+}
+
+/// Whether the ray `o + t d` meets the triangle in leaf slot `k` of
+/// [`DeviceMesh::tris`], and where: `(hit, t)`.
+#[weft::func]
+fn ray_leaf_triangle(mesh: &DeviceMesh, k: i32, o: Vec3, d: Vec3) -> (bool, f32) {
+    let a = tri_corner(mesh.tris[3 * k]);
+    let b = tri_corner(mesh.tris[3 * k + 1]);
+    let c = tri_corner(mesh.tris[3 * k + 2]);
+    let (hit, t, _u, _v) = ray_triangle(o, d, a, b, c);
+    (hit, t)
+}
+
+/// The next node of a ray search after `done`: the top of `stack`, or where
+/// [`ray_resume`] continues when the stack ran empty after dropping entries;
+/// -1 when the search is over. Returns it with the stack without it.
+#[weft::func]
+fn ray_pop(
+    mesh: &DeviceMesh,
+    stack: NodeStack,
+    done: i32,
+    o: Vec3,
+    inv: Vec3,
+    t_max: f32,
+) -> (i32, NodeStack) {
+    let (top, rest) = node_stack_pop(stack);
+    let mut next = top;
+    if next < 0 && rest.dropped != 0 {
+        next = ray_resume(mesh, done, o, inv, t_max);
+    }
+    (next, rest)
+}
+
 /// The face the ray `o + t d`, `0 <= t <= max_t`, meets first (the smallest
 /// index among faces hit at the same `t`), or -1. A search: integer result, no
 /// gradient (evaluate the hit with [`ray_triangle`]). Depth first, the child the
 /// ray enters first before the other, which waits on a [`NodeStack`] and is
 /// skipped when a nearer hit is found before it is taken off.
+///
+/// For the GPU: an inner node reads both children (whose boxes decide the
+/// order) and the search enters the nearer one with its node already in
+/// registers, so a descent takes one memory round trip per level; inner nodes
+/// are walked in a loop of their own until a leaf of several triangles is
+/// reached, so that the threads of a warp test those together (Aila and Laine's
+/// "while-while"; a leaf of one triangle is tested on the way); a leaf's triangles are one contiguous read of
+/// [`DeviceMesh::tris`].
 #[weft::func]
 pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
@@ -117,52 +174,100 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
     let mut best = -1;
     let mut stack = node_stack();
     let mut cur = 0;
+    let mut node = no_node();
+    // Whether `node` is still to be read and its box tested: the root and every
+    // node taken off the stack (`best_t` may have shrunk since it was pushed). A
+    // child entered from its parent comes read, its box hit at the current `best_t`.
+    let mut fresh = true;
     let mut go = mesh.nodes.len() > 0;
     while go {
-        let node = mesh.nodes[cur];
-        let rc = node.right_or_count;
-        let mut next = -1;
-        // A node taken off the stack is tested again: `best_t` may have shrunk.
-        if ray_box(node.lower, node.upper, o, inv, best_t) {
-            if (rc & leaf_bit) != 0 {
-                let first = node.left_or_first as i32;
-                let count = (rc & !leaf_bit) as i32;
-                for k in first..first + count {
-                    let f = mesh.prims[k] as i32;
-                    let a = mesh.points[mesh.faces[3 * f] as i32];
-                    let b = mesh.points[mesh.faces[3 * f + 1] as i32];
-                    let c = mesh.points[mesh.faces[3 * f + 2] as i32];
-                    let (hit, t, _u, _v) = ray_triangle(o, d, a, b, c);
+        // Inner nodes, until a leaf whose box the ray meets (or the end).
+        let mut at_leaf = false;
+        while go && !at_leaf {
+            if fresh {
+                node = mesh.nodes[cur];
+            }
+            let rc = node.right_or_count;
+            let mut next = -1;
+            if !fresh || ray_box(node.lower, node.upper, o, inv, best_t) {
+                if rc == (leaf_bit | 1) {
+                    // A leaf of one triangle costs about an inner step: tested
+                    // here, without waiting for the warp.
+                    let k = node.left_or_first as i32;
+                    let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
                     if hit && t <= best_t {
+                        let f = mesh.prims[k] as i32;
                         if t < best_t || best < 0 || f < best {
                             best_t = t;
                             best = f;
                         }
                     }
-                }
-            } else {
-                let (near, near_hit, far, far_hit) =
-                    ray_order(mesh, cur + 1, rc as i32, o, inv, best_t);
-                if near_hit {
-                    next = near;
-                    if far_hit {
-                        stack = node_stack_push(stack, far);
+                } else if (rc & leaf_bit) != 0 {
+                    at_leaf = true;
+                } else {
+                    // The order of `ray_order` (entry distance, left on ties).
+                    let (l, r) = (cur + 1, rc as i32);
+                    let ln = mesh.nodes[l];
+                    let rn = mesh.nodes[r];
+                    let (hl, tl) = ray_box_entry(ln.lower, ln.upper, o, inv, best_t);
+                    let (hr, tr) = ray_box_entry(rn.lower, rn.upper, o, inv, best_t);
+                    let mut near = l;
+                    let mut near_hit = hl;
+                    let mut near_node = ln;
+                    let mut far = r;
+                    let mut far_hit = hr;
+                    let mut far_node = rn;
+                    if tr < tl {
+                        near = r;
+                        near_hit = hr;
+                        near_node = rn;
+                        far = l;
+                        far_hit = hl;
+                        far_node = ln;
                     }
-                } else if far_hit {
-                    next = far;
+                    if near_hit {
+                        next = near;
+                        node = near_node;
+                        if far_hit {
+                            stack = node_stack_push(stack, far);
+                        }
+                    } else if far_hit {
+                        next = far;
+                        node = far_node;
+                    }
                 }
             }
-        }
-        if next < 0 {
-            let (top, rest) = node_stack_pop(stack);
-            stack = rest;
-            next = top;
-            if next < 0 && stack.dropped != 0 {
-                next = ray_resume(mesh, cur, o, inv, best_t);
+            if !at_leaf {
+                fresh = next < 0;
+                if next < 0 {
+                    let (top, rest) = ray_pop(mesh, stack, cur, o, inv, best_t);
+                    stack = rest;
+                    next = top;
+                }
+                cur = next;
+                go = next >= 0;
             }
         }
-        cur = next;
-        go = next >= 0;
+        if at_leaf {
+            let rc = node.right_or_count;
+            let first = node.left_or_first as i32;
+            let count = (rc & !leaf_bit) as i32;
+            for k in first..first + count {
+                let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
+                if hit && t <= best_t {
+                    let f = mesh.prims[k] as i32;
+                    if t < best_t || best < 0 || f < best {
+                        best_t = t;
+                        best = f;
+                    }
+                }
+            }
+            let (top, rest) = ray_pop(mesh, stack, cur, o, inv, best_t);
+            stack = rest;
+            fresh = true;
+            cur = top;
+            go = top >= 0;
+        }
     }
     best
 }
