@@ -1,23 +1,29 @@
-//! [`NeighbourList`]: every particle's neighbours within the kernel's support,
-//! found once per step on the CPU so that the density and the force passes do
-//! not both walk the grid.
+//! [`NeighbourList`]: every grid slot's neighbours within the kernel's
+//! support, found once per step on the CPU so that the density and the force
+//! passes do not both walk the grid.
 //!
 //! On a CPU the walk dominates a step: with cells as wide as the support a
-//! particle has about 290 candidates in its 27 cells for about 30 neighbours,
-//! and the density and force kernels each tested all of them. The list is made
-//! by host code, a cell at a time: the runs of slots of the 27 cells around a
-//! cell (each row of three cells one run while it does not wrap) are found once
-//! for all the cell's particles, and each particle tests the candidates eight
-//! or sixteen at a time (AVX2 or AVX-512, where the CPU has them) over the
-//! grid's sorted points laid out as three coordinate arrays. It visits the
-//! cells in the order of the kernels' walk
+//! particle has about 290 candidates in its 27 cells for about 30–40
+//! neighbours, and the density and force kernels each tested all of them. The
+//! list is made by host code, a cell at a time: the runs of slots of the 27
+//! cells around a cell (each row of three cells one run while it does not
+//! wrap) are found once for all the cell's particles, and each particle tests
+//! the candidates eight or sixteen at a time (AVX2 or AVX-512, where the CPU
+//! has them) over the grid's sorted points laid out as three coordinate
+//! arrays; with AVX-512 the slots that pass are written sixteen at a time
+//! (compressed into one register, then stored). It visits the cells in the
+//! order of the kernels' walk
 //! ([`neighbour_cubes`](super::kernels::neighbour_cubes): z, then y, then x)
 //! and keeps the points within the radius, so the kernels that read it find the
 //! same neighbours in the same order as those that walk the grid.
 //!
+//! The list is by slot of the grid (`grid.sorted_index[s]` is the particle in
+//! slot `s`), neighbours included: the CPU kernels read the particles' data in
+//! the grid's order ([`sph_gather`](super::kernels::sph_gather)), where
+//! neighbours in space are close in memory.
+//!
 //! On CUDA the kernels walk the grid (a thread's candidate test costs no more
-//! than reading a list there, and the list would cost memory traffic): the
-//! solver passes them an [empty](NeighbourList::empty) list.
+//! than reading a list there, and the list would cost memory traffic).
 
 use rayon::prelude::*;
 use weft::geom::DeviceHashGrid;
@@ -25,15 +31,16 @@ use weft::prelude::*;
 
 use crate::error::Result;
 
-/// Each particle's neighbours (itself included), for the SPH kernels:
-/// particle `i`'s are `index[range[i].x .. range[i].y]`, in the order of the
-/// grid walk. Slots past the last range are unused (the index array grows by a
-/// quarter when a step needs more, so it is rarely reallocated).
+/// The neighbours of each slot of a grid (itself included), for the SPH
+/// kernels: slot `s`'s are the slots `index[range[s].x .. range[s].y]`, in the
+/// order of the grid walk (slot `s` holds particle `grid.sorted_index[s]`).
+/// Entries past the last range are unused (the index array grows by a quarter
+/// when a step needs more, so it is rarely reallocated).
 #[weft::structure]
 pub struct NeighbourList {
-    /// Per particle: its first slot in `index` and one past its last.
+    /// Per slot: its first entry in `index` and one past its last.
     pub range: Array<UVec2>,
-    /// Neighbour indices, by particle in the grid's order.
+    /// Neighbours' slots, by slot.
     pub index: Array<u32>,
 }
 
@@ -58,7 +65,7 @@ pub(crate) struct ListScratch {
 }
 
 impl NeighbourList {
-    /// An empty list for `n` particles on `device`.
+    /// An empty list for a grid of `n` particles on `device`.
     pub fn new(device: Device, n: usize) -> Result<Self> {
         Ok(NeighbourList {
             range: Array::try_zeros(device, [n])?,
@@ -66,12 +73,13 @@ impl NeighbourList {
         })
     }
 
-    /// A list of no particle, with which the SPH kernels walk the grid.
+    /// A list of no particle (the solver's on CUDA, where the kernels walk
+    /// the grid).
     pub fn empty(device: Device) -> Result<Self> {
         Self::new(device, 0)
     }
 
-    /// Number of particles.
+    /// Number of slots (particles).
     pub fn len(&self) -> usize {
         self.range.len()
     }
@@ -81,7 +89,7 @@ impl NeighbourList {
         self.len() == 0
     }
 
-    /// Total number of (particle, neighbour) entries, self-pairs included.
+    /// Total number of (slot, neighbour) entries, self-pairs included.
     pub fn entries(&self) -> usize {
         self.range
             .to_vec()
@@ -90,16 +98,15 @@ impl NeighbourList {
             .sum()
     }
 
-    /// Fills the list from `grid`, built over `x` (a CPU array), with the
-    /// points within `radius` of each point of `x`.
+    /// Fills the list from `grid` (on the CPU) with the slots of the points
+    /// within `radius` of each slot's point.
     pub(crate) fn build(
         &mut self,
         grid: &DeviceHashGrid,
-        x: &Array<Vec3>,
         radius: f32,
         scratch: &mut ListScratch,
     ) -> Result<()> {
-        self.build_with(Lanes::detect(), grid, x, radius, scratch)
+        self.build_with(Lanes::detect(), grid, radius, scratch)
     }
 
     /// [`NeighbourList::build`] testing `lanes` candidates at a time.
@@ -107,13 +114,11 @@ impl NeighbourList {
         &mut self,
         lanes: Lanes,
         grid: &DeviceHashGrid,
-        x: &Array<Vec3>,
         radius: f32,
         scratch: &mut ListScratch,
     ) -> Result<()> {
-        debug_assert_eq!(self.len(), x.len());
         let n = grid.sorted_index.len();
-        let sorted_index = grid.sorted_index.as_slice();
+        debug_assert_eq!(self.len(), n);
         let tasks = n.div_ceil(CHUNK);
         {
             let sorted = grid.sorted_points.as_slice();
@@ -132,7 +137,6 @@ impl NeighbourList {
                 reach: (radius * grid.inv_cell_size - 1.0e-4).ceil().max(1.0) as i32,
                 cell_start: &grid.cell_start.as_slice(),
                 cell_end: &grid.cell_end.as_slice(),
-                sorted_index: &sorted_index,
                 xs: &scratch.xs,
                 ys: &scratch.ys,
                 zs: &scratch.zs,
@@ -150,16 +154,17 @@ impl NeighbourList {
                     walk.slots(t * CHUNK..((t + 1) * CHUNK).min(n), out, counts)
                 });
         }
-        // Each particle's range, in slot order (a task's lists follow one another).
-        let total: usize = scratch.lists.iter().map(Vec::len).sum();
+        // Each slot's range (a task's lists follow one another).
+        let total: usize = scratch.lists[..tasks].iter().map(Vec::len).sum();
         {
             let mut range = self.range.as_mut_slice();
             let mut at = 0u32;
-            for (t, counts) in scratch.counts.iter().enumerate() {
-                for (k, &c) in counts.iter().enumerate() {
-                    range[sorted_index[t * CHUNK + k] as usize] = UVec2::new(at, at + c);
-                    at += c;
-                }
+            for (r, &c) in range
+                .iter_mut()
+                .zip(scratch.counts[..tasks].iter().flatten())
+            {
+                *r = UVec2::new(at, at + c);
+                at += c;
             }
         }
         if self.index.len() < total {
@@ -168,7 +173,7 @@ impl NeighbourList {
         let mut index = self.index.as_mut_slice();
         let mut rest: &mut [u32] = &mut index[..total];
         let mut pieces = Vec::with_capacity(tasks);
-        for out in &scratch.lists {
+        for out in &scratch.lists[..tasks] {
             let (head, tail) = rest.split_at_mut(out.len());
             pieces.push(head);
             rest = tail;
@@ -193,7 +198,6 @@ struct Walk<'a> {
     reach: i32,
     cell_start: &'a [u32],
     cell_end: &'a [u32],
-    sorted_index: &'a [u32],
     xs: &'a [f32],
     ys: &'a [f32],
     zs: &'a [f32],
@@ -306,7 +310,7 @@ impl Walk<'_> {
     }
 }
 
-/// Appends the indices of the slots of `runs` within the radius of `p` to
+/// Appends the slots of `runs` whose points are within the radius of `p` to
 /// `out`, in order.
 fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
     match w.lanes {
@@ -321,7 +325,7 @@ fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 for k in lo..hi {
                     let (dx, dy, dz) = (w.xs[k] - p.x, w.ys[k] - p.y, w.zs[k] - p.z);
                     if dx * dx + dy * dy + dz * dz <= w.r2 {
-                        out.push(w.sorted_index[k]);
+                        out.push(k as u32);
                     }
                 }
             }
@@ -330,7 +334,9 @@ fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
 }
 
 /// [`scan`] with AVX-512: sixteen slots per compare, otherwise as
-/// [`scan_avx2`].
+/// [`scan_avx2`]; the slots that pass are packed into one register
+/// (`vpcompressd`) and stored sixteen lanes at a time past the end of `out`,
+/// which then grows by their count.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
@@ -341,8 +347,12 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
         _mm512_set1_ps(p.z),
     );
     let r2 = _mm512_set1_ps(w.r2);
+    let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     for &(lo, hi) in runs {
-        assert!(hi + PAD <= w.xs.len() && hi <= w.sorted_index.len());
+        assert!(hi + PAD <= w.xs.len() && hi <= i32::MAX as usize);
+        // Room for every slot of the run plus a full store of sixteen lanes.
+        out.reserve(hi - lo + 16);
+        let mut len = out.len();
         let mut base = lo;
         while base < hi {
             // SAFETY: `base < hi` and `hi + PAD <= len` with `PAD = 16`
@@ -364,16 +374,27 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
                 _mm512_mul_ps(dz, dz),
             );
-            let mut mask = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, r2) as u32;
+            let mut mask = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, r2);
             if hi - base < 16 {
-                mask &= (1 << (hi - base)) - 1;
+                mask &= ((1u32 << (hi - base)) - 1) as u16;
             }
-            while mask != 0 {
-                out.push(w.sorted_index[base + mask.trailing_zeros() as usize]);
-                mask &= mask - 1;
+            let slots = _mm512_add_epi32(_mm512_set1_epi32(base as i32), iota);
+            // SAFETY: `len - out.len()` is at most `base - lo` (one slot per
+            // lane that passed), so `len + 16 <= out.len() + hi - lo + 16`,
+            // within the capacity reserved above; unaligned stores accept any
+            // address.
+            unsafe {
+                _mm512_storeu_si512(
+                    out.as_mut_ptr().add(len).cast(),
+                    _mm512_maskz_compress_epi32(mask, slots),
+                );
             }
+            len += mask.count_ones() as usize;
             base += 16;
         }
+        // SAFETY: the first `len` elements are initialised: those before the
+        // run by earlier pushes, the rest by the stores above.
+        unsafe { out.set_len(len) };
     }
 }
 
@@ -392,7 +413,7 @@ fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
     );
     let r2 = _mm256_set1_ps(w.r2);
     for &(lo, hi) in runs {
-        assert!(hi + PAD <= w.xs.len() && hi <= w.sorted_index.len());
+        assert!(hi + PAD <= w.xs.len());
         let mut base = lo;
         while base < hi {
             // SAFETY: `base < hi` and `hi + PAD <= len` (asserted above) for
@@ -419,7 +440,7 @@ fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 mask &= (1 << (hi - base)) - 1;
             }
             while mask != 0 {
-                out.push(w.sorted_index[base + mask.trailing_zeros() as usize]);
+                out.push((base + mask.trailing_zeros() as usize) as u32);
                 mask &= mask - 1;
             }
             base += 8;
@@ -456,8 +477,7 @@ mod tests {
         let mut scratch = ListScratch::default();
         let mut lists = Vec::new();
         for lanes in Lanes::supported() {
-            list.build_with(lanes, &grid, &x, radius, &mut scratch)
-                .unwrap();
+            list.build_with(lanes, &grid, radius, &mut scratch).unwrap();
             lists.push((list.range.to_vec(), list.index.to_vec()));
         }
         // Every width lists the same neighbours in the same order.
@@ -469,10 +489,16 @@ mod tests {
         }
         let range = list.range.to_vec();
         let index = list.index.to_vec();
+        let sorted_index = grid.sorted_index.to_vec();
         let mut pairs = 0;
-        for (i, p) in pts.iter().enumerate() {
-            let r = range[i];
-            let mut got: Vec<u32> = index[r.x as usize..r.y as usize].to_vec();
+        for (slot, &i) in sorted_index.iter().enumerate() {
+            let p = &pts[i as usize];
+            let r = range[slot];
+            // Slots to particles.
+            let mut got: Vec<u32> = index[r.x as usize..r.y as usize]
+                .iter()
+                .map(|&k| sorted_index[k as usize])
+                .collect();
             got.sort_unstable();
             let want: Vec<u32> = (0..n as u32)
                 .filter(|&j| (pts[j as usize] - *p).length_squared() <= radius * radius)
@@ -509,30 +535,20 @@ mod tests {
         let mut grid = DeviceHashGrid::with_dim(Device::Cpu, [10, 10, 10]).unwrap();
         grid.build(&x, 0.1).unwrap();
         let mut list = NeighbourList::new(Device::Cpu, pts.len()).unwrap();
-        list.build(&grid, &x, 0.1, &mut ListScratch::default())
-            .unwrap();
+        list.build(&grid, 0.1, &mut ListScratch::default()).unwrap();
         let (range, index) = (list.range.to_vec(), list.index.to_vec());
-        let slot_of = {
-            let mut slot = vec![0; pts.len()];
-            for (k, &j) in grid.sorted_index.to_vec().iter().enumerate() {
-                slot[j as usize] = k;
-            }
-            slot
-        };
+        let sorted_points = grid.sorted_points.to_vec();
         let mut checked = 0;
-        for (i, p) in pts.iter().enumerate() {
+        for (s, p) in sorted_points.iter().enumerate() {
             // Inside, where no cube of the walk wraps.
             if p.cmplt(Vec3::splat(0.11)).any() || p.cmpgt(Vec3::splat(0.89)).any() {
                 continue;
             }
             checked += 1;
-            let run = &index[range[i].x as usize..range[i].y as usize];
-            // Cubes by z, y, x are in increasing hashed cell order.
-            let slots: Vec<usize> = run.iter().map(|&j| slot_of[j as usize]).collect();
-            assert!(
-                slots.windows(2).all(|w| w[0] < w[1]),
-                "point {i}: {slots:?}"
-            );
+            // Cubes by z, y, x are in increasing hashed cell order, and so are
+            // their slots.
+            let slots = &index[range[s].x as usize..range[s].y as usize];
+            assert!(slots.windows(2).all(|w| w[0] < w[1]), "slot {s}: {slots:?}");
         }
         assert!(checked > 200, "{checked}");
     }
@@ -543,8 +559,7 @@ mod tests {
         let mut grid = DeviceHashGrid::with_dim(Device::Cpu, [4, 4, 4]).unwrap();
         grid.build(&x, 0.1).unwrap();
         let mut list = NeighbourList::new(Device::Cpu, 0).unwrap();
-        list.build(&grid, &x, 0.1, &mut ListScratch::default())
-            .unwrap();
+        list.build(&grid, 0.1, &mut ListScratch::default()).unwrap();
         assert!(list.is_empty());
         assert_eq!(list.entries(), 0);
     }
