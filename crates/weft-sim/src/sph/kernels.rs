@@ -354,12 +354,13 @@ pub fn sph_density(
 }
 
 /// The acceleration of `i` from neighbour `j` (mass `mj`, density `rho_j`,
-/// `pj = pⱼ/ρⱼ²`) at `d = xᵢ − xⱼ` with relative velocity `vij`:
-/// `(visc − mⱼ (pᵢ/ρᵢ² + pⱼ/ρⱼ²)) ∇Wᵢⱼ`, the viscosity term
-/// `visc = 10ν · 2mⱼ (vᵢⱼ·d) / ((ρᵢ + ρⱼ)(|d|² + ε))`. `own` is
-/// `(ρᵢ, pᵢ/ρᵢ², 10ν)` and `consts` `(ε, 1/h, 1/(π h⁴))`. Zero at `d = 0`. One
-/// division: `∇W = d w'(r/h) / (π h⁴ r)` and `visc` share the reciprocal of
-/// `r (ρᵢ + ρⱼ)(|d|² + ε)` (divisions bound the pair's cost on a CPU).
+/// `pj = pⱼ/ρⱼ²`) at `d = xᵢ − xⱼ` with relative velocity `vij`, over
+/// `1/(π h⁴)` (which the caller applies once to the sum):
+/// `(visc − mⱼ (pᵢ/ρᵢ² + pⱼ/ρⱼ²)) ∇Wᵢⱼ` with `∇Wᵢⱼ = d w'(r/h) / (π h⁴ r)` and
+/// the viscosity term `visc = 10ν · 2mⱼ (vᵢⱼ·d) / s`,
+/// `s = (ρᵢ + ρⱼ)(|d|² + ε)`, computed as
+/// `d mⱼ w'(r/h) (20ν (vᵢⱼ·d) − (pᵢ/ρᵢ² + pⱼ/ρⱼ²) s) / (r s)`: one division.
+/// `own` is `(ρᵢ, pᵢ/ρᵢ², 20ν)` and `consts` `(ε, 1/h)`. Zero at `d = 0`.
 #[weft::func]
 pub fn pair_accel(
     d: Vec3,
@@ -368,18 +369,17 @@ pub fn pair_accel(
     rho_j: f32,
     pj: f32,
     own: Vec3,
-    consts: Vec3,
+    consts: Vec2,
 ) -> Vec3 {
-    let (rho_i, pi, nu10) = (own.x, own.y, own.z);
-    let (eps, inv_h, slope) = (consts.x, consts.y, consts.z);
-    let r = length(d);
+    let (rho_i, pi, nu20) = (own.x, own.y, own.z);
+    let (eps, inv_h) = (consts.x, consts.y);
+    let r2 = length_sq(d);
+    let r = sqrt(r2);
     let mut out = Vec3::ZERO;
     if r > 0.0 {
-        let s = (rho_i + rho_j) * (length_sq(d) + eps);
+        let s = (rho_i + rho_j) * (r2 + eps);
         let inv = 1.0 / (r * s);
-        let dw_r = spline_slope(r * inv_h) * slope * s * inv;
-        let visc = nu10 * 2.0 * mj * dot(vij, d) * r * inv;
-        out = d * (dw_r * (visc - mj * (pi + pj)));
+        out = d * (mj * spline_slope(r * inv_h) * (nu20 * dot(vij, d) - (pi + pj) * s) * inv);
     }
     out
 }
@@ -419,13 +419,10 @@ pub fn sph_forces(
     let support = 2.0 * h;
     let rho_i = density[t];
     let pi = p_over_rho2[t];
-    let nu10 = 10.0 * fluid.viscosity[0];
+    let nu20 = 20.0 * fluid.viscosity[0];
     let eps = 0.01 * h * h;
     let r2 = support * support;
     let inv_h = 1.0 / h;
-    // ∂W/∂r = w'(r/h) / (π h⁴): the factor is applied per neighbour with its
-    // other factors (`pair_accel`).
-    let slope = 1.0 / (std::f32::consts::PI * h * h * h * h);
     let mut a = Vec3::ZERO;
     let listed = list.range.len() > 0;
     if listed {
@@ -439,8 +436,8 @@ pub fn sph_forces(
                     mass[j],
                     density[j],
                     p_over_rho2[j],
-                    Vec3::new(rho_i, pi, nu10),
-                    Vec3::new(eps, inv_h, slope),
+                    Vec3::new(rho_i, pi, nu20),
+                    Vec2::new(eps, inv_h),
                 );
             }
         }
@@ -483,14 +480,16 @@ pub fn sph_forces(
                             mass[j],
                             density[j],
                             p_over_rho2[j],
-                            Vec3::new(rho_i, pi, nu10),
-                            Vec3::new(eps, inv_h, slope),
+                            Vec3::new(rho_i, pi, nu20),
+                            Vec2::new(eps, inv_h),
                         );
                     }
                 }
             }
         }
     }
+    // ∂W/∂r = w'(r/h) / (π h⁴): the neighbours' factor.
+    a *= 1.0 / (std::f32::consts::PI * h * h * h * h);
     let nw = fluid.wall.len();
     // The box: the gradient of the density's box term (see `sph_density`).
     let mut phi_lo = Vec3::ZERO;
