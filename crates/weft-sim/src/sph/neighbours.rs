@@ -296,12 +296,24 @@ impl Walk<'_> {
         counts.clear();
         let mut runs = Vec::with_capacity(32);
         let mut cell = [-1; 3];
+        // The slots known to be in `cell` end here: the next slots need no
+        // cell computation (two integer divisions per axis) until then.
+        let mut same_until = 0;
         for s in slots {
             let p = Vec3::new(self.xs[s], self.ys[s], self.zs[s]);
-            let c = self.cell(p);
-            if c != cell {
-                cell = c;
-                self.runs(c, &mut runs);
+            if s >= same_until {
+                let c = self.cell(p);
+                if c != cell {
+                    cell = c;
+                    self.runs(c, &mut runs);
+                }
+                let k = ((c[2] * self.dim[1] + c[1]) * self.dim[0] + c[0]) as usize;
+                let (start, end) = (self.cell_start[k] as usize, self.cell_end[k] as usize);
+                same_until = if (start..end).contains(&s) {
+                    end
+                } else {
+                    s + 1
+                };
             }
             let before = out.len();
             scan(self, &runs, p, out);
