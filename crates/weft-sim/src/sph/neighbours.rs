@@ -58,10 +58,18 @@ pub(crate) struct ListScratch {
     xs: Vec<f32>,
     ys: Vec<f32>,
     zs: Vec<f32>,
-    /// Per task: its slots' neighbours, one after the other.
-    lists: Vec<Vec<u32>>,
     /// Per task: how many neighbours each of its slots has.
     counts: Vec<Vec<u32>>,
+    /// Entries of `index` per task: each task writes its slots' neighbours,
+    /// one after the other, straight into its own region of this size.
+    region: usize,
+}
+
+/// Where a task of the build writes: its region of the list's `index`, and
+/// how much of it is used.
+struct Out<'a> {
+    buf: &'a mut [u32],
+    len: usize,
 }
 
 impl NeighbourList {
@@ -120,6 +128,8 @@ impl NeighbourList {
         let n = grid.sorted_index.len();
         debug_assert_eq!(self.len(), n);
         let tasks = n.div_ceil(CHUNK);
+        // The entries of `index` per task in this build.
+        let mut region;
         {
             let sorted = grid.sorted_points.as_slice();
             scratch.xs.clear();
@@ -143,45 +153,46 @@ impl NeighbourList {
                 r2: radius * radius,
                 lanes,
             };
-            scratch.lists.resize_with(tasks, Vec::new);
             scratch.counts.resize_with(tasks, Vec::new);
-            scratch
-                .lists
-                .par_iter_mut()
-                .zip(scratch.counts.par_iter_mut())
-                .enumerate()
-                .for_each(|(t, (out, counts))| {
-                    walk.slots(t * CHUNK..((t + 1) * CHUNK).min(n), out, counts)
-                });
+            // A region per task that holds a quarter more than the most a task
+            // needed last time; a build that overflows one is redone with
+            // regions twice as large.
+            region = scratch.region.max(CHUNK * 8);
+            loop {
+                if self.index.len() < tasks * region {
+                    self.index = Array::try_zeros(self.range.device(), [tasks * region])?;
+                }
+                let mut index = self.index.as_mut_slice();
+                let used: Option<Vec<usize>> = index[..tasks * region]
+                    .par_chunks_mut(region)
+                    .zip(scratch.counts.par_iter_mut())
+                    .enumerate()
+                    .map(|(t, (buf, counts))| {
+                        let mut out = Out { buf, len: 0 };
+                        let slots = t * CHUNK..((t + 1) * CHUNK).min(n);
+                        walk.slots(slots, &mut out, counts).then_some(out.len)
+                    })
+                    .collect();
+                match used {
+                    Some(used) => {
+                        // The next build's regions.
+                        let most = used.into_iter().max().unwrap_or(0);
+                        scratch.region = region.max(most + most / 4 + 2 * PAD);
+                        break;
+                    }
+                    None => region *= 2,
+                }
+            }
         }
-        // Each slot's range (a task's lists follow one another).
-        let total: usize = scratch.lists[..tasks].iter().map(Vec::len).sum();
-        {
-            let mut range = self.range.as_mut_slice();
-            let mut at = 0u32;
-            for (r, &c) in range
-                .iter_mut()
-                .zip(scratch.counts[..tasks].iter().flatten())
-            {
+        // Each slot's range, within its task's region.
+        let mut range = self.range.as_mut_slice();
+        for (t, counts) in scratch.counts[..tasks].iter().enumerate() {
+            let mut at = (t * region) as u32;
+            for (r, &c) in range[t * CHUNK..].iter_mut().zip(counts) {
                 *r = UVec2::new(at, at + c);
                 at += c;
             }
         }
-        if self.index.len() < total {
-            self.index = Array::try_zeros(self.range.device(), [total + total / 4])?;
-        }
-        let mut index = self.index.as_mut_slice();
-        let mut rest: &mut [u32] = &mut index[..total];
-        let mut pieces = Vec::with_capacity(tasks);
-        for out in &scratch.lists[..tasks] {
-            let (head, tail) = rest.split_at_mut(out.len());
-            pieces.push(head);
-            rest = tail;
-        }
-        pieces
-            .into_par_iter()
-            .zip(scratch.lists.par_iter())
-            .for_each(|(dst, src)| dst.copy_from_slice(src));
         Ok(())
     }
 }
@@ -290,11 +301,13 @@ impl Walk<'_> {
     }
 
     /// Lists the neighbours of the points in `slots` into `out`, each slot's
-    /// count into `counts`.
-    fn slots(&self, slots: std::ops::Range<usize>, out: &mut Vec<u32>, counts: &mut Vec<u32>) {
-        out.clear();
+    /// count into `counts`; false (and an incomplete list) when `out` has no
+    /// room for them.
+    fn slots(&self, slots: std::ops::Range<usize>, out: &mut Out, counts: &mut Vec<u32>) -> bool {
         counts.clear();
         let mut runs = Vec::with_capacity(32);
+        // The candidates in `runs`.
+        let mut candidates = 0;
         let mut cell = [-1; 3];
         // The slots known to be in `cell` end here: the next slots need no
         // cell computation (two integer divisions per axis) until then.
@@ -306,6 +319,7 @@ impl Walk<'_> {
                 if c != cell {
                     cell = c;
                     self.runs(c, &mut runs);
+                    candidates = runs.iter().map(|(lo, hi)| hi - lo).sum::<usize>();
                 }
                 let k = ((c[2] * self.dim[1] + c[1]) * self.dim[0] + c[0]) as usize;
                 let (start, end) = (self.cell_start[k] as usize, self.cell_end[k] as usize);
@@ -315,16 +329,22 @@ impl Walk<'_> {
                     s + 1
                 };
             }
-            let before = out.len();
+            // Room for every candidate, and for a full store of sixteen lanes.
+            if out.len + candidates + PAD > out.buf.len() {
+                return false;
+            }
+            let before = out.len;
             scan(self, &runs, p, out);
-            counts.push((out.len() - before) as u32);
+            counts.push((out.len - before) as u32);
         }
+        true
     }
 }
 
 /// Appends the slots of `runs` whose points are within the radius of `p` to
-/// `out`, in order.
-fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+/// `out`, in order. `out` must have room for all of `runs`' slots plus
+/// [`PAD`].
+fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Out) {
     match w.lanes {
         // SAFETY: `Lanes::Sixteen` and `Eight` are only chosen where the CPU has
         // AVX-512F and AVX2 (`Lanes::supported`).
@@ -337,7 +357,8 @@ fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 for k in lo..hi {
                     let (dx, dy, dz) = (w.xs[k] - p.x, w.ys[k] - p.y, w.zs[k] - p.z);
                     if dx * dx + dy * dy + dz * dz <= w.r2 {
-                        out.push(k as u32);
+                        out.buf[out.len] = k as u32;
+                        out.len += 1;
                     }
                 }
             }
@@ -347,11 +368,11 @@ fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
 
 /// [`scan`] with AVX-512: sixteen slots per compare, otherwise as
 /// [`scan_avx2`]; the slots that pass are packed into one register
-/// (`vpcompressd`) and stored sixteen lanes at a time past the end of `out`,
+/// (`vpcompressd`) and stored sixteen lanes at a time at the end of `out`,
 /// which then grows by their count.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Out) {
     use std::arch::x86_64::*;
     let (px, py, pz) = (
         _mm512_set1_ps(p.x),
@@ -360,11 +381,10 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
     );
     let r2 = _mm512_set1_ps(w.r2);
     let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let room: usize = runs.iter().map(|(lo, hi)| hi - lo).sum::<usize>() + PAD;
+    assert!(out.len + room <= out.buf.len());
     for &(lo, hi) in runs {
         assert!(hi + PAD <= w.xs.len() && hi <= i32::MAX as usize);
-        // Room for every slot of the run plus a full store of sixteen lanes.
-        out.reserve(hi - lo + 16);
-        let mut len = out.len();
         let mut base = lo;
         while base < hi {
             // SAFETY: `base < hi` and `hi + PAD <= len` with `PAD = 16`
@@ -391,22 +411,18 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 mask &= ((1u32 << (hi - base)) - 1) as u16;
             }
             let slots = _mm512_add_epi32(_mm512_set1_epi32(base as i32), iota);
-            // SAFETY: `len - out.len()` is at most `base - lo` (one slot per
-            // lane that passed), so `len + 16 <= out.len() + hi - lo + 16`,
-            // within the capacity reserved above; unaligned stores accept any
-            // address.
+            // SAFETY: `out.len` has grown by at most one per candidate before
+            // this one, so `out.len + 16` is within the room asserted above;
+            // unaligned stores accept any address.
             unsafe {
                 _mm512_storeu_si512(
-                    out.as_mut_ptr().add(len).cast(),
+                    out.buf.as_mut_ptr().add(out.len).cast(),
                     _mm512_maskz_compress_epi32(mask, slots),
                 );
             }
-            len += mask.count_ones() as usize;
+            out.len += mask.count_ones() as usize;
             base += 16;
         }
-        // SAFETY: the first `len` elements are initialised: those before the
-        // run by earlier pushes, the rest by the stores above.
-        unsafe { out.set_len(len) };
     }
 }
 
@@ -416,7 +432,7 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
 /// it and mask those lanes off.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Out) {
     use std::arch::x86_64::*;
     let (px, py, pz) = (
         _mm256_set1_ps(p.x),
@@ -452,7 +468,8 @@ fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 mask &= (1 << (hi - base)) - 1;
             }
             while mask != 0 {
-                out.push((base + mask.trailing_zeros() as usize) as u32);
+                out.buf[out.len] = (base + mask.trailing_zeros() as usize) as u32;
+                out.len += 1;
                 mask &= mask - 1;
             }
             base += 8;
@@ -486,18 +503,22 @@ mod tests {
         let mut grid = DeviceHashGrid::with_dim(Device::Cpu, dim).unwrap();
         grid.build(&x, cell).unwrap();
         let mut list = NeighbourList::new(Device::Cpu, n).unwrap();
-        let mut scratch = ListScratch::default();
         let mut lists = Vec::new();
         for lanes in Lanes::supported() {
+            // A new scratch each time: its first build outgrows the initial
+            // regions when the cells are dense (and redoes the build).
+            let mut scratch = ListScratch::default();
             list.build_with(lanes, &grid, radius, &mut scratch).unwrap();
-            lists.push((list.range.to_vec(), list.index.to_vec()));
+            let (range, index) = (list.range.to_vec(), list.index.to_vec());
+            let by_slot: Vec<Vec<u32>> = range
+                .iter()
+                .map(|r| index[r.x as usize..r.y as usize].to_vec())
+                .collect();
+            lists.push(by_slot);
         }
         // Every width lists the same neighbours in the same order.
-        let (r0, i0) = &lists[0];
-        let used = r0.iter().map(|r| r.y as usize).max().unwrap_or(0);
-        for (r, i) in &lists[1..] {
-            assert_eq!(r, r0);
-            assert_eq!(i[..used], i0[..used]);
+        for other in &lists[1..] {
+            assert_eq!(other, &lists[0]);
         }
         let range = list.range.to_vec();
         let index = list.index.to_vec();
