@@ -243,9 +243,10 @@ fn no_particle_escapes_the_box_or_enters_the_shape_over_a_long_run() {
 
 #[test]
 fn listed_neighbours_give_what_the_grid_walk_gives() {
-    // On a CPU the solver's kernels read neighbour lists made once per step;
-    // walking the grid instead (as on CUDA) must give the same density,
-    // pressure and forces bit for bit, since the lists keep the walk's order.
+    // On a CPU the solver's kernels read neighbour lists made once per step
+    // and run over the particles' data in the grid's order; walking the grid
+    // by particle instead (as on CUDA) must give the same density, pressure
+    // and forces bit for bit, since the lists keep the walk's order.
     // A dam break against a sphere after 40 steps: disordered, with walls.
     let (model, params, _) = dam_break(Device::Cpu, [6, 4, 12], 10.0);
     let mut sph = Sph::new(&model, params).unwrap();
@@ -262,34 +263,39 @@ fn listed_neighbours_give_what_the_grid_walk_gives() {
     );
     let entries = sph.neighbours().expect("a CPU solver lists").entries();
     assert!(entries > 20 * n, "{entries} entries for {n} particles");
-    // The same kernels with an empty list walk the grid.
+    // The same kernels with an empty list walk the grid, by particle.
     let none = NeighbourList::empty(Device::Cpu).unwrap();
     let mut density = Array::zeros(Device::Cpu, [n]);
     let mut pressure = Array::zeros(Device::Cpu, [n]);
     let mut p_over_rho2 = Array::zeros(Device::Cpu, [n]);
+    let mut unused = Array::<f32>::zeros(Device::Cpu, [0]);
     kernels::sph_density::launch(
         n,
         &model,
         sph.fluid(),
-        &s.particle_q,
         sph.grid(),
         &none,
+        &s.particle_q,
+        &model.particle_mass,
+        &mut unused,
+        &mut p_over_rho2,
         &mut density,
         &mut pressure,
-        &mut p_over_rho2,
     )
     .unwrap();
     s.particle_f.fill(Vec3::ZERO);
-    let grid = sph.grid();
     kernels::sph_forces::launch(
         n,
         &model,
         sph.fluid(),
-        &mut s,
-        grid,
+        sph.grid(),
         &none,
+        &s.particle_q,
+        &s.particle_qd,
+        &model.particle_mass,
         &density,
         &p_over_rho2,
+        &mut s.particle_f,
     )
     .unwrap();
     assert_eq!(listed.0, density.to_vec());

@@ -1,8 +1,16 @@
 //! The SPH kernels: density and pressure, pressure and viscosity forces, and
-//! symplectic Euler with the boundary projection. One thread per particle;
-//! the neighbours within `2h` from a [`NeighbourList`] when it is not empty (on
-//! a CPU), else by walking the [`DeviceHashGrid`] (on CUDA). Both give the same
-//! neighbours in the same order.
+//! symplectic Euler with the boundary projection. One thread per particle.
+//!
+//! The neighbour passes ([`sph_density`], [`sph_forces`]) run in one of two
+//! ways, which find the same neighbours within `2h` in the same order and so
+//! give the same sums bit for bit:
+//!
+//! - on CUDA, one thread per particle walks the [`DeviceHashGrid`] around it
+//!   and reads its neighbours' data by particle index;
+//! - on a CPU, one thread per slot of the grid reads its neighbours' slots
+//!   from a [`NeighbourList`] and their data from copies in the grid's order
+//!   ([`sph_gather`]), where neighbours in space are close in memory; results
+//!   go back to the particles' own indices.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceHashGrid, DeviceMesh};
@@ -101,32 +109,36 @@ pub fn cube_gap_sq(x: f32, k: i32, side: f32, all: bool) -> f32 {
 }
 
 /// The shape of Monaghan's cubic spline in 3-D (support `2h`): `W(r, h) = w(r/h) / (π h³)`, with
-/// `w(q) = 1 − 1.5 q² + 0.75 q³` below 1, `0.25 (2 − q)³` below 2, else 0. The
-/// neighbour loops call this with `q = r · (1/h)` and apply `1/(π h³)` once, so a
-/// neighbour costs no division.
+/// `w(q) = 1 − 1.5 q² + 0.75 q³` below 1, `0.25 (2 − q)³` below 2, else 0,
+/// computed as `0.25 t³ − u³` with `t = max(2 − q, 0)` and `u = max(1 − q, 0)`
+/// so that a CPU need not branch on which piece a neighbour falls in. The
+/// neighbour loops call this with `q = r · (1/h)` and apply `1/(π h³)` once, so
+/// a neighbour costs no division.
 #[weft::func]
 pub fn spline_shape(q: f32) -> f32 {
-    let mut w = 0.0;
-    if q < 1.0 {
-        w = 1.0 - 1.5 * q * q + 0.75 * q * q * q;
-    } else if q < 2.0 {
-        let t = 2.0 - q;
-        w = 0.25 * t * t * t;
+    let mut t = 2.0 - q;
+    if t < 0.0 {
+        t = 0.0;
     }
-    w
+    let mut u = 1.0 - q;
+    if u < 0.0 {
+        u = 0.0;
+    }
+    0.25 * t * t * t - u * u * u
 }
 
-/// `dw/dq` of [`spline_shape`]: `∂W/∂r = w'(r/h) / (π h⁴)`.
+/// `dw/dq` of [`spline_shape`], `3 u² − 0.75 t²` (`∂W/∂r = w'(r/h) / (π h⁴)`).
 #[weft::func]
 pub fn spline_slope(q: f32) -> f32 {
-    let mut dw = 0.0;
-    if q < 1.0 {
-        dw = -3.0 * q + 2.25 * q * q;
-    } else if q < 2.0 {
-        let t = 2.0 - q;
-        dw = -0.75 * t * t;
+    let mut t = 2.0 - q;
+    if t < 0.0 {
+        t = 0.0;
     }
-    dw
+    let mut u = 1.0 - q;
+    if u < 0.0 {
+        u = 0.0;
+    }
+    3.0 * u * u - 0.75 * t * t
 }
 
 /// Where distance `d` falls in the wall table of `n` samples over `0..=2h`: the
@@ -199,24 +211,54 @@ pub fn tait(rho: f32, rest: f32, stiffness: f32) -> f32 {
     max(stiffness * (r4 * r2 * r - 1.0), 0.0)
 }
 
+/// Copies what the neighbour passes read of each particle into the grid's
+/// order: slot `s` of `x`, `v` and `mass` gets particle `grid.sorted_index[s]`'s
+/// position, velocity and mass. On the tape like the passes themselves, so
+/// gradients flow back to the particles through it.
+#[weft::kernel]
+pub fn sph_gather(
+    model: &Model,
+    state: &State,
+    grid: &DeviceHashGrid,
+    x: &mut Array<Vec3>,
+    v: &mut Array<Vec3>,
+    mass: &mut Array<f32>,
+) {
+    let s = tid();
+    let i = grid.sorted_index[s] as i32;
+    x[s] = state.particle_q[i];
+    v[s] = state.particle_qd[i];
+    mass[s] = model.particle_mass[i];
+}
+
 /// Density by kernel summation over the neighbours (the particle itself
 /// included) plus the walls' share, the pressure from it, and `p/ρ²` (which
-/// the force pass reads for each neighbour). The neighbours
-/// from `list` unless it is empty, else from `grid` (see the module docs).
+/// the force pass reads for each neighbour).
+///
+/// With a `list` (a CPU), thread `t` is slot `t` of `grid`: `x` and `mass`
+/// are by slot ([`sph_gather`]), the neighbours' slots come from the list, and
+/// the density and `p/ρ²` go to `sorted_density` and `p_over_rho2` at the
+/// slot. With an empty list (CUDA), thread `t` is particle `t`: `x` and `mass`
+/// are the particles', the neighbours are found by walking the grid, `p/ρ²`
+/// goes to `p_over_rho2` at the particle and `sorted_density` is not used
+/// (pass an empty array). Either way the density and pressure go to
+/// `density` and `pressure` at the particle's index.
 #[weft::kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn sph_density(
     model: &Model,
     fluid: &SphFluid,
-    x: &Array<Vec3>,
     grid: &DeviceHashGrid,
     list: &NeighbourList,
+    x: &Array<Vec3>,
+    mass: &Array<f32>,
+    sorted_density: &mut Array<f32>,
+    p_over_rho2: &mut Array<f32>,
     density: &mut Array<f32>,
     pressure: &mut Array<f32>,
-    p_over_rho2: &mut Array<f32>,
 ) {
-    let i = tid();
-    let xi = x[i];
+    let t = tid();
+    let xi = x[t];
     let h = fluid.h;
     let support = 2.0 * h;
     let r2 = support * support;
@@ -225,10 +267,10 @@ pub fn sph_density(
     let mut sum = 0.0;
     let listed = list.range.len() > 0;
     if listed {
-        let run = list.range[i];
+        let run = list.range[t];
         for k in run.x as i32..run.y as i32 {
             let j = list.index[k] as i32;
-            sum += model.particle_mass[j] * spline_shape(length(xi - x[j]) * inv_h);
+            sum += mass[j] * spline_shape(length(xi - x[j]) * inv_h);
         }
     }
     let (first, mut count, a0) = neighbour_cubes(grid, xi, support);
@@ -263,7 +305,7 @@ pub fn sph_density(
                 for slot in start..end {
                     if length_sq(grid.sorted_points[slot] - xi) <= r2 {
                         let j = grid.sorted_index[slot] as i32;
-                        sum += model.particle_mass[j] * spline_shape(length(xi - x[j]) * inv_h);
+                        sum += mass[j] * spline_shape(length(xi - x[j]) * inv_h);
                     }
                 }
             }
@@ -300,19 +342,25 @@ pub fn sph_density(
             rho += fluid.rest_density * (fluid.wall[k].x * (1.0 - f) + fluid.wall[k + 1].x * f);
         }
     }
-    density[i] = rho;
     let p = tait(rho, fluid.rest_density, fluid.stiffness[0]);
+    p_over_rho2[t] = p / (rho * rho);
+    let mut i = t;
+    if listed {
+        sorted_density[t] = rho;
+        i = grid.sorted_index[t] as i32;
+    }
+    density[i] = rho;
     pressure[i] = p;
-    p_over_rho2[i] = p / (rho * rho);
 }
 
 /// The acceleration of `i` from neighbour `j` (mass `mj`, density `rho_j`,
-/// `pj = pⱼ/ρⱼ²`) at `d = xᵢ − xⱼ` with relative velocity `vij`:
-/// `(visc − mⱼ (pᵢ/ρᵢ² + pⱼ/ρⱼ²)) ∇Wᵢⱼ`, the viscosity term
-/// `visc = 10ν · 2mⱼ (vᵢⱼ·d) / ((ρᵢ + ρⱼ)(|d|² + ε))`. `own` is
-/// `(ρᵢ, pᵢ/ρᵢ², 10ν)` and `consts` `(ε, 1/h, 1/(π h⁴))`. Zero at `d = 0`. One
-/// division: `∇W = d w'(r/h) / (π h⁴ r)` and `visc` share the reciprocal of
-/// `r (ρᵢ + ρⱼ)(|d|² + ε)` (divisions bound the pair's cost on a CPU).
+/// `pj = pⱼ/ρⱼ²`) at `d = xᵢ − xⱼ` with relative velocity `vij`, over
+/// `1/(π h⁴)` (which the caller applies once to the sum):
+/// `(visc − mⱼ (pᵢ/ρᵢ² + pⱼ/ρⱼ²)) ∇Wᵢⱼ` with `∇Wᵢⱼ = d w'(r/h) / (π h⁴ r)` and
+/// the viscosity term `visc = 10ν · 2mⱼ (vᵢⱼ·d) / s`,
+/// `s = (ρᵢ + ρⱼ)(|d|² + ε)`, computed as
+/// `d mⱼ w'(r/h) (20ν (vᵢⱼ·d) − (pᵢ/ρᵢ² + pⱼ/ρⱼ²) s) / (r s)`: one division.
+/// `own` is `(ρᵢ, pᵢ/ρᵢ², 20ν)` and `consts` `(ε, 1/h)`. Zero at `d = 0`.
 #[weft::func]
 pub fn pair_accel(
     d: Vec3,
@@ -321,69 +369,75 @@ pub fn pair_accel(
     rho_j: f32,
     pj: f32,
     own: Vec3,
-    consts: Vec3,
+    consts: Vec2,
 ) -> Vec3 {
-    let (rho_i, pi, nu10) = (own.x, own.y, own.z);
-    let (eps, inv_h, slope) = (consts.x, consts.y, consts.z);
-    let r = length(d);
+    let (rho_i, pi, nu20) = (own.x, own.y, own.z);
+    let (eps, inv_h) = (consts.x, consts.y);
+    let r2 = length_sq(d);
+    let r = sqrt(r2);
     let mut out = Vec3::ZERO;
     if r > 0.0 {
-        let s = (rho_i + rho_j) * (length_sq(d) + eps);
+        let s = (rho_i + rho_j) * (r2 + eps);
         let inv = 1.0 / (r * s);
-        let dw_r = spline_slope(r * inv_h) * slope * s * inv;
-        let visc = nu10 * 2.0 * mj * dot(vij, d) * r * inv;
-        out = d * (dw_r * (visc - mj * (pi + pj)));
+        out = d * (mj * spline_slope(r * inv_h) * (nu20 * dot(vij, d) - (pi + pj) * s) * inv);
     }
     out
 }
 
-/// Adds `mᵢ aᵢ` to `state.particle_f`: the symmetric pressure force
+/// Adds `mᵢ aᵢ` to `particle_f`: the symmetric pressure force
 /// `−Σ mⱼ (pᵢ/ρᵢ² + pⱼ/ρⱼ²) ∇Wᵢⱼ`, the laminar viscosity
 /// `10 ν Σ (2mⱼ/(ρᵢ+ρⱼ)) (vᵢⱼ·xᵢⱼ) / (|xᵢⱼ|² + 0.01 h²) ∇Wᵢⱼ` (symmetrized in
 /// the densities, so it conserves momentum), and the walls' mirrored
 /// pressure `−2 pᵢ/ρᵢ² ∇ρ_wall` (`2 pᵢ ρ₀ A(d) / ρᵢ² n` for a single wall) plus
-/// their hydrostatic part ([`hydrostatic_wall`]). The neighbours from `list`
-/// unless it is empty, else from `grid`; a neighbour's share is [`pair_accel`].
+/// their hydrostatic part ([`hydrostatic_wall`]); a neighbour's share is
+/// [`pair_accel`].
+///
+/// As [`sph_density`]: with a `list` (a CPU), thread `t` is slot `t` of `grid`
+/// and `x`, `v`, `mass`, `density` and `p_over_rho2` are by slot
+/// ([`sph_gather`], and [`sph_density`]'s `sorted_density`); with an empty list
+/// (CUDA), thread `t` is particle `t`, they are by particle and the grid is
+/// walked. Either way the force goes to `particle_f` (the state's) at the
+/// particle's index.
 #[weft::kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn sph_forces(
     model: &Model,
     fluid: &SphFluid,
-    state: &mut State,
     grid: &DeviceHashGrid,
     list: &NeighbourList,
+    x: &Array<Vec3>,
+    v: &Array<Vec3>,
+    mass: &Array<f32>,
     density: &Array<f32>,
     p_over_rho2: &Array<f32>,
+    particle_f: &mut Array<Vec3>,
 ) {
-    let i = tid();
-    let xi = state.particle_q[i];
-    let vi = state.particle_qd[i];
+    let t = tid();
+    let xi = x[t];
+    let vi = v[t];
     let h = fluid.h;
     let support = 2.0 * h;
-    let rho_i = density[i];
-    let pi = p_over_rho2[i];
-    let nu10 = 10.0 * fluid.viscosity[0];
+    let rho_i = density[t];
+    let pi = p_over_rho2[t];
+    let nu20 = 20.0 * fluid.viscosity[0];
     let eps = 0.01 * h * h;
     let r2 = support * support;
     let inv_h = 1.0 / h;
-    // ∂W/∂r = w'(r/h) / (π h⁴): the factor is applied per neighbour with its
-    // other factors, so a neighbour costs three divisions.
-    let slope = 1.0 / (std::f32::consts::PI * h * h * h * h);
     let mut a = Vec3::ZERO;
     let listed = list.range.len() > 0;
     if listed {
-        let run = list.range[i];
+        let run = list.range[t];
         for k in run.x as i32..run.y as i32 {
             let j = list.index[k] as i32;
-            if j != i {
+            if j != t {
                 a += pair_accel(
-                    xi - state.particle_q[j],
-                    vi - state.particle_qd[j],
-                    model.particle_mass[j],
+                    xi - x[j],
+                    vi - v[j],
+                    mass[j],
                     density[j],
                     p_over_rho2[j],
-                    Vec3::new(rho_i, pi, nu10),
-                    Vec3::new(eps, inv_h, slope),
+                    Vec3::new(rho_i, pi, nu20),
+                    Vec2::new(eps, inv_h),
                 );
             }
         }
@@ -419,21 +473,23 @@ pub fn sph_forces(
                 }
                 for slot in start..end {
                     let j = grid.sorted_index[slot] as i32;
-                    if j != i && length_sq(grid.sorted_points[slot] - xi) <= r2 {
+                    if j != t && length_sq(grid.sorted_points[slot] - xi) <= r2 {
                         a += pair_accel(
-                            xi - state.particle_q[j],
-                            vi - state.particle_qd[j],
-                            model.particle_mass[j],
+                            xi - x[j],
+                            vi - v[j],
+                            mass[j],
                             density[j],
                             p_over_rho2[j],
-                            Vec3::new(rho_i, pi, nu10),
-                            Vec3::new(eps, inv_h, slope),
+                            Vec3::new(rho_i, pi, nu20),
+                            Vec2::new(eps, inv_h),
                         );
                     }
                 }
             }
         }
     }
+    // ∂W/∂r = w'(r/h) / (π h⁴): the neighbours' factor.
+    a *= 1.0 / (std::f32::consts::PI * h * h * h * h);
     let nw = fluid.wall.len();
     // The box: the gradient of the density's box term (see `sph_density`).
     let mut phi_lo = Vec3::ZERO;
@@ -446,14 +502,14 @@ pub fn sph_forces(
         let (d, n) = box_wall(xi, fluid.lo, fluid.hi, b);
         if d < support {
             let (k, f) = wall_slot(d, h, nw);
-            let t = fluid.wall[k] * (1.0 - f) + fluid.wall[k + 1] * f;
-            a -= hydrostatic_wall(g, n, d, t) * lift;
+            let tw = fluid.wall[k] * (1.0 - f) + fluid.wall[k + 1] * f;
+            a -= hydrostatic_wall(g, n, d, tw) * lift;
             if b % 2 == 0 {
-                phi_lo = set_axis(phi_lo, b / 2, t.x);
-                a_lo = set_axis(a_lo, b / 2, t.y);
+                phi_lo = set_axis(phi_lo, b / 2, tw.x);
+                a_lo = set_axis(a_lo, b / 2, tw.y);
             } else {
-                phi_hi = set_axis(phi_hi, b / 2, t.x);
-                a_hi = set_axis(a_hi, b / 2, t.y);
+                phi_hi = set_axis(phi_hi, b / 2, tw.x);
+                a_hi = set_axis(a_hi, b / 2, tw.y);
             }
         }
     }
@@ -471,12 +527,16 @@ pub fn sph_forces(
         let (d, nl) = shape_sdf(model.shape_kind[s], local, model.shape_scale[s]);
         if d < support {
             let (k, f) = wall_slot(d, h, nw);
-            let t = fluid.wall[k] * (1.0 - f) + fluid.wall[k + 1] * f;
+            let tw = fluid.wall[k] * (1.0 - f) + fluid.wall[k + 1] * f;
             let n = quat_rotate(xf.q, nl);
-            a += n * (push * t.y) - hydrostatic_wall(g, n, d, t) * lift;
+            a += n * (push * tw.y) - hydrostatic_wall(g, n, d, tw) * lift;
         }
     }
-    atomic_add(&mut state.particle_f[i], a * model.particle_mass[i]);
+    let mut i = t;
+    if listed {
+        i = grid.sorted_index[t] as i32;
+    }
+    atomic_add(&mut particle_f[i], a * mass[t]);
 }
 
 /// Symplectic Euler, `v' = v + (f/m + g) dt`, `x' = x + v' dt`, then the

@@ -7,8 +7,11 @@
 //!    where the positions live (CPU or CUDA alike; no copy to the host); the
 //!    kernels walk the 27 cells around a particle directly
 //!    (`kernels::neighbour_cubes`) on CUDA; on a CPU the walk is done once per
-//!    step by host code that lists each particle's neighbours
-//!    ([`NeighbourList`]), which the density and force passes then read.
+//!    step by host code that lists each grid slot's neighbours
+//!    ([`NeighbourList`]), and the density and force passes run by slot over
+//!    the particles' data copied into the grid's order
+//!    (`kernels::sph_gather`, on the tape), so that neighbours in space are
+//!    close in memory.
 //! 2. **Density** by kernel summation with Monaghan's cubic spline (M4, support
 //!    `2h`) — chosen over Wendland C2 because it is the common reference of
 //!    WCSPH (Monaghan, SPlisHSPlasH, Warp's example) and needs fewer neighbours

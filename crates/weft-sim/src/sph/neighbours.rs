@@ -1,23 +1,29 @@
-//! [`NeighbourList`]: every particle's neighbours within the kernel's support,
-//! found once per step on the CPU so that the density and the force passes do
-//! not both walk the grid.
+//! [`NeighbourList`]: every grid slot's neighbours within the kernel's
+//! support, found once per step on the CPU so that the density and the force
+//! passes do not both walk the grid.
 //!
 //! On a CPU the walk dominates a step: with cells as wide as the support a
-//! particle has about 290 candidates in its 27 cells for about 30 neighbours,
-//! and the density and force kernels each tested all of them. The list is made
-//! by host code, a cell at a time: the runs of slots of the 27 cells around a
-//! cell (each row of three cells one run while it does not wrap) are found once
-//! for all the cell's particles, and each particle tests the candidates eight
-//! or sixteen at a time (AVX2 or AVX-512, where the CPU has them) over the
-//! grid's sorted points laid out as three coordinate arrays. It visits the
-//! cells in the order of the kernels' walk
+//! particle has about 290 candidates in its 27 cells for about 30–40
+//! neighbours, and the density and force kernels each tested all of them. The
+//! list is made by host code, a cell at a time: the runs of slots of the 27
+//! cells around a cell (each row of three cells one run while it does not
+//! wrap) are found once for all the cell's particles, and each particle tests
+//! the candidates eight or sixteen at a time (AVX2 or AVX-512, where the CPU
+//! has them) over the grid's sorted points laid out as three coordinate
+//! arrays; with AVX-512 the slots that pass are written sixteen at a time
+//! (compressed into one register, then stored). It visits the cells in the
+//! order of the kernels' walk
 //! ([`neighbour_cubes`](super::kernels::neighbour_cubes): z, then y, then x)
 //! and keeps the points within the radius, so the kernels that read it find the
 //! same neighbours in the same order as those that walk the grid.
 //!
+//! The list is by slot of the grid (`grid.sorted_index[s]` is the particle in
+//! slot `s`), neighbours included: the CPU kernels read the particles' data in
+//! the grid's order ([`sph_gather`](super::kernels::sph_gather)), where
+//! neighbours in space are close in memory.
+//!
 //! On CUDA the kernels walk the grid (a thread's candidate test costs no more
-//! than reading a list there, and the list would cost memory traffic): the
-//! solver passes them an [empty](NeighbourList::empty) list.
+//! than reading a list there, and the list would cost memory traffic).
 
 use rayon::prelude::*;
 use weft::geom::DeviceHashGrid;
@@ -25,15 +31,16 @@ use weft::prelude::*;
 
 use crate::error::Result;
 
-/// Each particle's neighbours (itself included), for the SPH kernels:
-/// particle `i`'s are `index[range[i].x .. range[i].y]`, in the order of the
-/// grid walk. Slots past the last range are unused (the index array grows by a
-/// quarter when a step needs more, so it is rarely reallocated).
+/// The neighbours of each slot of a grid (itself included), for the SPH
+/// kernels: slot `s`'s are the slots `index[range[s].x .. range[s].y]`, in the
+/// order of the grid walk (slot `s` holds particle `grid.sorted_index[s]`).
+/// Entries past the last range are unused (the index array grows by a quarter
+/// when a step needs more, so it is rarely reallocated).
 #[weft::structure]
 pub struct NeighbourList {
-    /// Per particle: its first slot in `index` and one past its last.
+    /// Per slot: its first entry in `index` and one past its last.
     pub range: Array<UVec2>,
-    /// Neighbour indices, by particle in the grid's order.
+    /// Neighbours' slots, by slot.
     pub index: Array<u32>,
 }
 
@@ -51,14 +58,22 @@ pub(crate) struct ListScratch {
     xs: Vec<f32>,
     ys: Vec<f32>,
     zs: Vec<f32>,
-    /// Per task: its slots' neighbours, one after the other.
-    lists: Vec<Vec<u32>>,
     /// Per task: how many neighbours each of its slots has.
     counts: Vec<Vec<u32>>,
+    /// Entries of `index` per task: each task writes its slots' neighbours,
+    /// one after the other, straight into its own region of this size.
+    region: usize,
+}
+
+/// Where a task of the build writes: its region of the list's `index`, and
+/// how much of it is used.
+struct Out<'a> {
+    buf: &'a mut [u32],
+    len: usize,
 }
 
 impl NeighbourList {
-    /// An empty list for `n` particles on `device`.
+    /// An empty list for a grid of `n` particles on `device`.
     pub fn new(device: Device, n: usize) -> Result<Self> {
         Ok(NeighbourList {
             range: Array::try_zeros(device, [n])?,
@@ -66,12 +81,13 @@ impl NeighbourList {
         })
     }
 
-    /// A list of no particle, with which the SPH kernels walk the grid.
+    /// A list of no particle (the solver's on CUDA, where the kernels walk
+    /// the grid).
     pub fn empty(device: Device) -> Result<Self> {
         Self::new(device, 0)
     }
 
-    /// Number of particles.
+    /// Number of slots (particles).
     pub fn len(&self) -> usize {
         self.range.len()
     }
@@ -81,7 +97,7 @@ impl NeighbourList {
         self.len() == 0
     }
 
-    /// Total number of (particle, neighbour) entries, self-pairs included.
+    /// Total number of (slot, neighbour) entries, self-pairs included.
     pub fn entries(&self) -> usize {
         self.range
             .to_vec()
@@ -90,16 +106,15 @@ impl NeighbourList {
             .sum()
     }
 
-    /// Fills the list from `grid`, built over `x` (a CPU array), with the
-    /// points within `radius` of each point of `x`.
+    /// Fills the list from `grid` (on the CPU) with the slots of the points
+    /// within `radius` of each slot's point.
     pub(crate) fn build(
         &mut self,
         grid: &DeviceHashGrid,
-        x: &Array<Vec3>,
         radius: f32,
         scratch: &mut ListScratch,
     ) -> Result<()> {
-        self.build_with(Lanes::detect(), grid, x, radius, scratch)
+        self.build_with(Lanes::detect(), grid, radius, scratch)
     }
 
     /// [`NeighbourList::build`] testing `lanes` candidates at a time.
@@ -107,14 +122,14 @@ impl NeighbourList {
         &mut self,
         lanes: Lanes,
         grid: &DeviceHashGrid,
-        x: &Array<Vec3>,
         radius: f32,
         scratch: &mut ListScratch,
     ) -> Result<()> {
-        debug_assert_eq!(self.len(), x.len());
         let n = grid.sorted_index.len();
-        let sorted_index = grid.sorted_index.as_slice();
+        debug_assert_eq!(self.len(), n);
         let tasks = n.div_ceil(CHUNK);
+        // The entries of `index` per task in this build.
+        let mut region;
         {
             let sorted = grid.sorted_points.as_slice();
             scratch.xs.clear();
@@ -132,51 +147,52 @@ impl NeighbourList {
                 reach: (radius * grid.inv_cell_size - 1.0e-4).ceil().max(1.0) as i32,
                 cell_start: &grid.cell_start.as_slice(),
                 cell_end: &grid.cell_end.as_slice(),
-                sorted_index: &sorted_index,
                 xs: &scratch.xs,
                 ys: &scratch.ys,
                 zs: &scratch.zs,
                 r2: radius * radius,
                 lanes,
             };
-            scratch.lists.resize_with(tasks, Vec::new);
             scratch.counts.resize_with(tasks, Vec::new);
-            scratch
-                .lists
-                .par_iter_mut()
-                .zip(scratch.counts.par_iter_mut())
-                .enumerate()
-                .for_each(|(t, (out, counts))| {
-                    walk.slots(t * CHUNK..((t + 1) * CHUNK).min(n), out, counts)
-                });
-        }
-        // Each particle's range, in slot order (a task's lists follow one another).
-        let total: usize = scratch.lists.iter().map(Vec::len).sum();
-        {
-            let mut range = self.range.as_mut_slice();
-            let mut at = 0u32;
-            for (t, counts) in scratch.counts.iter().enumerate() {
-                for (k, &c) in counts.iter().enumerate() {
-                    range[sorted_index[t * CHUNK + k] as usize] = UVec2::new(at, at + c);
-                    at += c;
+            // A region per task that holds a quarter more than the most a task
+            // needed last time; a build that overflows one is redone with
+            // regions twice as large.
+            region = scratch.region.max(CHUNK * 8);
+            loop {
+                if self.index.len() < tasks * region {
+                    self.index = Array::try_zeros(self.range.device(), [tasks * region])?;
+                }
+                let mut index = self.index.as_mut_slice();
+                let used: Option<Vec<usize>> = index[..tasks * region]
+                    .par_chunks_mut(region)
+                    .zip(scratch.counts.par_iter_mut())
+                    .enumerate()
+                    .map(|(t, (buf, counts))| {
+                        let mut out = Out { buf, len: 0 };
+                        let slots = t * CHUNK..((t + 1) * CHUNK).min(n);
+                        walk.slots(slots, &mut out, counts).then_some(out.len)
+                    })
+                    .collect();
+                match used {
+                    Some(used) => {
+                        // The next build's regions.
+                        let most = used.into_iter().max().unwrap_or(0);
+                        scratch.region = region.max(most + most / 4 + 2 * PAD);
+                        break;
+                    }
+                    None => region *= 2,
                 }
             }
         }
-        if self.index.len() < total {
-            self.index = Array::try_zeros(self.range.device(), [total + total / 4])?;
+        // Each slot's range, within its task's region.
+        let mut range = self.range.as_mut_slice();
+        for (t, counts) in scratch.counts[..tasks].iter().enumerate() {
+            let mut at = (t * region) as u32;
+            for (r, &c) in range[t * CHUNK..].iter_mut().zip(counts) {
+                *r = UVec2::new(at, at + c);
+                at += c;
+            }
         }
-        let mut index = self.index.as_mut_slice();
-        let mut rest: &mut [u32] = &mut index[..total];
-        let mut pieces = Vec::with_capacity(tasks);
-        for out in &scratch.lists {
-            let (head, tail) = rest.split_at_mut(out.len());
-            pieces.push(head);
-            rest = tail;
-        }
-        pieces
-            .into_par_iter()
-            .zip(scratch.lists.par_iter())
-            .for_each(|(dst, src)| dst.copy_from_slice(src));
         Ok(())
     }
 }
@@ -193,7 +209,6 @@ struct Walk<'a> {
     reach: i32,
     cell_start: &'a [u32],
     cell_end: &'a [u32],
-    sorted_index: &'a [u32],
     xs: &'a [f32],
     ys: &'a [f32],
     zs: &'a [f32],
@@ -286,29 +301,50 @@ impl Walk<'_> {
     }
 
     /// Lists the neighbours of the points in `slots` into `out`, each slot's
-    /// count into `counts`.
-    fn slots(&self, slots: std::ops::Range<usize>, out: &mut Vec<u32>, counts: &mut Vec<u32>) {
-        out.clear();
+    /// count into `counts`; false (and an incomplete list) when `out` has no
+    /// room for them.
+    fn slots(&self, slots: std::ops::Range<usize>, out: &mut Out, counts: &mut Vec<u32>) -> bool {
         counts.clear();
         let mut runs = Vec::with_capacity(32);
+        // The candidates in `runs`.
+        let mut candidates = 0;
         let mut cell = [-1; 3];
+        // The slots known to be in `cell` end here: the next slots need no
+        // cell computation (two integer divisions per axis) until then.
+        let mut same_until = 0;
         for s in slots {
             let p = Vec3::new(self.xs[s], self.ys[s], self.zs[s]);
-            let c = self.cell(p);
-            if c != cell {
-                cell = c;
-                self.runs(c, &mut runs);
+            if s >= same_until {
+                let c = self.cell(p);
+                if c != cell {
+                    cell = c;
+                    self.runs(c, &mut runs);
+                    candidates = runs.iter().map(|(lo, hi)| hi - lo).sum::<usize>();
+                }
+                let k = ((c[2] * self.dim[1] + c[1]) * self.dim[0] + c[0]) as usize;
+                let (start, end) = (self.cell_start[k] as usize, self.cell_end[k] as usize);
+                same_until = if (start..end).contains(&s) {
+                    end
+                } else {
+                    s + 1
+                };
             }
-            let before = out.len();
+            // Room for every candidate, and for a full store of sixteen lanes.
+            if out.len + candidates + PAD > out.buf.len() {
+                return false;
+            }
+            let before = out.len;
             scan(self, &runs, p, out);
-            counts.push((out.len() - before) as u32);
+            counts.push((out.len - before) as u32);
         }
+        true
     }
 }
 
-/// Appends the indices of the slots of `runs` within the radius of `p` to
-/// `out`, in order.
-fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+/// Appends the slots of `runs` whose points are within the radius of `p` to
+/// `out`, in order. `out` must have room for all of `runs`' slots plus
+/// [`PAD`].
+fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Out) {
     match w.lanes {
         // SAFETY: `Lanes::Sixteen` and `Eight` are only chosen where the CPU has
         // AVX-512F and AVX2 (`Lanes::supported`).
@@ -321,7 +357,8 @@ fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 for k in lo..hi {
                     let (dx, dy, dz) = (w.xs[k] - p.x, w.ys[k] - p.y, w.zs[k] - p.z);
                     if dx * dx + dy * dy + dz * dz <= w.r2 {
-                        out.push(w.sorted_index[k]);
+                        out.buf[out.len] = k as u32;
+                        out.len += 1;
                     }
                 }
             }
@@ -330,10 +367,12 @@ fn scan(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
 }
 
 /// [`scan`] with AVX-512: sixteen slots per compare, otherwise as
-/// [`scan_avx2`].
+/// [`scan_avx2`]; the slots that pass are packed into one register
+/// (`vpcompressd`) and stored sixteen lanes at a time at the end of `out`,
+/// which then grows by their count.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Out) {
     use std::arch::x86_64::*;
     let (px, py, pz) = (
         _mm512_set1_ps(p.x),
@@ -341,8 +380,11 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
         _mm512_set1_ps(p.z),
     );
     let r2 = _mm512_set1_ps(w.r2);
+    let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let room: usize = runs.iter().map(|(lo, hi)| hi - lo).sum::<usize>() + PAD;
+    assert!(out.len + room <= out.buf.len());
     for &(lo, hi) in runs {
-        assert!(hi + PAD <= w.xs.len() && hi <= w.sorted_index.len());
+        assert!(hi + PAD <= w.xs.len() && hi <= i32::MAX as usize);
         let mut base = lo;
         while base < hi {
             // SAFETY: `base < hi` and `hi + PAD <= len` with `PAD = 16`
@@ -364,14 +406,21 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
                 _mm512_mul_ps(dz, dz),
             );
-            let mut mask = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, r2) as u32;
+            let mut mask = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(d2, r2);
             if hi - base < 16 {
-                mask &= (1 << (hi - base)) - 1;
+                mask &= ((1u32 << (hi - base)) - 1) as u16;
             }
-            while mask != 0 {
-                out.push(w.sorted_index[base + mask.trailing_zeros() as usize]);
-                mask &= mask - 1;
+            let slots = _mm512_add_epi32(_mm512_set1_epi32(base as i32), iota);
+            // SAFETY: `out.len` has grown by at most one per candidate before
+            // this one, so `out.len + 16` is within the room asserted above;
+            // unaligned stores accept any address.
+            unsafe {
+                _mm512_storeu_si512(
+                    out.buf.as_mut_ptr().add(out.len).cast(),
+                    _mm512_maskz_compress_epi32(mask, slots),
+                );
             }
+            out.len += mask.count_ones() as usize;
             base += 16;
         }
     }
@@ -383,7 +432,7 @@ fn scan_avx512(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
 /// it and mask those lanes off.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
+fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Out) {
     use std::arch::x86_64::*;
     let (px, py, pz) = (
         _mm256_set1_ps(p.x),
@@ -392,7 +441,7 @@ fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
     );
     let r2 = _mm256_set1_ps(w.r2);
     for &(lo, hi) in runs {
-        assert!(hi + PAD <= w.xs.len() && hi <= w.sorted_index.len());
+        assert!(hi + PAD <= w.xs.len());
         let mut base = lo;
         while base < hi {
             // SAFETY: `base < hi` and `hi + PAD <= len` (asserted above) for
@@ -419,7 +468,8 @@ fn scan_avx2(w: &Walk, runs: &[(usize, usize)], p: Vec3, out: &mut Vec<u32>) {
                 mask &= (1 << (hi - base)) - 1;
             }
             while mask != 0 {
-                out.push(w.sorted_index[base + mask.trailing_zeros() as usize]);
+                out.buf[out.len] = (base + mask.trailing_zeros() as usize) as u32;
+                out.len += 1;
                 mask &= mask - 1;
             }
             base += 8;
@@ -453,26 +503,35 @@ mod tests {
         let mut grid = DeviceHashGrid::with_dim(Device::Cpu, dim).unwrap();
         grid.build(&x, cell).unwrap();
         let mut list = NeighbourList::new(Device::Cpu, n).unwrap();
-        let mut scratch = ListScratch::default();
         let mut lists = Vec::new();
         for lanes in Lanes::supported() {
-            list.build_with(lanes, &grid, &x, radius, &mut scratch)
-                .unwrap();
-            lists.push((list.range.to_vec(), list.index.to_vec()));
+            // A new scratch each time: its first build outgrows the initial
+            // regions when the cells are dense (and redoes the build).
+            let mut scratch = ListScratch::default();
+            list.build_with(lanes, &grid, radius, &mut scratch).unwrap();
+            let (range, index) = (list.range.to_vec(), list.index.to_vec());
+            let by_slot: Vec<Vec<u32>> = range
+                .iter()
+                .map(|r| index[r.x as usize..r.y as usize].to_vec())
+                .collect();
+            lists.push(by_slot);
         }
         // Every width lists the same neighbours in the same order.
-        let (r0, i0) = &lists[0];
-        let used = r0.iter().map(|r| r.y as usize).max().unwrap_or(0);
-        for (r, i) in &lists[1..] {
-            assert_eq!(r, r0);
-            assert_eq!(i[..used], i0[..used]);
+        for other in &lists[1..] {
+            assert_eq!(other, &lists[0]);
         }
         let range = list.range.to_vec();
         let index = list.index.to_vec();
+        let sorted_index = grid.sorted_index.to_vec();
         let mut pairs = 0;
-        for (i, p) in pts.iter().enumerate() {
-            let r = range[i];
-            let mut got: Vec<u32> = index[r.x as usize..r.y as usize].to_vec();
+        for (slot, &i) in sorted_index.iter().enumerate() {
+            let p = &pts[i as usize];
+            let r = range[slot];
+            // Slots to particles.
+            let mut got: Vec<u32> = index[r.x as usize..r.y as usize]
+                .iter()
+                .map(|&k| sorted_index[k as usize])
+                .collect();
             got.sort_unstable();
             let want: Vec<u32> = (0..n as u32)
                 .filter(|&j| (pts[j as usize] - *p).length_squared() <= radius * radius)
@@ -509,30 +568,20 @@ mod tests {
         let mut grid = DeviceHashGrid::with_dim(Device::Cpu, [10, 10, 10]).unwrap();
         grid.build(&x, 0.1).unwrap();
         let mut list = NeighbourList::new(Device::Cpu, pts.len()).unwrap();
-        list.build(&grid, &x, 0.1, &mut ListScratch::default())
-            .unwrap();
+        list.build(&grid, 0.1, &mut ListScratch::default()).unwrap();
         let (range, index) = (list.range.to_vec(), list.index.to_vec());
-        let slot_of = {
-            let mut slot = vec![0; pts.len()];
-            for (k, &j) in grid.sorted_index.to_vec().iter().enumerate() {
-                slot[j as usize] = k;
-            }
-            slot
-        };
+        let sorted_points = grid.sorted_points.to_vec();
         let mut checked = 0;
-        for (i, p) in pts.iter().enumerate() {
+        for (s, p) in sorted_points.iter().enumerate() {
             // Inside, where no cube of the walk wraps.
             if p.cmplt(Vec3::splat(0.11)).any() || p.cmpgt(Vec3::splat(0.89)).any() {
                 continue;
             }
             checked += 1;
-            let run = &index[range[i].x as usize..range[i].y as usize];
-            // Cubes by z, y, x are in increasing hashed cell order.
-            let slots: Vec<usize> = run.iter().map(|&j| slot_of[j as usize]).collect();
-            assert!(
-                slots.windows(2).all(|w| w[0] < w[1]),
-                "point {i}: {slots:?}"
-            );
+            // Cubes by z, y, x are in increasing hashed cell order, and so are
+            // their slots.
+            let slots = &index[range[s].x as usize..range[s].y as usize];
+            assert!(slots.windows(2).all(|w| w[0] < w[1]), "slot {s}: {slots:?}");
         }
         assert!(checked > 200, "{checked}");
     }
@@ -543,8 +592,7 @@ mod tests {
         let mut grid = DeviceHashGrid::with_dim(Device::Cpu, [4, 4, 4]).unwrap();
         grid.build(&x, 0.1).unwrap();
         let mut list = NeighbourList::new(Device::Cpu, 0).unwrap();
-        list.build(&grid, &x, 0.1, &mut ListScratch::default())
-            .unwrap();
+        list.build(&grid, 0.1, &mut ListScratch::default()).unwrap();
         assert!(list.is_empty());
         assert_eq!(list.entries(), 0);
     }

@@ -4,7 +4,7 @@ use weft::geom::DeviceHashGrid;
 use weft::prelude::*;
 
 use super::boundary::{WALL_OFFSET, wall_table};
-use super::kernels::{SphFluid, sph_density, sph_forces, sph_integrate};
+use super::kernels::{SphFluid, sph_density, sph_forces, sph_gather, sph_integrate};
 use super::neighbours::{ListScratch, NeighbourList};
 use super::params::SphParams;
 use crate::error::{Result, SimError};
@@ -68,10 +68,37 @@ pub struct Sph {
     /// CUDA (the kernels walk the grid).
     list: NeighbourList,
     scratch: ListScratch,
+    /// Density and pressure by particle.
     density: Array<f32>,
     pressure: Array<f32>,
-    /// `p/ρ²` per particle, for the force pass.
+    /// `p/ρ²` for the force pass: by slot of the grid on a CPU, by particle
+    /// on CUDA.
     p_over_rho2: Array<f32>,
+    /// On a CPU, what the neighbour passes read, by slot of the grid; empty on
+    /// CUDA.
+    sorted: Sorted,
+}
+
+/// Per-particle data by slot of the grid (`grid.sorted_index[s]` is the
+/// particle in slot `s`), which the CPU's density and force passes read for
+/// each neighbour: copies of the state's ([`sph_gather`]) and the density.
+struct Sorted {
+    x: Array<Vec3>,
+    v: Array<Vec3>,
+    mass: Array<f32>,
+    density: Array<f32>,
+}
+
+impl Sorted {
+    /// Arrays of `n` zeros on `device`.
+    fn new(device: Device, n: usize) -> Result<Self> {
+        Ok(Sorted {
+            x: Array::try_zeros(device, [n])?,
+            v: Array::try_zeros(device, [n])?,
+            mass: Array::try_zeros(device, [n])?,
+            density: Array::try_zeros(device, [n])?,
+        })
+    }
 }
 
 impl Sph {
@@ -127,10 +154,10 @@ impl Sph {
         if n > 0 {
             grid.build(&model.particle_q, cell)?;
         }
-        let list = match device {
-            Device::Cpu => NeighbourList::new(device, n)?,
-            _ => NeighbourList::empty(device)?,
-        };
+        // On a CPU: a neighbour list and the data by slot.
+        let cpu = device == Device::Cpu;
+        let list = NeighbourList::new(device, if cpu { n } else { 0 })?;
+        let sorted = Sorted::new(device, if cpu { n } else { 0 })?;
         Ok(Sph {
             fluid: SphFluid {
                 h: params.smoothing_length,
@@ -152,6 +179,7 @@ impl Sph {
             density: Array::try_zeros(device, [n])?,
             pressure: Array::try_zeros(device, [n])?,
             p_over_rho2: Array::try_zeros(device, [n])?,
+            sorted,
         })
     }
 
@@ -194,8 +222,8 @@ impl Sph {
     }
 
     /// On a CPU, the neighbour list made from the grid by the last
-    /// [`Sph::build_grid`], which the density and force passes read; `None` on
-    /// CUDA, where they walk the grid.
+    /// [`Sph::build_grid`] (by slot of the grid), which the density and force
+    /// passes read; `None` on CUDA, where they walk the grid.
     pub fn neighbours(&self) -> Option<&NeighbourList> {
         Some(&self.list).filter(|_| self.listing())
     }
@@ -230,7 +258,7 @@ impl Sph {
             weft::Tape::pause(|| -> Result<()> {
                 grid.build(&state.particle_q, cell)?;
                 if listing {
-                    list.build(grid, &state.particle_q, support, scratch)?;
+                    list.build(grid, support, scratch)?;
                 }
                 Ok(())
             })?;
@@ -239,30 +267,45 @@ impl Sph {
     }
 
     /// Phase 2: density and pressure of every particle (the grid must hold
-    /// `state`'s positions: [`Sph::build_grid`]). While a tape records, into new
-    /// arrays.
+    /// `state`'s positions: [`Sph::build_grid`]). On a CPU, first copies the
+    /// positions, velocities and masses into the grid's order
+    /// ([`sph_gather`]), over which the density and force passes run. While a
+    /// tape records, into new arrays.
     pub fn compute_density(&mut self, model: &Model, state: &State) -> Result<()> {
         self.check(state)?;
         let n = state.particle_count();
+        let listing = self.listing();
         if weft::Tape::is_recording() {
             let device = model.device();
             self.density = Array::try_zeros(device, [n])?;
             self.pressure = Array::try_zeros(device, [n])?;
             self.p_over_rho2 = Array::try_zeros(device, [n])?;
+            self.sorted = Sorted::new(device, if listing { n } else { 0 })?;
         }
         if n == 0 {
             return Ok(());
         }
+        let t = &mut self.sorted;
+        if listing {
+            sph_gather::launch(n, model, state, &self.grid, &mut t.x, &mut t.v, &mut t.mass)?;
+        }
+        let (x, mass) = if listing {
+            (&t.x, &t.mass)
+        } else {
+            (&state.particle_q, &model.particle_mass)
+        };
         sph_density::launch(
             n,
             model,
             &self.fluid,
-            &state.particle_q,
             &self.grid,
             &self.list,
+            x,
+            mass,
+            &mut t.density,
+            &mut self.p_over_rho2,
             &mut self.density,
             &mut self.pressure,
-            &mut self.p_over_rho2,
         )?;
         Ok(())
     }
@@ -275,15 +318,29 @@ impl Sph {
         if n == 0 {
             return Ok(());
         }
+        let t = &self.sorted;
+        let (x, v, mass, density) = if self.listing() {
+            (&t.x, &t.v, &t.mass, &t.density)
+        } else {
+            (
+                &state.particle_q,
+                &state.particle_qd,
+                &model.particle_mass,
+                &self.density,
+            )
+        };
         sph_forces::launch(
             n,
             model,
             &self.fluid,
-            state,
             &self.grid,
             &self.list,
-            &self.density,
+            x,
+            v,
+            mass,
+            density,
             &self.p_over_rho2,
+            &mut state.particle_f,
         )?;
         Ok(())
     }
