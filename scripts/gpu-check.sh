@@ -14,7 +14,7 @@ rm -rf target-gpu && mkdir -p target-gpu
 cargo test -p weft-examples --test cuda --test ptx --test gradients --test language \
     --test builtins --test builtin_gradients --test mesh_queries --test hash_grid_build \
     --test device_bvh --test sim_cloth --test sim_xpbd --test granular --test sph --test accumulate \
-    --test runtime -p weft-runtime --no-run --message-format=json 2>/dev/null \
+    --test runtime -p weft-runtime --test cuda_runtime --lib --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys
 for line in sys.stdin:
