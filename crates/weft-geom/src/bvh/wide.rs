@@ -117,6 +117,99 @@ struct Entry<T: Copy = ()> {
 /// Marks a leaf lane in [`Entry::item`].
 const LEAF_REF: u32 = 1 << 31;
 
+/// The closest hit found so far by a ray traversal ([`WideBvh::closest_hit_slots`]),
+/// which a leaf's primitives are offered to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HitSearch<'a> {
+    best: Option<(usize, f32)>,
+    best_t: f32,
+    prune_t: f32,
+    max_t: f32,
+    prims: &'a [u32],
+}
+
+impl<'a> HitSearch<'a> {
+    fn new(max_t: f32, prims: &'a [u32]) -> Self {
+        Self {
+            best: None,
+            best_t: max_t,
+            prune_t: max_t,
+            max_t,
+            prims,
+        }
+    }
+
+    /// Hits farther than this cannot win (the best `t` so far, or `max_t`).
+    #[inline(always)]
+    pub(crate) fn best_t(&self) -> f32 {
+        self.best_t
+    }
+
+    /// Offers the hit at distance `t` of the primitive in leaf slot `slot`: it becomes
+    /// the best when nearer (on equal `t`, when its primitive index is smaller).
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, slot: usize, t: f32) {
+        let better = match self.best {
+            None => t <= self.best_t,
+            Some((bs, bt)) => t < bt || (t == bt && self.prims[slot] < self.prims[bs]),
+        };
+        if better && t >= 0.0 {
+            self.best = Some((slot, t));
+            self.best_t = t;
+            self.prune_t = (t * PRUNE_SLACK).min(self.max_t);
+        }
+    }
+}
+
+/// The nearest primitive found so far by a point search ([`WideBvh::nearest_slots`]),
+/// which a leaf's primitives are offered to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NearestSearch {
+    best: Option<(usize, f32)>,
+    prune_d2: f32,
+    /// `max_dist²`.
+    limit: f32,
+}
+
+impl NearestSearch {
+    /// A search within `limit = max_dist²` whose answer is known to be within `upper_d2`.
+    pub(crate) fn new(limit: f32, upper_d2: f32) -> Self {
+        Self {
+            best: None,
+            prune_d2: limit.min(upper_d2),
+            limit,
+        }
+    }
+
+    /// Primitives farther than this squared distance cannot win.
+    #[inline(always)]
+    pub(crate) fn prune_d2(&self) -> f32 {
+        self.prune_d2
+    }
+
+    /// The nearest `(slot, squared distance)` so far.
+    pub(crate) fn best(&self) -> Option<(usize, f32)> {
+        self.best
+    }
+
+    /// Offers the primitive in leaf slot `slot` at squared distance `d2` (`prims` is the
+    /// BVH's `prim_indices`): it becomes the best when nearer (on a tie, when its
+    /// primitive index is smaller). Returns whether it did.
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, slot: usize, d2: f32, prims: &[u32]) -> bool {
+        // Without a best yet, `prune_d2` is the limit or the caller's bound.
+        let better = match self.best {
+            None => d2 <= self.prune_d2,
+            Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
+        };
+        if better {
+            self.best = Some((slot, d2));
+            self.prune_d2 = (d2 * PRUNE_SLACK).min(self.limit);
+        }
+        better
+    }
+}
+
 /// Fixed-size stack of lanes still to visit, nearest on top.
 ///
 /// The entries are left uninitialized: zeroing 1.5 KB per query was 5 % of the time of
@@ -337,8 +430,11 @@ impl WideBvh {
             });
     }
 
-    /// [`Bvh::closest_hit_slots`] on the 4-wide tree: `hit(slot, best_t)` tests the
-    /// primitive in leaf slot `slot`; `prims` is the BVH's `prim_indices` (for ties).
+    /// [`Bvh::closest_hit_slots`] on the 4-wide tree: `leaf(first, count, ordinal,
+    /// search)` tests the primitives in leaf slots `first..first + count` (leaf
+    /// `ordinal` of [`WideBvh::leaves`], [`NO_ORDINAL`] past 2²⁵ leaves) and offers their
+    /// hits to `search` ([`HitSearch::offer`]); `prims` is the BVH's `prim_indices` (for
+    /// ties). `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
     #[inline]
     pub(crate) fn closest_hit_slots(
         &self,
@@ -346,7 +442,7 @@ impl WideBvh {
         max_t: f32,
         prims: &[u32],
         prefetch_leaf: impl Fn(usize, usize, u32),
-        mut hit: impl FnMut(usize, f32) -> Option<f32>,
+        mut leaf: impl FnMut(usize, usize, u32, &mut HitSearch),
     ) -> Option<(usize, f32)> {
         if self.nodes.is_empty() {
             return None;
@@ -355,9 +451,7 @@ impl WideBvh {
         let (ox, oy, oz) = (Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z));
         let (ix, iy, iz) = (Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z));
         let finite = ray.is_finite();
-        let mut best: Option<(usize, f32)> = None;
-        let mut best_t = max_t;
-        let mut prune_t = max_t;
+        let mut search = HitSearch::new(max_t, prims);
         let mut stack = LaneStack::<()>::new();
         let mut next = Some(Entry {
             key: 0.0,
@@ -367,27 +461,17 @@ impl WideBvh {
         loop {
             let e = match next.take() {
                 Some(e) => e,
-                None => match stack.pop_within(prune_t) {
+                None => match stack.pop_within(search.prune_t) {
                     Some(e) => e,
-                    None => return best,
+                    None => return search.best,
                 },
             };
             if e.item & LEAF_REF != 0 {
-                let (first, count, _) = self.leaf(e.item);
-                for slot in first..first + count {
-                    let Some(t) = hit(slot, best_t) else { continue };
-                    let better = match best {
-                        None => t <= best_t,
-                        Some((bs, bt)) => t < bt || (t == bt && prims[slot] < prims[bs]),
-                    };
-                    if better && t >= 0.0 {
-                        best = Some((slot, t));
-                        best_t = t;
-                        prune_t = (t * PRUNE_SLACK).min(max_t);
-                    }
-                }
+                let (first, count, ordinal) = self.leaf(e.item);
+                leaf(first, count, ordinal, &mut search);
                 continue;
             }
+            let prune_t = search.prune_t;
             let node = &self.nodes[e.item as usize];
             let (mask, t_near) = if finite {
                 // The slab test of `RayBoxTest::hit_corners`'s fast path, lane-wise (the
@@ -429,9 +513,10 @@ impl WideBvh {
         }
     }
 
-    /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, prune_d2)` returns the
-    /// squared distance to the primitive in leaf slot `slot` (any value above `prune_d2`
-    /// for one that cannot win); `prims` is the BVH's `prim_indices` (for ties).
+    /// [`Bvh::nearest_slots`] on the 4-wide tree: `leaf(first, count, ordinal, search)`
+    /// offers the squared distances of the primitives in leaf slots `first..first +
+    /// count` (leaf `ordinal`) to `search` ([`NearestSearch::offer`]; a primitive beyond
+    /// [`NearestSearch::prune_d2`] cannot win and need not be offered).
     /// `leaf_bound(ordinal)` is a lower bound on the squared distance of every primitive
     /// of leaf `ordinal` (see [`WideBvh::leaves`]), tested before them; return 0 for
     /// none. `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
@@ -447,10 +532,9 @@ impl WideBvh {
         point: Vec3,
         max_dist: f32,
         upper_d2: f32,
-        prims: &[u32],
         prefetch_leaf: impl Fn(usize, usize, u32),
         leaf_bound: impl Fn(u32) -> f32,
-        mut dist_sq: impl FnMut(usize, f32) -> f32,
+        mut leaf: impl FnMut(usize, usize, u32, &mut NearestSearch),
     ) -> Option<(usize, f32)> {
         if !point.is_finite() || max_dist.is_nan() || max_dist < 0.0 || self.nodes.is_empty() {
             return None;
@@ -460,9 +544,7 @@ impl WideBvh {
             Vec4::splat(point.y),
             Vec4::splat(point.z),
         );
-        let limit = max_dist * max_dist;
-        let mut best: Option<(usize, f32)> = None;
-        let mut prune_d2 = limit.min(upper_d2);
+        let mut search = NearestSearch::new(max_dist * max_dist, upper_d2);
         let mut stack = LaneStack::<()>::new();
         let mut next = Some(Entry {
             key: 0.0,
@@ -472,33 +554,22 @@ impl WideBvh {
         loop {
             let e = match next.take() {
                 Some(e) => e,
-                None => match stack.pop_within(prune_d2) {
+                None => match stack.pop_within(search.prune_d2) {
                     Some(e) => e,
-                    None => return best,
+                    None => return search.best,
                 },
             };
             if e.item & LEAF_REF != 0 {
                 let (first, count, ordinal) = self.leaf(e.item);
-                if ordinal != NO_ORDINAL && leaf_bound(ordinal) > prune_d2 {
+                if ordinal != NO_ORDINAL && leaf_bound(ordinal) > search.prune_d2 {
                     continue;
                 }
-                for slot in first..first + count {
-                    let d2 = dist_sq(slot, prune_d2);
-                    // Without a best yet, `prune_d2` is the limit or the caller's bound.
-                    let better = match best {
-                        None => d2 <= prune_d2,
-                        Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
-                    };
-                    if better {
-                        best = Some((slot, d2));
-                        prune_d2 = (d2 * PRUNE_SLACK).min(limit);
-                    }
-                }
+                leaf(first, count, ordinal, &mut search);
                 continue;
             }
             let node = &self.nodes[e.item as usize];
             let d2 = node.distance_squared(px, py, pz);
-            let mask = d2.cmple(Vec4::splat(prune_d2)).bitmask() & node.used();
+            let mask = d2.cmple(Vec4::splat(search.prune_d2)).bitmask() & node.used();
             stack.push_sorted(
                 &self.nodes,
                 e.item,
@@ -536,6 +607,33 @@ mod tests {
                 Aabb::new(c - h, c + h)
             })
             .collect()
+    }
+
+    /// A leaf callback of [`WideBvh::closest_hit_slots`] that tests the leaf's slots one
+    /// by one with `hit(slot, best_t)`.
+    pub(super) fn each_hit(
+        mut hit: impl FnMut(usize, f32) -> Option<f32>,
+    ) -> impl FnMut(usize, usize, u32, &mut HitSearch) {
+        move |first, count, _, search| {
+            for slot in first..first + count {
+                if let Some(t) = hit(slot, search.best_t()) {
+                    search.offer(slot, t);
+                }
+            }
+        }
+    }
+
+    /// A leaf callback of [`WideBvh::nearest_slots`] that offers the leaf's slots one by
+    /// one at squared distance `dist(slot)`.
+    pub(super) fn each_nearest(
+        prims: &[u32],
+        dist: impl Fn(usize) -> f32,
+    ) -> impl FnMut(usize, usize, u32, &mut NearestSearch) {
+        move |first, count, _, search| {
+            for slot in first..first + count {
+                search.offer(slot, dist(slot), prims);
+            }
+        }
     }
 
     pub(super) fn bvhs() -> Vec<Bvh> {
@@ -621,18 +719,23 @@ mod tests {
                 let test =
                     |slot: usize, best: f32| ray.hit(&prim_boxes[prims[slot] as usize], best);
                 let want = bvh.closest_hit_slots(&ray, max_t, test);
-                let got = wide.closest_hit_slots(&ray, max_t, prims, |_, _, _| {}, test);
+                let got = wide.closest_hit_slots(&ray, max_t, prims, |_, _, _| {}, each_hit(test));
                 assert_eq!(got, want, "ray {i}");
-                let dist =
-                    |slot: usize, _: f32| prim_boxes[prims[slot] as usize].distance_squared(o);
+                let dist = |slot: usize| prim_boxes[prims[slot] as usize].distance_squared(o);
                 let max_d = if i % 3 == 0 {
                     r().abs() * 0.2
                 } else {
                     f32::INFINITY
                 };
-                let want = bvh.nearest_slots(o, max_d, dist);
-                let got =
-                    wide.nearest_slots(o, max_d, f32::INFINITY, prims, |_, _, _| {}, |_| 0.0, dist);
+                let want = bvh.nearest_slots(o, max_d, |slot, _| dist(slot));
+                let got = wide.nearest_slots(
+                    o,
+                    max_d,
+                    f32::INFINITY,
+                    |_, _, _| {},
+                    |_| 0.0,
+                    each_nearest(prims, dist),
+                );
                 assert_eq!(got, want, "point {i}");
             }
         }

@@ -10,7 +10,9 @@
 
 use glam::Vec3;
 
+use super::leaf_groups::GroupRay;
 use crate::aabb::RayBoxTest;
+use crate::bvh::NO_ORDINAL;
 use crate::mesh::Mesh;
 use crate::mesh_bvh::MeshBvh;
 
@@ -38,6 +40,18 @@ enum Axes {
 }
 
 impl Axes {
+    /// `[kx, ky, kz]`.
+    fn indices(self) -> [usize; 3] {
+        match self {
+            Axes::Yzx => [1, 2, 0],
+            Axes::Zyx => [2, 1, 0],
+            Axes::Zxy => [2, 0, 1],
+            Axes::Xzy => [0, 2, 1],
+            Axes::Xyz => [0, 1, 2],
+            Axes::Yxz => [1, 0, 2],
+        }
+    }
+
     fn new(kx: usize, ky: usize, kz: usize) -> Self {
         match (kx, ky, kz) {
             (1, 2, 0) => Axes::Yzx,
@@ -104,6 +118,12 @@ impl WatertightRay {
             axes,
             shear,
         })
+    }
+
+    /// The axis order `[kx, ky, kz]`, the origin in that order and the shear (what the
+    /// lane form of the test, `TriGroup::intersect`, needs).
+    pub(crate) fn parts(&self) -> ([usize; 3], Vec3, Vec3) {
+        (self.axes.indices(), self.origin, self.shear)
     }
 
     /// Intersects the triangle `p0 p1 p2` for `0 ≤ t ≤ max_t`. Degenerate triangles and
@@ -210,6 +230,8 @@ impl MeshBvh {
         let ray = WatertightRay::new(origin, dir)?;
         let boxes = RayBoxTest::new(origin, dir);
         let tris = self.leaf_triangles();
+        let groups = self.leaf_groups();
+        let lanes = GroupRay::new(&ray);
         // A face's hit distance does not depend on the limit it is tested against, so
         // testing against the best hit so far (not `max_t`) only drops faces that
         // would lose anyway: the answer does not depend on the visiting order.
@@ -218,10 +240,22 @@ impl MeshBvh {
             &boxes,
             max_t,
             prims,
-            |first, count, _| crate::bvh::prefetch_slice(&tris[first..first + count]),
-            |slot, best_t| {
-                let [a, b, c] = tris[slot];
-                ray.intersect(a, b, c, best_t).map(|h| h.t)
+            |first, count, ordinal| {
+                if ordinal == NO_ORDINAL {
+                    crate::bvh::prefetch_slice(&tris[first..first + count]);
+                } else {
+                    groups.prefetch(ordinal);
+                }
+            },
+            |first, count, ordinal, search| {
+                if ordinal != NO_ORDINAL {
+                    return groups.hits_in_leaf(ordinal, &ray, &lanes, search);
+                }
+                for (slot, &[a, b, c]) in tris.iter().enumerate().skip(first).take(count) {
+                    if let Some(h) = ray.intersect(a, b, c, search.best_t()) {
+                        search.offer(slot, h.t);
+                    }
+                }
             },
         )?;
         let [a, b, c] = tris[slot];
