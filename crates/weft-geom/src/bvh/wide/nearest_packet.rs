@@ -91,7 +91,7 @@ impl WideBvh {
         let mut next = Some(Entry {
             key: 0.0,
             item: 0,
-            extra: (1u32 << search.len) - 1,
+            extra: SPREAD >> (4 * (PACKET - search.len)),
         });
         loop {
             let e = match next.take() {
@@ -106,7 +106,7 @@ impl WideBvh {
                 let mut points = e.extra;
                 let mut improved = false;
                 while points != 0 {
-                    let i = points.trailing_zeros() as usize;
+                    let i = point_of(points);
                     points &= points - 1;
                     let p = search.points[i];
                     let point_search = &mut search.search[i];
@@ -124,26 +124,25 @@ impl WideBvh {
             }
             let node = &self.nodes[e.item as usize];
             let mut keys = Vec4::INFINITY;
-            let mut lane_points = [0u32; 4];
+            // Bit 4 i + lane: point i needs the lane.
+            let mut needs = 0u32;
             let mut points = e.extra;
             while points != 0 {
-                let i = points.trailing_zeros() as usize;
+                let i = point_of(points);
                 points &= points - 1;
                 let [px, py, pz] = splats[i];
                 let d2 = node.distance_squared(px, py, pz);
                 let near = d2.cmple(Vec4::splat(search.search[i].prune_d2()));
                 keys = Vec4::select(near, keys.min(d2), keys);
-                let bits = near.bitmask();
-                for (lane, set) in lane_points.iter_mut().enumerate() {
-                    *set |= (bits >> lane & 1) << i;
-                }
+                needs |= near.bitmask() << (4 * i);
             }
+            let lane_points: [u32; 4] = std::array::from_fn(|lane| needs >> lane & SPREAD);
             let mask = lane_points
                 .iter()
                 .enumerate()
                 .fold(0, |m, (lane, &set)| m | ((set != 0) as u32) << lane)
                 & node.used();
-            stack.push_sorted(
+            next = stack.push_sorted(
                 &self.nodes,
                 e.item,
                 mask,
@@ -151,12 +150,24 @@ impl WideBvh {
                 lane_points,
                 &prefetch_leaf,
             );
-            next = stack.pop_within(f32::INFINITY);
         }
     }
 }
 
-const _: () = assert!(PACKET <= 32, "a packet's points fit a u32 mask");
+/// A set of a packet's points, as stack entries carry it: point `i` is bit `4 i`, so a
+/// node visit gathers the points that need each of its four lanes with one shift.
+const SPREAD: u32 = 0x1111_1111;
+
+const _: () = assert!(
+    PACKET <= 8 && PACKET.is_power_of_two(),
+    "a packet's points fit a spread u32 mask"
+);
+
+/// The lowest point of the non-empty spread set `points`.
+#[inline(always)]
+fn point_of(points: u32) -> usize {
+    (points.trailing_zeros() / 4) as usize & (PACKET - 1)
+}
 
 #[cfg(test)]
 mod tests {
