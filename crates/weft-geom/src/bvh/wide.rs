@@ -274,6 +274,58 @@ impl<T: Copy> LaneStack<T> {
         prefetch_leaf: &impl Fn(usize, usize, u32),
     ) -> Option<Entry<T>> {
         let node = &nodes[index as usize];
+        if mask & mask.wrapping_sub(1) == 0 {
+            // One lane or none: visit it next without a trip through the stack (and
+            // without a prefetch, as it is read at once).
+            if mask == 0 {
+                return None;
+            }
+            let lane = mask.trailing_zeros() as usize;
+            let item = if node.count[lane] == 0 {
+                node.child[lane]
+            } else {
+                LEAF_REF | index << 2 | lane as u32
+            };
+            return Some(Entry {
+                key: keys[lane],
+                item,
+                extra: extras[lane],
+            });
+        }
+        let rest = mask & (mask - 1);
+        if rest & (rest - 1) == 0 {
+            // Two lanes: push the farther (prefetched), visit the nearer next.
+            let (a, b) = (
+                mask.trailing_zeros() as usize,
+                rest.trailing_zeros() as usize,
+            );
+            // On equal keys the higher lane is visited first, as the insertion below does.
+            let (near, far) = if keys[b] <= keys[a] { (b, a) } else { (a, b) };
+            let item = |lane: usize| {
+                if node.count[lane] == 0 {
+                    node.child[lane]
+                } else {
+                    LEAF_REF | index << 2 | lane as u32
+                }
+            };
+            if node.count[far] == 0 {
+                prefetch_node(nodes, node.child[far]);
+            } else {
+                let c = node.count[far];
+                prefetch_leaf(node.child[far] as usize, (c & COUNT_MASK) as usize, c >> 7);
+            }
+            self.items[self.len].write(Entry {
+                key: keys[far],
+                item: item(far),
+                extra: extras[far],
+            });
+            self.len += 1;
+            return Some(Entry {
+                key: keys[near],
+                item: item(near),
+                extra: extras[near],
+            });
+        }
         let start = self.len;
         while mask != 0 {
             let lane = mask.trailing_zeros() as usize;

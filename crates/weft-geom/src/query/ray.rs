@@ -52,17 +52,6 @@ impl Axes {
         }
     }
 
-    fn new(kx: usize, ky: usize, kz: usize) -> Self {
-        match (kx, ky, kz) {
-            (1, 2, 0) => Axes::Yzx,
-            (2, 1, 0) => Axes::Zyx,
-            (2, 0, 1) => Axes::Zxy,
-            (0, 2, 1) => Axes::Xzy,
-            (0, 1, 2) => Axes::Xyz,
-            _ => Axes::Yxz,
-        }
-    }
-
     /// `(v[kx], v[ky], v[kz])`: a selection of components, so arithmetic on permuted
     /// vectors gives bit-for-bit the values of indexing the originals.
     #[inline(always)]
@@ -98,21 +87,20 @@ impl WatertightRay {
         if !crate::bvh::valid_ray(origin, dir, 0.0) {
             return None;
         }
+        // `kz` is the dominant axis, `(kx, ky) = (kz + 1, kz + 2) mod 3`, swapped when
+        // `dir[kz] < 0`; chosen without indexing (this runs once per ray).
         let a = dir.abs();
-        let kz = if a.x >= a.y && a.x >= a.z {
-            0
+        let axes = if a.x >= a.y && a.x >= a.z {
+            if dir.x < 0.0 { Axes::Zyx } else { Axes::Yzx }
         } else if a.y >= a.z {
-            1
+            if dir.y < 0.0 { Axes::Xzy } else { Axes::Zxy }
+        } else if dir.z < 0.0 {
+            Axes::Yxz
         } else {
-            2
+            Axes::Xyz
         };
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
-        if dir[kz] < 0.0 {
-            std::mem::swap(&mut kx, &mut ky);
-        }
-        let shear = Vec3::new(dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]);
-        let axes = Axes::new(kx, ky, kz);
+        let d = axes.apply(dir);
+        let shear = Vec3::new(d.x / d.z, d.y / d.z, 1.0 / d.z);
         Some(Self {
             origin: axes.apply(origin),
             axes,
@@ -344,6 +332,12 @@ mod tests {
             if d[kz] < 0.0 {
                 std::mem::swap(&mut kx, &mut ky);
             }
+            assert_eq!(ray.axes.indices(), [kx, ky, kz]);
+            let shear = Vec3::new(d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]);
+            assert_eq!(
+                ray.shear.to_array().map(f32::to_bits),
+                shear.to_array().map(f32::to_bits)
+            );
             let p = v(&mut r);
             assert_eq!(ray.axes.apply(p), Vec3::new(p[kx], p[ky], p[kz]));
             let (q, w) = (p - o, ray.axes.apply(p) - ray.origin);
