@@ -74,6 +74,7 @@ fn ratio(n: Vec4, d: Vec4) -> Vec4 {
 
 impl TriGroup {
     /// The group of the triangles in leaf slots `slots` of `tris`.
+    #[inline(always)]
     fn new(slots: [u32; LANES], tris: &[[Vec3; 3]]) -> Self {
         let mut corners = [[Vec4::ZERO; 3]; 3];
         for (lane, &slot) in slots.iter().enumerate() {
@@ -84,6 +85,14 @@ impl TriGroup {
             }
         }
         Self { corners, slots }
+    }
+
+    /// The group of the triangles of a leaf's slots `first + g ..` (`g` a multiple of
+    /// [`LANES`] below `count`), gathered from the leaf-ordered triangles `tris`, with
+    /// the padding of [`LeafGroups`].
+    #[inline(always)]
+    pub(crate) fn gather(tris: &[[Vec3; 3]], first: u32, count: u32, g: u32) -> Self {
+        Self::new(group_slots(first, count, g), tris)
     }
 
     /// The leaf slot of lane `lane`'s triangle.
@@ -216,6 +225,55 @@ impl GroupRay {
     }
 }
 
+/// The slots of group `g` (a multiple of [`LANES`] below `count`) of the leaf at slots
+/// `first..first + count`: lanes past the leaf's end repeat the group's first slot.
+#[inline(always)]
+fn group_slots(first: u32, count: u32, g: u32) -> [u32; LANES] {
+    std::array::from_fn(|lane| {
+        first
+            + if g + (lane as u32) < count {
+                g + lane as u32
+            } else {
+                g
+            }
+    })
+}
+
+/// Offers the hits of `ray` (`lanes` its lane form) with the triangles of the leaf at
+/// slots `first..first + count` of the leaf-ordered triangles `tris` to `search`, at
+/// [`WatertightRay::intersect`]'s distances, four at a time.
+///
+/// The groups are gathered from `tris` here rather than read from [`LeafGroups`]: ray
+/// casts in random directions wait on memory, and the groups take ~1.5× the bytes of
+/// the triangles.
+#[inline(always)]
+pub(crate) fn hits_in_leaf(
+    tris: &[[Vec3; 3]],
+    first: usize,
+    count: usize,
+    ray: &WatertightRay,
+    lanes: &GroupRay,
+    search: &mut crate::bvh::HitSearch,
+) {
+    for g in (0..count as u32).step_by(LANES) {
+        let group = TriGroup::gather(tris, first as u32, count as u32, g);
+        let (t, mut hit, mut scalar) = group.intersect(lanes, search.best_t());
+        while hit != 0 {
+            let lane = hit.trailing_zeros() as usize;
+            hit &= hit - 1;
+            search.offer(group.slot(lane), t[lane]);
+        }
+        while scalar != 0 {
+            let lane = scalar.trailing_zeros() as usize;
+            scalar &= scalar - 1;
+            let [a, b, c] = group.triangle(lane);
+            if let Some(h) = ray.intersect(a, b, c, search.best_t()) {
+                search.offer(group.slot(lane), h.t);
+            }
+        }
+    }
+}
+
 /// The [`TriGroup`]s of every leaf of a BVH.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LeafGroups {
@@ -233,14 +291,7 @@ impl LeafGroups {
         first.push(0);
         for &[start, count] in leaves {
             for g in (0..count).step_by(LANES) {
-                slots.push(std::array::from_fn(|lane| {
-                    start
-                        + if g + (lane as u32) < count {
-                            g + lane as u32
-                        } else {
-                            g
-                        }
-                }));
+                slots.push(group_slots(start, count, g));
             }
             first.push(u32::try_from(slots.len()).expect("fewer than 2^32 groups"));
         }
@@ -290,34 +341,6 @@ impl LeafGroups {
                     d2[lane]
                 };
                 search.offer(group.slot(lane), d2, prims);
-            }
-        }
-    }
-
-    /// Offers the hits of `ray` (`lanes` its lane form) with the triangles of leaf
-    /// `ordinal` to `search`, at [`WatertightRay::intersect`]'s distances.
-    #[inline(always)]
-    pub(crate) fn hits_in_leaf(
-        &self,
-        ordinal: u32,
-        ray: &WatertightRay,
-        lanes: &GroupRay,
-        search: &mut crate::bvh::HitSearch,
-    ) {
-        for group in self.of_leaf(ordinal) {
-            let (t, mut hit, mut scalar) = group.intersect(lanes, search.best_t());
-            while hit != 0 {
-                let lane = hit.trailing_zeros() as usize;
-                hit &= hit - 1;
-                search.offer(group.slot(lane), t[lane]);
-            }
-            while scalar != 0 {
-                let lane = scalar.trailing_zeros() as usize;
-                scalar &= scalar - 1;
-                let [a, b, c] = group.triangle(lane);
-                if let Some(h) = ray.intersect(a, b, c, search.best_t()) {
-                    search.offer(group.slot(lane), h.t);
-                }
             }
         }
     }

@@ -10,9 +10,8 @@
 
 use glam::Vec3;
 
-use super::leaf_groups::GroupRay;
+use super::leaf_groups::{GroupRay, hits_in_leaf};
 use crate::aabb::RayBoxTest;
-use crate::bvh::NO_ORDINAL;
 use crate::mesh::Mesh;
 use crate::mesh_bvh::MeshBvh;
 
@@ -218,7 +217,6 @@ impl MeshBvh {
         let ray = WatertightRay::new(origin, dir)?;
         let boxes = RayBoxTest::new(origin, dir);
         let tris = self.leaf_triangles();
-        let groups = self.leaf_groups();
         let lanes = GroupRay::new(&ray);
         // A face's hit distance does not depend on the limit it is tested against, so
         // testing against the best hit so far (not `max_t`) only drops faces that
@@ -228,23 +226,8 @@ impl MeshBvh {
             &boxes,
             max_t,
             prims,
-            |first, count, ordinal| {
-                if ordinal == NO_ORDINAL {
-                    crate::bvh::prefetch_slice(&tris[first..first + count]);
-                } else {
-                    groups.prefetch(ordinal);
-                }
-            },
-            |first, count, ordinal, search| {
-                if ordinal != NO_ORDINAL {
-                    return groups.hits_in_leaf(ordinal, &ray, &lanes, search);
-                }
-                for (slot, &[a, b, c]) in tris.iter().enumerate().skip(first).take(count) {
-                    if let Some(h) = ray.intersect(a, b, c, search.best_t()) {
-                        search.offer(slot, h.t);
-                    }
-                }
-            },
+            |first, count, _| crate::bvh::prefetch_slice(&tris[first..first + count]),
+            |first, count, _, search| hits_in_leaf(tris, first, count, &ray, &lanes, search),
         )?;
         let [a, b, c] = tris[slot];
         let hit = ray.intersect(a, b, c, max_t)?;
