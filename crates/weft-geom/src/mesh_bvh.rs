@@ -9,8 +9,8 @@ use crate::aabb::Aabb;
 use crate::bvh::{BuildOptions, Bvh, WideBvh};
 use crate::error::{GeomError, Result};
 use crate::mesh::Mesh;
+use crate::query::leaf_groups::LeafGroups;
 use crate::query::patch_bound::{PatchBound, patch_bounds};
-use crate::query::triangle_bound::TriangleBounds;
 use crate::query::winding::{self, WindingNode};
 
 /// A [`Mesh`] with a BVH over its faces (primitive `i` = face `i`), the faces' corners
@@ -21,9 +21,10 @@ use crate::query::winding::{self, WindingNode};
 /// query read the triangles of a leaf from one contiguous run of memory instead of
 /// following face → indices → points; at a million faces that is what keeps queries
 /// from waiting on cache misses. The queries traverse a 4-wide copy of the BVH (same
-/// boxes and leaves) and skip closest-point leaves by a cylinder around each leaf's
-/// triangles; both are host-only and refreshed by [`MeshBvh::refit`] (the cylinders,
-/// like the winding data, on their next use).
+/// boxes and leaves), test a leaf's triangles four at a time (a copy of them as SIMD
+/// lanes, with the scalar tests' exact results) and skip closest-point leaves by a
+/// cylinder around each leaf's triangles; all are host-only and refreshed by
+/// [`MeshBvh::refit`] (the cylinders, like the winding data, on their next use).
 ///
 /// Move the points with [`MeshBvh::points_mut`] or [`MeshBvh::set_points`], then call
 /// [`MeshBvh::refit`] (done for you by `set_points`); the topology is kept.
@@ -55,12 +56,12 @@ pub struct MeshBvh {
     tris: Vec<[Vec3; 3]>,
     /// The BVH collapsed to 4 children per node, for the host queries.
     wide: WideBvh,
+    /// Per leaf of `wide` (by ordinal), its triangles as SIMD lanes (all host queries).
+    /// Computed on the first query after a build; rewritten by a refit.
+    groups: OnceLock<LeafGroups>,
     /// Per leaf of `wide` (by ordinal), a cylinder around its triangles (closest-point
     /// pruning). Computed on the first closest-point query after a build or refit.
     patches: OnceLock<Vec<PatchBound>>,
-    /// Per leaf slot, the triangle's plane and edge half-planes (batch closest-point
-    /// pruning). Computed on the first batch query after a build or refit.
-    triangle_bounds: OnceLock<TriangleBounds>,
     winding: OnceLock<Vec<WindingNode>>,
 }
 
@@ -91,8 +92,8 @@ impl MeshBvh {
             bvh,
             tris,
             wide,
+            groups: OnceLock::new(),
             patches: OnceLock::new(),
-            triangle_bounds: OnceLock::new(),
             winding: OnceLock::new(),
         })
     }
@@ -119,18 +120,17 @@ impl MeshBvh {
         &self.wide
     }
 
+    /// Per-leaf triangle groups, by leaf ordinal of [`MeshBvh::wide`] (computed now if
+    /// needed).
+    pub(crate) fn leaf_groups(&self) -> &LeafGroups {
+        self.groups
+            .get_or_init(|| LeafGroups::new(self.wide.leaves(), &self.tris))
+    }
+
     /// Per-leaf cylinders around the triangles, by leaf ordinal of [`MeshBvh::wide`].
     pub(crate) fn patches(&self) -> &[PatchBound] {
         self.patches
             .get_or_init(|| patch_bounds(self.wide.leaves(), &self.tris))
-    }
-
-    /// Per-triangle lower bounds, by leaf slot (computed now if needed). Used by the
-    /// batch queries only: 64 bytes per face read in a random order cost one query at
-    /// a time more in cache misses than they save in exact tests (measured).
-    pub(crate) fn triangle_bounds(&self) -> &TriangleBounds {
-        self.triangle_bounds
-            .get_or_init(|| TriangleBounds::new(&self.tris))
     }
 
     /// Winding-number data, one entry per BVH node (computed now if needed).
@@ -177,8 +177,10 @@ impl MeshBvh {
             Aabb::from_triangle(a, b, c)
         });
         self.wide.refit(&self.bvh);
+        if let Some(groups) = self.groups.get_mut() {
+            groups.refit(&self.tris);
+        }
         self.patches.take();
-        self.triangle_bounds.take();
         self.winding.take();
     }
 

@@ -16,7 +16,9 @@ pub(crate) use closest_hit::PRUNE_SLACK;
 pub use layout::{BvhNode, LEAF_BIT, MAX_DEPTH, NO_PARENT};
 pub use traverse::{AabbCandidates, RayCandidates};
 pub(crate) use traverse::{Stack, valid_ray};
-pub(crate) use wide::{PACKET, PacketSearch, WideBvh, prefetch_slice};
+pub(crate) use wide::{
+    HitSearch, NO_ORDINAL, NearestSearch, PACKET, PacketSearch, WideBvh, prefetch_slice,
+};
 
 use crate::aabb::Aabb;
 use crate::error::Result;

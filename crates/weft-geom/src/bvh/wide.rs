@@ -85,6 +85,29 @@ impl Node4 {
     /// Bit `i` set when lane `i` is used.
     #[inline(always)]
     fn used(&self) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{
+                __m128i, _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_ps,
+                _mm_set1_epi32,
+            };
+            // SAFETY: SSE2 is part of x86_64, and `count` is 16 readable bytes. One compare
+            // of the four counts (the scalar form below took ~20 instructions per visit).
+            unsafe {
+                let count = _mm_loadu_si128(self.count.as_ptr() as *const __m128i);
+                let empty = _mm_cmpeq_epi32(count, _mm_set1_epi32(EMPTY as i32));
+                (!_mm_movemask_ps(_mm_castsi128_ps(empty)) & 15) as u32
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.used_scalar()
+        }
+    }
+
+    /// [`Node4::used`] one lane at a time.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn used_scalar(&self) -> u32 {
         (self.count[0] != EMPTY) as u32
             | ((self.count[1] != EMPTY) as u32) << 1
             | ((self.count[2] != EMPTY) as u32) << 2
@@ -117,6 +140,99 @@ struct Entry<T: Copy = ()> {
 /// Marks a leaf lane in [`Entry::item`].
 const LEAF_REF: u32 = 1 << 31;
 
+/// The closest hit found so far by a ray traversal ([`WideBvh::closest_hit_slots`]),
+/// which a leaf's primitives are offered to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HitSearch<'a> {
+    best: Option<(usize, f32)>,
+    best_t: f32,
+    prune_t: f32,
+    max_t: f32,
+    prims: &'a [u32],
+}
+
+impl<'a> HitSearch<'a> {
+    fn new(max_t: f32, prims: &'a [u32]) -> Self {
+        Self {
+            best: None,
+            best_t: max_t,
+            prune_t: max_t,
+            max_t,
+            prims,
+        }
+    }
+
+    /// Hits farther than this cannot win (the best `t` so far, or `max_t`).
+    #[inline(always)]
+    pub(crate) fn best_t(&self) -> f32 {
+        self.best_t
+    }
+
+    /// Offers the hit at distance `t` of the primitive in leaf slot `slot`: it becomes
+    /// the best when nearer (on equal `t`, when its primitive index is smaller).
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, slot: usize, t: f32) {
+        let better = match self.best {
+            None => t <= self.best_t,
+            Some((bs, bt)) => t < bt || (t == bt && self.prims[slot] < self.prims[bs]),
+        };
+        if better && t >= 0.0 {
+            self.best = Some((slot, t));
+            self.best_t = t;
+            self.prune_t = (t * PRUNE_SLACK).min(self.max_t);
+        }
+    }
+}
+
+/// The nearest primitive found so far by a point search ([`WideBvh::nearest_slots`]),
+/// which a leaf's primitives are offered to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NearestSearch {
+    best: Option<(usize, f32)>,
+    prune_d2: f32,
+    /// `max_dist²`.
+    limit: f32,
+}
+
+impl NearestSearch {
+    /// A search within `limit = max_dist²` whose answer is known to be within `upper_d2`.
+    pub(crate) fn new(limit: f32, upper_d2: f32) -> Self {
+        Self {
+            best: None,
+            prune_d2: limit.min(upper_d2),
+            limit,
+        }
+    }
+
+    /// Primitives farther than this squared distance cannot win.
+    #[inline(always)]
+    pub(crate) fn prune_d2(&self) -> f32 {
+        self.prune_d2
+    }
+
+    /// The nearest `(slot, squared distance)` so far.
+    pub(crate) fn best(&self) -> Option<(usize, f32)> {
+        self.best
+    }
+
+    /// Offers the primitive in leaf slot `slot` at squared distance `d2` (`prims` is the
+    /// BVH's `prim_indices`): it becomes the best when nearer (on a tie, when its
+    /// primitive index is smaller). Returns whether it did.
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, slot: usize, d2: f32, prims: &[u32]) -> bool {
+        // Without a best yet, `prune_d2` is the limit or the caller's bound.
+        let better = match self.best {
+            None => d2 <= self.prune_d2,
+            Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
+        };
+        if better {
+            self.best = Some((slot, d2));
+            self.prune_d2 = (d2 * PRUNE_SLACK).min(self.limit);
+        }
+        better
+    }
+}
+
 /// Fixed-size stack of lanes still to visit, nearest on top.
 ///
 /// The entries are left uninitialized: zeroing 1.5 KB per query was 5 % of the time of
@@ -145,7 +261,8 @@ impl<T: Copy> LaneStack<T> {
     }
 
     /// Pushes the lanes of node `index` set in `mask` with their `keys` and `extras`,
-    /// sorted so the smallest key is on top, and prefetches what they point at.
+    /// sorted so the smallest key is on top, prefetches what they point at, and pops
+    /// the top one again: the nearest lane, to visit next (`None` when `mask` is 0).
     #[inline(always)]
     fn push_sorted(
         &mut self,
@@ -155,15 +272,67 @@ impl<T: Copy> LaneStack<T> {
         keys: [f32; 4],
         extras: [T; 4],
         prefetch_leaf: &impl Fn(usize, usize, u32),
-    ) {
+    ) -> Option<Entry<T>> {
         let node = &nodes[index as usize];
+        if mask & mask.wrapping_sub(1) == 0 {
+            // One lane or none: visit it next without a trip through the stack (and
+            // without a prefetch, as it is read at once).
+            if mask == 0 {
+                return None;
+            }
+            let lane = mask.trailing_zeros() as usize;
+            let item = if node.count[lane] == 0 {
+                node.child[lane]
+            } else {
+                LEAF_REF | index << 2 | lane as u32
+            };
+            return Some(Entry {
+                key: keys[lane],
+                item,
+                extra: extras[lane],
+            });
+        }
+        let rest = mask & (mask - 1);
+        if rest & (rest - 1) == 0 {
+            // Two lanes: push the farther (prefetched), visit the nearer next.
+            let (a, b) = (
+                mask.trailing_zeros() as usize,
+                rest.trailing_zeros() as usize,
+            );
+            // On equal keys the higher lane is visited first, as the insertion below does.
+            let (near, far) = if keys[b] <= keys[a] { (b, a) } else { (a, b) };
+            let item = |lane: usize| {
+                if node.count[lane] == 0 {
+                    node.child[lane]
+                } else {
+                    LEAF_REF | index << 2 | lane as u32
+                }
+            };
+            if node.count[far] == 0 {
+                prefetch_node(nodes, node.child[far]);
+            } else {
+                let c = node.count[far];
+                prefetch_leaf(node.child[far] as usize, (c & COUNT_MASK) as usize, c >> 7);
+            }
+            self.items[self.len].write(Entry {
+                key: keys[far],
+                item: item(far),
+                extra: extras[far],
+            });
+            self.len += 1;
+            return Some(Entry {
+                key: keys[near],
+                item: item(near),
+                extra: extras[near],
+            });
+        }
         let start = self.len;
         while mask != 0 {
             let lane = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let item = if node.count[lane] == 0 {
                 let child = node.child[lane];
-                prefetch(&nodes[child as usize]);
+                prefetch_node(nodes, child);
                 child
             } else {
                 let c = node.count[lane];
@@ -184,6 +353,12 @@ impl<T: Copy> LaneStack<T> {
             self.items[j].write(e);
             self.len += 1;
         }
+        if self.len == start {
+            return None;
+        }
+        let nearest = self.get(self.len - 1);
+        self.len -= 1;
+        Some(nearest)
     }
 
     /// Pops the top entry whose key is `≤ limit`, dropping those above it.
@@ -200,11 +375,23 @@ impl<T: Copy> LaneStack<T> {
     }
 }
 
-/// Asks the CPU to start loading the cache lines of `value` (both, for a `Node4`); no
-/// effect on the program's results.
+/// Asks the CPU to start loading the two cache lines of `nodes[index]`; no effect on
+/// the program's results (and no bounds check: a prefetch never faults).
 #[inline(always)]
-fn prefetch<T>(value: &T) {
-    prefetch_slice(std::slice::from_ref(value));
+fn prefetch_node(nodes: &[Node4], index: u32) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        const _: () = assert!(std::mem::size_of::<Node4>() == 128);
+        let line = nodes.as_ptr().wrapping_add(index as usize) as *const i8;
+        // SAFETY: a prefetch is a hint: it never faults and changes no program state.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(line);
+            _mm_prefetch::<_MM_HINT_T0>(line.wrapping_add(64));
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    let _ = (nodes, index);
 }
 
 /// Asks the CPU to start loading the cache lines of `values`; no effect on the
@@ -337,8 +524,11 @@ impl WideBvh {
             });
     }
 
-    /// [`Bvh::closest_hit_slots`] on the 4-wide tree: `hit(slot, best_t)` tests the
-    /// primitive in leaf slot `slot`; `prims` is the BVH's `prim_indices` (for ties).
+    /// [`Bvh::closest_hit_slots`] on the 4-wide tree: `leaf(first, count, ordinal,
+    /// search)` tests the primitives in leaf slots `first..first + count` (leaf
+    /// `ordinal` of [`WideBvh::leaves`], [`NO_ORDINAL`] past 2²⁵ leaves) and offers their
+    /// hits to `search` ([`HitSearch::offer`]); `prims` is the BVH's `prim_indices` (for
+    /// ties). `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
     #[inline]
     pub(crate) fn closest_hit_slots(
         &self,
@@ -346,7 +536,7 @@ impl WideBvh {
         max_t: f32,
         prims: &[u32],
         prefetch_leaf: impl Fn(usize, usize, u32),
-        mut hit: impl FnMut(usize, f32) -> Option<f32>,
+        mut leaf: impl FnMut(usize, usize, u32, &mut HitSearch),
     ) -> Option<(usize, f32)> {
         if self.nodes.is_empty() {
             return None;
@@ -355,9 +545,7 @@ impl WideBvh {
         let (ox, oy, oz) = (Vec4::splat(o.x), Vec4::splat(o.y), Vec4::splat(o.z));
         let (ix, iy, iz) = (Vec4::splat(inv.x), Vec4::splat(inv.y), Vec4::splat(inv.z));
         let finite = ray.is_finite();
-        let mut best: Option<(usize, f32)> = None;
-        let mut best_t = max_t;
-        let mut prune_t = max_t;
+        let mut search = HitSearch::new(max_t, prims);
         let mut stack = LaneStack::<()>::new();
         let mut next = Some(Entry {
             key: 0.0,
@@ -367,27 +555,17 @@ impl WideBvh {
         loop {
             let e = match next.take() {
                 Some(e) => e,
-                None => match stack.pop_within(prune_t) {
+                None => match stack.pop_within(search.prune_t) {
                     Some(e) => e,
-                    None => return best,
+                    None => return search.best,
                 },
             };
             if e.item & LEAF_REF != 0 {
-                let (first, count, _) = self.leaf(e.item);
-                for slot in first..first + count {
-                    let Some(t) = hit(slot, best_t) else { continue };
-                    let better = match best {
-                        None => t <= best_t,
-                        Some((bs, bt)) => t < bt || (t == bt && prims[slot] < prims[bs]),
-                    };
-                    if better && t >= 0.0 {
-                        best = Some((slot, t));
-                        best_t = t;
-                        prune_t = (t * PRUNE_SLACK).min(max_t);
-                    }
-                }
+                let (first, count, ordinal) = self.leaf(e.item);
+                leaf(first, count, ordinal, &mut search);
                 continue;
             }
+            let prune_t = search.prune_t;
             let node = &self.nodes[e.item as usize];
             let (mask, t_near) = if finite {
                 // The slab test of `RayBoxTest::hit_corners`'s fast path, lane-wise (the
@@ -424,14 +602,14 @@ impl WideBvh {
                 (mask, t_near)
             };
             let mask = mask & node.used();
-            stack.push_sorted(&self.nodes, e.item, mask, t_near, [(); 4], &prefetch_leaf);
-            next = stack.pop_within(f32::INFINITY);
+            next = stack.push_sorted(&self.nodes, e.item, mask, t_near, [(); 4], &prefetch_leaf);
         }
     }
 
-    /// [`Bvh::nearest_slots`] on the 4-wide tree: `dist_sq(slot, prune_d2)` returns the
-    /// squared distance to the primitive in leaf slot `slot` (any value above `prune_d2`
-    /// for one that cannot win); `prims` is the BVH's `prim_indices` (for ties).
+    /// [`Bvh::nearest_slots`] on the 4-wide tree: `leaf(first, count, ordinal, search)`
+    /// offers the squared distances of the primitives in leaf slots `first..first +
+    /// count` (leaf `ordinal`) to `search` ([`NearestSearch::offer`]; a primitive beyond
+    /// [`NearestSearch::prune_d2`] cannot win and need not be offered).
     /// `leaf_bound(ordinal)` is a lower bound on the squared distance of every primitive
     /// of leaf `ordinal` (see [`WideBvh::leaves`]), tested before them; return 0 for
     /// none. `prefetch_leaf(first, count, ordinal)` is called when a leaf is queued.
@@ -447,10 +625,9 @@ impl WideBvh {
         point: Vec3,
         max_dist: f32,
         upper_d2: f32,
-        prims: &[u32],
         prefetch_leaf: impl Fn(usize, usize, u32),
         leaf_bound: impl Fn(u32) -> f32,
-        mut dist_sq: impl FnMut(usize, f32) -> f32,
+        mut leaf: impl FnMut(usize, usize, u32, &mut NearestSearch),
     ) -> Option<(usize, f32)> {
         if !point.is_finite() || max_dist.is_nan() || max_dist < 0.0 || self.nodes.is_empty() {
             return None;
@@ -460,9 +637,7 @@ impl WideBvh {
             Vec4::splat(point.y),
             Vec4::splat(point.z),
         );
-        let limit = max_dist * max_dist;
-        let mut best: Option<(usize, f32)> = None;
-        let mut prune_d2 = limit.min(upper_d2);
+        let mut search = NearestSearch::new(max_dist * max_dist, upper_d2);
         let mut stack = LaneStack::<()>::new();
         let mut next = Some(Entry {
             key: 0.0,
@@ -472,34 +647,23 @@ impl WideBvh {
         loop {
             let e = match next.take() {
                 Some(e) => e,
-                None => match stack.pop_within(prune_d2) {
+                None => match stack.pop_within(search.prune_d2) {
                     Some(e) => e,
-                    None => return best,
+                    None => return search.best,
                 },
             };
             if e.item & LEAF_REF != 0 {
                 let (first, count, ordinal) = self.leaf(e.item);
-                if ordinal != NO_ORDINAL && leaf_bound(ordinal) > prune_d2 {
+                if ordinal != NO_ORDINAL && leaf_bound(ordinal) > search.prune_d2 {
                     continue;
                 }
-                for slot in first..first + count {
-                    let d2 = dist_sq(slot, prune_d2);
-                    // Without a best yet, `prune_d2` is the limit or the caller's bound.
-                    let better = match best {
-                        None => d2 <= prune_d2,
-                        Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
-                    };
-                    if better {
-                        best = Some((slot, d2));
-                        prune_d2 = (d2 * PRUNE_SLACK).min(limit);
-                    }
-                }
+                leaf(first, count, ordinal, &mut search);
                 continue;
             }
             let node = &self.nodes[e.item as usize];
             let d2 = node.distance_squared(px, py, pz);
-            let mask = d2.cmple(Vec4::splat(prune_d2)).bitmask() & node.used();
-            stack.push_sorted(
+            let mask = d2.cmple(Vec4::splat(search.prune_d2)).bitmask() & node.used();
+            next = stack.push_sorted(
                 &self.nodes,
                 e.item,
                 mask,
@@ -507,7 +671,6 @@ impl WideBvh {
                 [(); 4],
                 &prefetch_leaf,
             );
-            next = stack.pop_within(f32::INFINITY);
         }
     }
 }
@@ -538,6 +701,33 @@ mod tests {
             .collect()
     }
 
+    /// A leaf callback of [`WideBvh::closest_hit_slots`] that tests the leaf's slots one
+    /// by one with `hit(slot, best_t)`.
+    pub(super) fn each_hit(
+        mut hit: impl FnMut(usize, f32) -> Option<f32>,
+    ) -> impl FnMut(usize, usize, u32, &mut HitSearch) {
+        move |first, count, _, search| {
+            for slot in first..first + count {
+                if let Some(t) = hit(slot, search.best_t()) {
+                    search.offer(slot, t);
+                }
+            }
+        }
+    }
+
+    /// A leaf callback of [`WideBvh::nearest_slots`] that offers the leaf's slots one by
+    /// one at squared distance `dist(slot)`.
+    pub(super) fn each_nearest(
+        prims: &[u32],
+        dist: impl Fn(usize) -> f32,
+    ) -> impl FnMut(usize, usize, u32, &mut NearestSearch) {
+        move |first, count, _, search| {
+            for slot in first..first + count {
+                search.offer(slot, dist(slot), prims);
+            }
+        }
+    }
+
     pub(super) fn bvhs() -> Vec<Bvh> {
         let mut out = vec![];
         for n in [1, 2, 3, 5, 9, 100, 2000] {
@@ -558,6 +748,7 @@ mod tests {
             let wide = WideBvh::new(&bvh);
             let mut seen = vec![0u32; bvh.num_prims()];
             for (node, source) in wide.nodes.iter().zip(&wide.source) {
+                assert_eq!(node.used(), node.used_scalar());
                 assert!(node.used() != 0 && node.used() & (node.used() + 1) == 0);
                 for (lane, &src) in source.iter().enumerate() {
                     if node.count[lane] == EMPTY {
@@ -621,18 +812,23 @@ mod tests {
                 let test =
                     |slot: usize, best: f32| ray.hit(&prim_boxes[prims[slot] as usize], best);
                 let want = bvh.closest_hit_slots(&ray, max_t, test);
-                let got = wide.closest_hit_slots(&ray, max_t, prims, |_, _, _| {}, test);
+                let got = wide.closest_hit_slots(&ray, max_t, prims, |_, _, _| {}, each_hit(test));
                 assert_eq!(got, want, "ray {i}");
-                let dist =
-                    |slot: usize, _: f32| prim_boxes[prims[slot] as usize].distance_squared(o);
+                let dist = |slot: usize| prim_boxes[prims[slot] as usize].distance_squared(o);
                 let max_d = if i % 3 == 0 {
                     r().abs() * 0.2
                 } else {
                     f32::INFINITY
                 };
-                let want = bvh.nearest_slots(o, max_d, dist);
-                let got =
-                    wide.nearest_slots(o, max_d, f32::INFINITY, prims, |_, _, _| {}, |_| 0.0, dist);
+                let want = bvh.nearest_slots(o, max_d, |slot, _| dist(slot));
+                let got = wide.nearest_slots(
+                    o,
+                    max_d,
+                    f32::INFINITY,
+                    |_, _, _| {},
+                    |_| 0.0,
+                    each_nearest(prims, dist),
+                );
                 assert_eq!(got, want, "point {i}");
             }
         }

@@ -9,7 +9,7 @@
 
 use glam::Vec3;
 
-use super::closest::{prefetch_patch, slot_distance_squared_bounded, upper_bound_squared};
+use super::closest::{offer_leaf, prefetch_leaf, upper_bound_squared};
 use super::morton_order::QueryOrder;
 use super::{PointQuery, SignedPointQuery};
 use crate::bvh::{PACKET, PacketSearch};
@@ -66,7 +66,7 @@ impl MeshBvh {
         let tris = self.leaf_triangles();
         let prims = self.bvh().prim_indices();
         let patches = self.patches();
-        let bounds = self.triangle_bounds();
+        let groups = self.leaf_groups();
         let prefetch = |i| crate::bvh::prefetch_slice(&points[i..=i]);
         let answer = |last: &mut LastFound, ids: &[u32], out: &mut Vec<R>| {
             let mut search = PacketSearch::new(limit);
@@ -82,13 +82,11 @@ impl MeshBvh {
             }
             self.wide().nearest_slots_packet(
                 &mut search,
-                prims,
-                |first, count, ordinal| {
-                    crate::bvh::prefetch_slice(&bounds.bounds[first..first + count]);
-                    prefetch_patch(patches, ordinal);
-                },
+                |first, count, ordinal| prefetch_leaf(groups, patches, tris, first, count, ordinal),
                 |ordinal, p| patches[ordinal as usize].distance_squared_below(p),
-                |slot, p, prune_d2| slot_distance_squared_bounded(tris, bounds, slot, p, prune_d2),
+                |first, count, ordinal, p, point_search| {
+                    offer_leaf(groups, tris, prims, first, count, ordinal, p, point_search)
+                },
             );
             let mut k = 0;
             for &i in ids {

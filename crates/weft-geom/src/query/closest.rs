@@ -3,10 +3,10 @@
 use glam::Vec3;
 
 use crate::aabb::Aabb;
-use crate::bvh::PRUNE_SLACK;
+use crate::bvh::{NO_ORDINAL, NearestSearch, PRUNE_SLACK};
 use crate::mesh_bvh::MeshBvh;
+use crate::query::leaf_groups::LeafGroups;
 use crate::query::patch_bound::PatchBound;
-use crate::query::triangle_bound::TriangleBounds;
 
 /// The closest point of a mesh to a query point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -181,32 +181,55 @@ fn slot_distance_squared(tris: &[[Vec3; 3]], slot: usize, p: Vec3, prune_d2: f32
     (q - p).length_squared()
 }
 
+/// Offers the triangles of the leaf at slots `first..first + count` (leaf `ordinal`) to
+/// `search` at their exact squared distances from `p`: four at a time from the leaf's
+/// groups, or one at a time (box-filtered) for a leaf without an ordinal.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn offer_leaf(
+    groups: &LeafGroups,
+    tris: &[[Vec3; 3]],
+    prims: &[u32],
+    first: usize,
+    count: usize,
+    ordinal: u32,
+    p: Vec3,
+    search: &mut NearestSearch,
+) {
+    if ordinal != NO_ORDINAL {
+        return groups.nearest_in_leaf(ordinal, p, search, prims);
+    }
+    for slot in first..first + count {
+        let d2 = slot_distance_squared(tris, slot, p, search.prune_d2());
+        search.offer(slot, d2, prims);
+    }
+}
+
+/// Starts loading what a closest-point query reads of leaf `ordinal` at slots
+/// `first..first + count`: its triangle groups and cylinder, or its triangles.
+#[inline(always)]
+pub(crate) fn prefetch_leaf(
+    groups: &LeafGroups,
+    patches: &[PatchBound],
+    tris: &[[Vec3; 3]],
+    first: usize,
+    count: usize,
+    ordinal: u32,
+) {
+    if ordinal == NO_ORDINAL {
+        crate::bvh::prefetch_slice(&tris[first..first + count]);
+    } else {
+        groups.prefetch(ordinal);
+        prefetch_patch(patches, ordinal);
+    }
+}
+
 /// Starts loading the cylinder of leaf `ordinal` (if it has one).
 #[inline(always)]
 pub(crate) fn prefetch_patch(patches: &[PatchBound], ordinal: u32) {
     if let Some(patch) = patches.get(ordinal as usize) {
         crate::bvh::prefetch_slice(std::slice::from_ref(patch));
     }
-}
-
-/// [`slot_distance_squared`] with the plane and edge bound of the triangle
-/// (`bounds`, by slot) in place of its box: a tighter test that needs 64 more bytes per
-/// triangle.
-#[inline(always)]
-pub(crate) fn slot_distance_squared_bounded(
-    tris: &[[Vec3; 3]],
-    bounds: &TriangleBounds,
-    slot: usize,
-    p: Vec3,
-    prune_d2: f32,
-) -> f32 {
-    let below = bounds.distance_squared_below(slot, p);
-    if below > prune_d2 * PRUNE_SLACK {
-        return below;
-    }
-    let [a, b, c] = tris[slot];
-    let (q, _) = closest_point_triangle(p, a, b, c);
-    (q - p).length_squared()
 }
 
 impl MeshBvh {
@@ -219,17 +242,16 @@ impl MeshBvh {
         let tris = self.leaf_triangles();
         let prims = self.bvh().prim_indices();
         let patches = self.patches();
+        let groups = self.leaf_groups();
         let (slot, _) = self.wide().nearest_slots(
             p,
             max_dist,
             f32::INFINITY,
-            prims,
-            |first, count, ordinal| {
-                crate::bvh::prefetch_slice(&tris[first..first + count]);
-                prefetch_patch(patches, ordinal);
-            },
+            |first, count, ordinal| prefetch_leaf(groups, patches, tris, first, count, ordinal),
             |ordinal| patches[ordinal as usize].distance_squared_below(p),
-            |slot, prune_d2| slot_distance_squared(tris, slot, p, prune_d2),
+            |first, count, ordinal, search| {
+                offer_leaf(groups, tris, prims, first, count, ordinal, p, search)
+            },
         )?;
         Some(self.point_query(slot, p))
     }

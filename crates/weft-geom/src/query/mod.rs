@@ -11,10 +11,10 @@
 pub mod aabb;
 mod batch;
 pub mod closest;
+pub(crate) mod leaf_groups;
 pub(crate) mod morton_order;
 pub(crate) mod patch_bound;
 pub mod ray;
-pub(crate) mod triangle_bound;
 pub mod winding;
 
 pub use closest::{PointQuery, SignedPointQuery, closest_point_triangle};

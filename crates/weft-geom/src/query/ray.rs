@@ -10,6 +10,7 @@
 
 use glam::Vec3;
 
+use super::leaf_groups::{GroupRay, hits_in_leaf};
 use crate::aabb::RayBoxTest;
 use crate::mesh::Mesh;
 use crate::mesh_bvh::MeshBvh;
@@ -38,14 +39,15 @@ enum Axes {
 }
 
 impl Axes {
-    fn new(kx: usize, ky: usize, kz: usize) -> Self {
-        match (kx, ky, kz) {
-            (1, 2, 0) => Axes::Yzx,
-            (2, 1, 0) => Axes::Zyx,
-            (2, 0, 1) => Axes::Zxy,
-            (0, 2, 1) => Axes::Xzy,
-            (0, 1, 2) => Axes::Xyz,
-            _ => Axes::Yxz,
+    /// `[kx, ky, kz]`.
+    fn indices(self) -> [usize; 3] {
+        match self {
+            Axes::Yzx => [1, 2, 0],
+            Axes::Zyx => [2, 1, 0],
+            Axes::Zxy => [2, 0, 1],
+            Axes::Xzy => [0, 2, 1],
+            Axes::Xyz => [0, 1, 2],
+            Axes::Yxz => [1, 0, 2],
         }
     }
 
@@ -84,26 +86,31 @@ impl WatertightRay {
         if !crate::bvh::valid_ray(origin, dir, 0.0) {
             return None;
         }
+        // `kz` is the dominant axis, `(kx, ky) = (kz + 1, kz + 2) mod 3`, swapped when
+        // `dir[kz] < 0`; chosen without indexing (this runs once per ray).
         let a = dir.abs();
-        let kz = if a.x >= a.y && a.x >= a.z {
-            0
+        let axes = if a.x >= a.y && a.x >= a.z {
+            if dir.x < 0.0 { Axes::Zyx } else { Axes::Yzx }
         } else if a.y >= a.z {
-            1
+            if dir.y < 0.0 { Axes::Xzy } else { Axes::Zxy }
+        } else if dir.z < 0.0 {
+            Axes::Yxz
         } else {
-            2
+            Axes::Xyz
         };
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
-        if dir[kz] < 0.0 {
-            std::mem::swap(&mut kx, &mut ky);
-        }
-        let shear = Vec3::new(dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]);
-        let axes = Axes::new(kx, ky, kz);
+        let d = axes.apply(dir);
+        let shear = Vec3::new(d.x / d.z, d.y / d.z, 1.0 / d.z);
         Some(Self {
             origin: axes.apply(origin),
             axes,
             shear,
         })
+    }
+
+    /// The axis order `[kx, ky, kz]`, the origin in that order and the shear (what the
+    /// lane form of the test, `TriGroup::intersect`, needs).
+    pub(crate) fn parts(&self) -> ([usize; 3], Vec3, Vec3) {
+        (self.axes.indices(), self.origin, self.shear)
     }
 
     /// Intersects the triangle `p0 p1 p2` for `0 ≤ t ≤ max_t`. Degenerate triangles and
@@ -210,6 +217,7 @@ impl MeshBvh {
         let ray = WatertightRay::new(origin, dir)?;
         let boxes = RayBoxTest::new(origin, dir);
         let tris = self.leaf_triangles();
+        let lanes = GroupRay::new(&ray);
         // A face's hit distance does not depend on the limit it is tested against, so
         // testing against the best hit so far (not `max_t`) only drops faces that
         // would lose anyway: the answer does not depend on the visiting order.
@@ -219,10 +227,7 @@ impl MeshBvh {
             max_t,
             prims,
             |first, count, _| crate::bvh::prefetch_slice(&tris[first..first + count]),
-            |slot, best_t| {
-                let [a, b, c] = tris[slot];
-                ray.intersect(a, b, c, best_t).map(|h| h.t)
-            },
+            |first, count, _, search| hits_in_leaf(tris, first, count, &ray, &lanes, search),
         )?;
         let [a, b, c] = tris[slot];
         let hit = ray.intersect(a, b, c, max_t)?;
@@ -310,6 +315,12 @@ mod tests {
             if d[kz] < 0.0 {
                 std::mem::swap(&mut kx, &mut ky);
             }
+            assert_eq!(ray.axes.indices(), [kx, ky, kz]);
+            let shear = Vec3::new(d[kx] / d[kz], d[ky] / d[kz], 1.0 / d[kz]);
+            assert_eq!(
+                ray.shear.to_array().map(f32::to_bits),
+                shear.to_array().map(f32::to_bits)
+            );
             let p = v(&mut r);
             assert_eq!(ray.axes.apply(p), Vec3::new(p[kx], p[ky], p[kz]));
             let (q, w) = (p - o, ray.axes.apply(p) - ray.origin);

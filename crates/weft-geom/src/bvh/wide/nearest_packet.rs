@@ -10,8 +10,7 @@
 
 use glam::{Vec3, Vec4};
 
-use super::{Entry, LEAF_REF, LaneStack, NO_ORDINAL, WideBvh};
-use crate::bvh::PRUNE_SLACK;
+use super::{Entry, LEAF_REF, LaneStack, NO_ORDINAL, NearestSearch, WideBvh};
 
 /// Most points in a packet.
 pub(crate) const PACKET: usize = 8;
@@ -20,10 +19,8 @@ pub(crate) const PACKET: usize = 8;
 pub(crate) struct PacketSearch {
     points: [Vec3; PACKET],
     len: usize,
-    /// Per point: skip boxes and primitives beyond this squared distance.
-    prune: [f32; PACKET],
-    /// Per point: the nearest `(slot, squared distance)` found.
-    best: [Option<(usize, f32)>; PACKET],
+    /// Per point: the nearest primitive found and the pruning distance.
+    search: [NearestSearch; PACKET],
     /// `max_dist²`.
     limit: f32,
 }
@@ -35,8 +32,7 @@ impl PacketSearch {
         Self {
             points: [Vec3::ZERO; PACKET],
             len: 0,
-            prune: [0.0; PACKET],
-            best: [None; PACKET],
+            search: [NearestSearch::new(0.0, 0.0); PACKET],
             limit: max_dist * max_dist,
         }
     }
@@ -52,8 +48,7 @@ impl PacketSearch {
     pub(crate) fn push(&mut self, p: Vec3, upper_d2: f32) {
         assert!(self.len < PACKET && p.is_finite());
         self.points[self.len] = p;
-        self.prune[self.len] = self.limit.min(upper_d2);
-        self.best[self.len] = None;
+        self.search[self.len] = NearestSearch::new(self.limit, upper_d2);
         self.len += 1;
     }
 
@@ -61,30 +56,30 @@ impl PacketSearch {
     /// limit (after the search).
     pub(crate) fn result(&self, i: usize) -> (Vec3, Option<(usize, f32)>) {
         assert!(i < self.len);
-        (self.points[i], self.best[i])
+        (self.points[i], self.search[i].best())
     }
 
     /// The largest pruning distance of the points.
     #[inline(always)]
     fn max_prune(&self) -> f32 {
-        self.prune[..self.len]
+        self.search[..self.len]
             .iter()
-            .fold(f32::NEG_INFINITY, |m, &p| m.max(p))
+            .fold(f32::NEG_INFINITY, |m, s| m.max(s.prune_d2()))
     }
 }
 
 impl WideBvh {
     /// [`WideBvh::nearest_slots`] for every point of `search` in one traversal: the
     /// same callbacks, given the point they are for (`leaf_bound(ordinal, point)`,
-    /// `dist_sq(slot, point, prune_d2)`); the answers are left in `search`.
+    /// `leaf(first, count, ordinal, point, point_search)`); the answers are left in
+    /// `search`.
     #[inline]
     pub(crate) fn nearest_slots_packet(
         &self,
         search: &mut PacketSearch,
-        prims: &[u32],
         prefetch_leaf: impl Fn(usize, usize, u32),
         leaf_bound: impl Fn(u32, Vec3) -> f32,
-        mut dist_sq: impl FnMut(usize, Vec3, f32) -> f32,
+        mut leaf: impl FnMut(usize, usize, u32, Vec3, &mut NearestSearch),
     ) {
         if self.nodes.is_empty() || search.len == 0 {
             return;
@@ -96,7 +91,7 @@ impl WideBvh {
         let mut next = Some(Entry {
             key: 0.0,
             item: 0,
-            extra: (1u32 << search.len) - 1,
+            extra: SPREAD >> (4 * (PACKET - search.len)),
         });
         loop {
             let e = match next.take() {
@@ -111,24 +106,16 @@ impl WideBvh {
                 let mut points = e.extra;
                 let mut improved = false;
                 while points != 0 {
-                    let i = points.trailing_zeros() as usize;
+                    let i = point_of(points);
                     points &= points - 1;
                     let p = search.points[i];
-                    if ordinal != NO_ORDINAL && leaf_bound(ordinal, p) > search.prune[i] {
+                    let point_search = &mut search.search[i];
+                    let prune_d2 = point_search.prune_d2();
+                    if ordinal != NO_ORDINAL && leaf_bound(ordinal, p) > prune_d2 {
                         continue;
                     }
-                    for slot in first..first + count {
-                        let d2 = dist_sq(slot, p, search.prune[i]);
-                        let better = match search.best[i] {
-                            None => d2 <= search.prune[i],
-                            Some((bs, bd)) => d2 < bd || (d2 == bd && prims[slot] < prims[bs]),
-                        };
-                        if better {
-                            search.best[i] = Some((slot, d2));
-                            search.prune[i] = (d2 * PRUNE_SLACK).min(search.limit);
-                            improved = true;
-                        }
-                    }
+                    leaf(first, count, ordinal, p, point_search);
+                    improved |= point_search.prune_d2() != prune_d2;
                 }
                 if improved {
                     max_prune = search.max_prune();
@@ -137,26 +124,25 @@ impl WideBvh {
             }
             let node = &self.nodes[e.item as usize];
             let mut keys = Vec4::INFINITY;
-            let mut lane_points = [0u32; 4];
+            // Bit 4 i + lane: point i needs the lane.
+            let mut needs = 0u32;
             let mut points = e.extra;
             while points != 0 {
-                let i = points.trailing_zeros() as usize;
+                let i = point_of(points);
                 points &= points - 1;
                 let [px, py, pz] = splats[i];
                 let d2 = node.distance_squared(px, py, pz);
-                let near = d2.cmple(Vec4::splat(search.prune[i]));
+                let near = d2.cmple(Vec4::splat(search.search[i].prune_d2()));
                 keys = Vec4::select(near, keys.min(d2), keys);
-                let bits = near.bitmask();
-                for (lane, set) in lane_points.iter_mut().enumerate() {
-                    *set |= (bits >> lane & 1) << i;
-                }
+                needs |= near.bitmask() << (4 * i);
             }
+            let lane_points: [u32; 4] = std::array::from_fn(|lane| needs >> lane & SPREAD);
             let mask = lane_points
                 .iter()
                 .enumerate()
                 .fold(0, |m, (lane, &set)| m | ((set != 0) as u32) << lane)
                 & node.used();
-            stack.push_sorted(
+            next = stack.push_sorted(
                 &self.nodes,
                 e.item,
                 mask,
@@ -164,16 +150,28 @@ impl WideBvh {
                 lane_points,
                 &prefetch_leaf,
             );
-            next = stack.pop_within(f32::INFINITY);
         }
     }
 }
 
-const _: () = assert!(PACKET <= 32, "a packet's points fit a u32 mask");
+/// A set of a packet's points, as stack entries carry it: point `i` is bit `4 i`, so a
+/// node visit gathers the points that need each of its four lanes with one shift.
+const SPREAD: u32 = 0x1111_1111;
+
+const _: () = assert!(
+    PACKET <= 8 && PACKET.is_power_of_two(),
+    "a packet's points fit a spread u32 mask"
+);
+
+/// The lowest point of the non-empty spread set `points`.
+#[inline(always)]
+fn point_of(points: u32) -> usize {
+    (points.trailing_zeros() / 4) as usize & (PACKET - 1)
+}
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{boxes, bvhs};
+    use super::super::tests::{boxes, bvhs, each_nearest};
     use super::*;
 
     /// Box "primitives" at their box distance: every point of a packet gets what
@@ -207,15 +205,13 @@ mod tests {
                 let alone: Vec<_> = points
                     .iter()
                     .map(|&p| {
-                        let d = |slot: usize, _: f32| dist(slot, p);
                         wide.nearest_slots(
                             p,
                             max_dist,
                             f32::INFINITY,
-                            prims,
                             |_, _, _| {},
                             |_| 0.0,
-                            d,
+                            each_nearest(prims, |slot| dist(slot, p)),
                         )
                     })
                     .collect();
@@ -230,10 +226,13 @@ mod tests {
                 }
                 wide.nearest_slots_packet(
                     &mut search,
-                    prims,
                     |_, _, _| {},
                     |_, _| 0.0,
-                    |slot, p, _| dist(slot, p),
+                    |first, count, _, p, s| {
+                        for slot in first..first + count {
+                            s.offer(slot, dist(slot, p), prims);
+                        }
+                    },
                 );
                 assert_eq!(search.len(), n);
                 for (i, want) in alone.iter().enumerate() {
