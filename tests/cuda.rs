@@ -98,7 +98,7 @@ fn mixed_kernel_agrees_with_the_cpu() {
     let b = vec3s(n, 4, -1.0, 1.0);
     let q: Vec<Quat> = vec3s(n, 5, -3.0, 3.0)
         .into_iter()
-        .map(|v| Quat::from_scaled_axis(v))
+        .map(Quat::from_scaled_axis)
         .collect();
     let m: Vec<Mat3> = (0..n)
         .map(|i| Mat3::from_cols(b[i], b[(i + 1) % n], b[(i + 2) % n]))
