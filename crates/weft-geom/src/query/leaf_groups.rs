@@ -358,13 +358,8 @@ impl LeafGroups {
 mod tests {
     use super::*;
 
-    fn rng(mut s: u32) -> impl FnMut() -> f32 {
-        move || {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            s as f32 / u32::MAX as f32 * 2.0 - 1.0
-        }
+    fn rng(seed: u32) -> impl FnMut() -> f32 {
+        crate::test_rng::uniform(seed, -1.0, 1.0)
     }
 
     /// Random triangles, with degenerate ones (repeated corners, collinear, tiny) and
