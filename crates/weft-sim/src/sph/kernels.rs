@@ -116,6 +116,13 @@ pub fn cube_gap_sq(x: f32, k: i32, side: f32, all: bool) -> f32 {
 /// a neighbour costs no division.
 #[weft::func]
 pub fn spline_shape(q: f32) -> f32 {
+    let (t, u) = spline_tu(q);
+    0.25 * t * t * t - u * u * u
+}
+
+/// `(t, u) = (max(2 − q, 0), max(1 − q, 0))`, the two pieces of the spline.
+#[weft::func]
+fn spline_tu(q: f32) -> (f32, f32) {
     let mut t = 2.0 - q;
     if t < 0.0 {
         t = 0.0;
@@ -124,20 +131,13 @@ pub fn spline_shape(q: f32) -> f32 {
     if u < 0.0 {
         u = 0.0;
     }
-    0.25 * t * t * t - u * u * u
+    (t, u)
 }
 
 /// `dw/dq` of [`spline_shape`], `3 u² − 0.75 t²` (`∂W/∂r = w'(r/h) / (π h⁴)`).
 #[weft::func]
 pub fn spline_slope(q: f32) -> f32 {
-    let mut t = 2.0 - q;
-    if t < 0.0 {
-        t = 0.0;
-    }
-    let mut u = 1.0 - q;
-    if u < 0.0 {
-        u = 0.0;
-    }
+    let (t, u) = spline_tu(q);
     3.0 * u * u - 0.75 * t * t
 }
 

@@ -133,6 +133,29 @@ fn ray_leaf_triangle(mesh: &DeviceMesh, k: i32, o: Vec3, d: Vec3) -> (bool, f32)
     (hit, t)
 }
 
+/// The first hit so far, `(best_t, best)` (face -1 for none), updated with the
+/// triangle in leaf slot `k`: nearer wins, and the smaller face index at the
+/// same `t` (the face index is read only when the hit can count).
+#[weft::func]
+fn ray_leaf_best(
+    mesh: &DeviceMesh,
+    k: i32,
+    o: Vec3,
+    d: Vec3,
+    best_t: f32,
+    best: i32,
+) -> (f32, i32) {
+    let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
+    let mut out = (best_t, best);
+    if hit && t <= best_t {
+        let f = mesh.prims[k] as i32;
+        if t < best_t || best < 0 || f < best {
+            out = (t, f);
+        }
+    }
+    out
+}
+
 /// The next node of a ray search after `done`: the top of `stack`, or where
 /// [`ray_resume`] continues when the stack ran empty after dropping entries;
 /// -1 when the search is over. Returns it with the stack without it.
@@ -194,14 +217,9 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
                     // A leaf of one triangle costs about an inner step: tested
                     // here, without waiting for the warp.
                     let k = node.left_or_first as i32;
-                    let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
-                    if hit && t <= best_t {
-                        let f = mesh.prims[k] as i32;
-                        if t < best_t || best < 0 || f < best {
-                            best_t = t;
-                            best = f;
-                        }
-                    }
+                    let (bt, b) = ray_leaf_best(mesh, k, o, d, best_t, best);
+                    best_t = bt;
+                    best = b;
                 } else if (rc & leaf_bit) != 0 {
                     at_leaf = true;
                 } else {
@@ -253,14 +271,9 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
             let first = node.left_or_first as i32;
             let count = (rc & !leaf_bit) as i32;
             for k in first..first + count {
-                let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
-                if hit && t <= best_t {
-                    let f = mesh.prims[k] as i32;
-                    if t < best_t || best < 0 || f < best {
-                        best_t = t;
-                        best = f;
-                    }
-                }
+                let (bt, b) = ray_leaf_best(mesh, k, o, d, best_t, best);
+                best_t = bt;
+                best = b;
             }
             let (top, rest) = ray_pop(mesh, stack, cur, o, inv, best_t);
             stack = rest;
