@@ -13,7 +13,7 @@ rm -rf target-gpu && mkdir -p target-gpu
 # bounds checks are on), and the runtime's own CUDA tests.
 cargo test -p weft-examples --test cuda --test ptx --test gradients --test language \
     --test builtins --test builtin_gradients --test mesh_queries --test hash_grid_build \
-    --test device_bvh --test sim_cloth --test sim_xpbd --test granular --test sph --test accumulate \
+    --test device_bvh --test local_arrays --test sim_cloth --test sim_xpbd --test granular --test sph --test accumulate \
     --test runtime -p weft-runtime --test cuda_runtime --lib --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys
@@ -55,8 +55,12 @@ tests=$(cat target-gpu/tests.txt)
 [ "${1:-}" = bench ] && tests=""
 for t in $tests; do
     log="$logs/$t.log"
-    if "$bin/$t" --test-threads=4 >"$log" 2>&1; then status=ok; else
+    # A hung kernel must not eat the session's device time: 300 s per binary.
+    timeout 300 "$bin/$t" --test-threads=4 >"$log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then status=ok; else
         status=FAILED
+        [ $rc -eq 124 ] && status=TIMEOUT
         # Only the failures come back (the device tool returns a few files).
         failures+="=== ${t%-*}"$'\n'"$(grep -A25 -- '---- .* stdout ----' "$log" | head -120)"$'\n'
     fi
@@ -70,7 +74,7 @@ for b in $(cat target-gpu/bench.txt); do
         # The CPU benchmark on 2 pinned cores of the (idle) GPU host, for reference.
         bounce-*) RAYON_NUM_THREADS=2 taskset -c 0,1 "$bin/$b" --bench --warm-up-time 1 \
             --measurement-time 3 2>&1 | grep -E '^bounce|time:' | tee "$out/bounce.log" ;;
-        *) "$bin/$b" | tee "$out/bench.log" ;;
+        *) timeout 300 "$bin/$b" | tee "$out/bench.log" ;;
     esac
 done
 [ -n "$failures" ] && printf '%s' "$failures" | tee "$out/failures.log"

@@ -178,6 +178,10 @@ fn the_adjoint_stack_overflow_code_is_the_runtimes() {
         weft_ir::emit_ptx::STACK_OVERFLOW_PARAM,
         weft::cuda::STACK_OVERFLOW_PARAM
     );
+    assert_eq!(
+        weft_ir::emit_ptx::LOCAL_ARRAY_PARAM,
+        weft::cuda::LOCAL_ARRAY_PARAM
+    );
 }
 
 #[test]

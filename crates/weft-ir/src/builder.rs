@@ -920,6 +920,81 @@ impl<'e> Builder<'e> {
         Ok(v)
     }
 
+    /// Declares a local array `[fill; len]` (see [`Type::LocalArray`]); `fill` must
+    /// be a scalar and `len` within `1..=MAX_LOCAL_ARRAY_LEN`.
+    pub fn local_array(
+        &mut self,
+        name: &str,
+        fill: ValueId,
+        len: u64,
+        mutable: bool,
+        span: Span,
+    ) -> Result<VarId> {
+        let fill = self.hinted(fill)?;
+        let fill = self.settle(fill);
+        let Type::Scalar(elem) = self.ty(fill).clone() else {
+            let t = self.ty(fill).clone();
+            return Err(Error::new(
+                self.span(fill),
+                format!(
+                    "local arrays hold scalars (i32, u32, i64, u64, f32, f64, bool), not `{t}`"
+                ),
+            ));
+        };
+        if !(1..=MAX_LOCAL_ARRAY_LEN as u64).contains(&len) {
+            return Err(Error::new(
+                span,
+                format!("a local array has 1 to {MAX_LOCAL_ARRAY_LEN} elements, not {len}"),
+            ));
+        }
+        let v = self.new_var(
+            name,
+            Type::LocalArray {
+                elem,
+                len: len as u32,
+            },
+            mutable,
+        );
+        self.push(Stmt::LocalArray(v, fill));
+        Ok(v)
+    }
+
+    /// `a[i]` on local array variable `a`.
+    pub fn local_load(&mut self, var: VarId, i: ValueId, span: Span) -> Result<ValueId> {
+        let Type::LocalArray { elem, .. } = self.var(var).ty else {
+            return Err(Error::new(span, "internal: not a local array"));
+        };
+        let i = self.index_int(i)?;
+        Ok(self.def(Type::Scalar(elem), span, Expr::LocalLoad(var, i)))
+    }
+
+    /// `a[i] = value` on local array variable `a`, which must be mutable.
+    pub fn local_store(
+        &mut self,
+        var: VarId,
+        i: ValueId,
+        value: ValueId,
+        span: Span,
+    ) -> Result<()> {
+        let info = self.var(var).clone();
+        let Type::LocalArray { elem, .. } = info.ty else {
+            return Err(Error::new(span, "internal: not a local array"));
+        };
+        if !info.mutable {
+            return Err(Error::new(
+                span,
+                format!(
+                    "cannot assign to an element of immutable local array `{}`; declare it with `let mut`",
+                    info.name
+                ),
+            ));
+        }
+        let i = self.index_int(i)?;
+        let value = self.coerce(value, &Type::Scalar(elem))?;
+        self.push(Stmt::LocalStore(var, i, value));
+        Ok(())
+    }
+
     /// Declares a variable that is assigned later (e.g. the result of an `if` expression).
     pub fn declare_var(&mut self, name: &str, ty: Type) -> VarId {
         let v = self.new_var(name, ty, true);
@@ -1205,6 +1280,9 @@ impl<'e> Builder<'e> {
         Ok(self.f)
     }
 }
+
+/// The most elements a local array may have (`[x; n]`, `n <= 1024`).
+pub const MAX_LOCAL_ARRAY_LEN: u32 = 1024;
 
 /// Whether struct `name` holds arrays, directly or through nested structs.
 pub fn struct_has_arrays(structs: &HashMap<String, StructDef>, name: &str) -> bool {

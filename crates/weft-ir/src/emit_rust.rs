@@ -36,6 +36,11 @@ pub fn rust_type(t: &Type) -> TokenStream {
             let ts = ts.iter().map(rust_type);
             quote!((#(#ts,)*))
         }
+        Type::LocalArray { elem, len } => {
+            let e = format_ident!("{}", elem.name());
+            let n = Literal::usize_unsuffixed(*len as usize);
+            quote!([#e; #n])
+        }
         other => {
             let i = format_ident!("{}", other.rust_name());
             quote!(#rt::types::#i)
@@ -400,10 +405,34 @@ impl Emitter<'_> {
         quote!([#(#idx),*])
     }
 
+    /// The `usize` index of element `i` of local array `var`, panicking with the
+    /// array's name when `i` is out of range.
+    fn local_index(&self, var: VarId, i: ValueId) -> TokenStream {
+        let info = &self.f.vars[var.0 as usize];
+        let Type::LocalArray { len, .. } = &info.ty else {
+            unreachable!("local array of another type")
+        };
+        let name = &info.name;
+        let len = Literal::i64_unsuffixed(*len as i64);
+        let i = val(i);
+        quote!({
+            let __k = #i as i64;
+            if !(0..#len).contains(&__k) {
+                panic!("index {} out of range for local array `{}` of length {}", __k, #name, #len);
+            }
+            __k as usize
+        })
+    }
+
     fn expr(&self, e: &Expr) -> TokenStream {
         let rt = &self.rt;
         match e {
             Expr::Lit(l) => self.lit(l),
+            Expr::LocalLoad(var, i) => {
+                let n = self.var(*var);
+                let k = self.local_index(*var, *i);
+                quote!(#n[#k])
+            }
             Expr::Param(i) => {
                 let p = format_ident!("{}", self.f.params[*i].name);
                 quote!(#p)
@@ -662,6 +691,11 @@ impl Emitter<'_> {
         let vars = self.f.vars.iter().enumerate().map(|(i, v)| {
             let n = self.var(VarId(i as u32));
             let t = rust_type(&v.ty);
+            if let Type::LocalArray { elem, len } = &v.ty {
+                let e = format_ident!("{}", elem.name());
+                let len = Literal::usize_unsuffixed(*len as usize);
+                return quote!(let mut #n: #t = [<#e as ::core::default::Default>::default(); #len];);
+            }
             quote!(let mut #n: #t = <#t as #rt::KernelZero>::adj_zero();)
         });
         quote! {
@@ -776,6 +810,25 @@ impl Emitter<'_> {
                 let c = val(*c);
                 let body = self.block(body);
                 quote!(loop { #cb if !#c { break; } #body })
+            }
+            Stmt::LocalArray(var, v) => {
+                let Type::LocalArray { elem, len } = &self.f.vars[var.0 as usize].ty else {
+                    unreachable!("local array of another type")
+                };
+                let e = format_ident!("{}", elem.name());
+                let len = Literal::usize_unsuffixed(*len as usize);
+                let (n, v) = (self.var(*var), val(*v));
+                if self.f.hoisted {
+                    quote!(#n = [#v; #len];)
+                } else {
+                    quote!(let mut #n: [#e; #len] = [#v; #len];)
+                }
+            }
+            Stmt::LocalStore(var, i, v) => {
+                let n = self.var(*var);
+                let k = self.local_index(*var, *i);
+                let v = val(*v);
+                quote!(#n[#k] = #v;)
             }
             Stmt::Break => quote!(break;),
             Stmt::Continue => quote!(continue;),

@@ -246,6 +246,9 @@ pub enum Expr {
     /// element's gradient is reset to zero after the read: the adjoint of a store,
     /// since the value the store overwrote did not reach the output.
     GradRead(ValueId, ValueId, Vec<ValueId>, bool),
+    /// An element of a local array variable ([`Type::LocalArray`]) at a run-time
+    /// index.
+    LocalLoad(VarId, ValueId),
 }
 
 /// A statement.
@@ -283,6 +286,12 @@ pub enum Stmt {
     /// Adds to the gradient of an array element: `(gradient array, primal array,
     /// indices, value)`; nothing when the gradient array is absent.
     GradAdd(ValueId, ValueId, Vec<ValueId>, ValueId),
+    /// Declares a local array variable ([`Type::LocalArray`]) with every element
+    /// set to the value.
+    LocalArray(VarId, ValueId),
+    /// Stores the value into a local array variable's element: `(array, index,
+    /// value)`.
+    LocalStore(VarId, ValueId, ValueId),
 }
 
 /// A sequence of statements.
@@ -396,6 +405,13 @@ impl Function {
                         walk(body, out);
                     }
                     Stmt::Save(vs) => out.extend(vs),
+                    Stmt::LocalArray(_, v) => {
+                        out.insert(*v);
+                    }
+                    Stmt::LocalStore(_, i, v) => {
+                        out.insert(*i);
+                        out.insert(*v);
+                    }
                     Stmt::Declare(_)
                     | Stmt::Break
                     | Stmt::Continue
@@ -414,7 +430,11 @@ impl Expr {
     /// The values this expression reads.
     pub fn operands(&self) -> Vec<ValueId> {
         match self {
-            Expr::Unary(_, a) | Expr::Cast(a, _) | Expr::Splat(_, a) | Expr::Extract(a, _) => {
+            Expr::Unary(_, a)
+            | Expr::Cast(a, _)
+            | Expr::Splat(_, a)
+            | Expr::Extract(a, _)
+            | Expr::LocalLoad(_, a) => {
                 vec![*a]
             }
             Expr::Binary(_, a, b) | Expr::DynIndex(a, b) | Expr::Insert(a, _, b) => vec![*a, *b],

@@ -110,6 +110,15 @@ pub enum Type {
     Struct(String),
     /// A tuple (function results, `tid()` in 2–4-D launches).
     Tuple(Vec<Type>),
+    /// A fixed-size array of scalars in the thread's own memory (`[0i32; 32]`):
+    /// only the type of a local variable, indexed with `a[i]`; never a value that
+    /// is copied, passed or returned.
+    LocalArray {
+        /// Element type.
+        elem: Scalar,
+        /// Number of elements.
+        len: u32,
+    },
 }
 
 impl Type {
@@ -168,7 +177,10 @@ impl Type {
     }
     /// Whether a value of this type can be stored in a local variable or array.
     pub fn is_value(&self) -> bool {
-        !matches!(self, Type::Array { .. } | Type::Unit)
+        !matches!(
+            self,
+            Type::Array { .. } | Type::Unit | Type::LocalArray { .. }
+        )
     }
 
     /// The Rust spelling used in generated code and error messages.
@@ -211,6 +223,7 @@ impl Type {
                 let parts: Vec<_> = ts.iter().map(|t| t.rust_name()).collect();
                 format!("({})", parts.join(", "))
             }
+            Type::LocalArray { elem, len } => format!("[{}; {len}]", elem.name()),
         }
     }
 

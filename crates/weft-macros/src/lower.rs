@@ -25,6 +25,8 @@ enum Place {
     Field(Box<Place>, u32),
     Component(Box<Place>, ValueId),
     Array(ValueId, Vec<ValueId>),
+    /// An element of a local array variable.
+    Local(VarId, ValueId),
 }
 
 /// Lowering state for one function body.
@@ -207,8 +209,80 @@ impl<'e> Lower<'e> {
             }
             return Ok(());
         }
+        if let syn::Expr::Repeat(r) = &*init.expr {
+            return self.local_array(pat, &l.pat, r);
+        }
         let v = self.expr(&init.expr)?;
         self.bind_pattern(pat, v, ty.as_ref())
+    }
+
+    /// `let [mut] name = [fill; len];` (an optional type must be `[T; len]`).
+    fn local_array(&mut self, pat: &syn::Pat, full: &syn::Pat, r: &syn::ExprRepeat) -> Result<()> {
+        let syn::Pat::Ident(pi) = pat else {
+            return err(
+                pat.span(),
+                "a local array is bound to one name: `let mut s = [0; 8];`",
+            );
+        };
+        if pi.by_ref.is_some() || pi.subpat.is_some() {
+            return err(
+                pi.span(),
+                "only plain `let x` / `let mut x` bindings are supported",
+            );
+        }
+        let len = match &*r.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n
+                .base10_parse::<u64>()
+                .map_err(|e| Error::new(n.span(), e.to_string()))?,
+            other => {
+                return err(
+                    other.span(),
+                    "the length of a local array must be an integer literal",
+                );
+            }
+        };
+        let mut fill = self.expr(&r.expr)?;
+        if let syn::Pat::Type(pt) = full {
+            let syn::Type::Array(at) = &*pt.ty else {
+                return err(pt.ty.span(), "a local array's type is written `[T; N]`");
+            };
+            let elem = lower_type(self.b.env(), &at.elem, false)?;
+            let n = match &at.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => n
+                    .base10_parse::<u64>()
+                    .map_err(|e| Error::new(n.span(), e.to_string()))?,
+                other => return err(other.span(), "the length must be an integer literal"),
+            };
+            if n != len {
+                return err(
+                    at.len.span(),
+                    format!("the type says {n} elements, the value has {len}"),
+                );
+            }
+            fill = self.b.coerce(fill, &elem)?;
+        }
+        let name = pi.ident.to_string();
+        let var = self
+            .b
+            .local_array(&name, fill, len, pi.mutability.is_some(), r.span())?;
+        self.bind(name, Local::Var(var));
+        Ok(())
+    }
+
+    /// The local array variable `e` names, if it names one.
+    fn local_array_var(&self, e: &syn::Expr) -> Option<VarId> {
+        let syn::Expr::Path(p) = e else { return None };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(Local::Var(v)) if matches!(self.b.var(v).ty, Type::LocalArray { .. }) => Some(v),
+            _ => None,
+        }
     }
 
     fn bind_pattern(&mut self, pat: &syn::Pat, v: ValueId, ty: Option<&Type>) -> Result<()> {
@@ -311,6 +385,10 @@ impl<'e> Lower<'e> {
                 Ok(Place::Field(Box::new(inner), i))
             }
             syn::Expr::Index(ix) => {
+                if let Some(var) = self.local_array_var(&ix.expr) {
+                    let i = self.expr(&ix.index)?;
+                    return Ok(Place::Local(var, i));
+                }
                 if let Some((arr, idx)) = self.array_index(e)? {
                     return Ok(Place::Array(arr, idx));
                 }
@@ -348,6 +426,10 @@ impl<'e> Lower<'e> {
                 Type::Vector(_, s) => Type::Scalar(s),
                 _ => unreachable!(),
             },
+            Place::Local(var, _) => match self.b.var(*var).ty {
+                Type::LocalArray { elem, .. } => Type::Scalar(elem),
+                _ => unreachable!(),
+            },
         }
     }
 
@@ -363,6 +445,7 @@ impl<'e> Lower<'e> {
                 let base = self.read_place(inner, span)?;
                 self.b.index_value(base, *i, span)
             }
+            Place::Local(var, i) => self.b.local_load(*var, *i, span),
         }
     }
 
@@ -375,6 +458,7 @@ impl<'e> Lower<'e> {
                 self.write_place(inner, updated, span)
             }
             Place::Array(a, idx) => self.b.store(*a, idx.clone(), v, span),
+            Place::Local(var, i) => self.b.local_store(*var, *i, v, span),
             Place::Component(inner, i) => {
                 let base = self.read_place(inner, span)?;
                 let updated = self.b.dyn_insert(base, *i, v, span)?;
@@ -526,6 +610,10 @@ impl<'e> Lower<'e> {
                 self.b.field(v, &member_name(&f.member), f.member.span())
             }
             syn::Expr::Index(ix) => {
+                if let Some(var) = self.local_array_var(&ix.expr) {
+                    let i = self.expr(&ix.index)?;
+                    return self.b.local_load(var, i, e.span());
+                }
                 if let Some((arr, idx)) = self.array_index(e)? {
                     return self.b.load(arr, idx, e.span());
                 }
@@ -606,7 +694,11 @@ impl<'e> Lower<'e> {
             ),
             syn::Expr::Array(a) => err(
                 a.span(),
-                "array literals are not supported in kernels; use vector constructors such as `Vec3::new`",
+                "array literals are not supported in kernels; use vector constructors such as `Vec3::new`, or a local array `let mut s = [0; 8];`",
+            ),
+            syn::Expr::Repeat(r) => err(
+                r.span(),
+                "`[x; n]` is only allowed as the value of a `let`: `let mut s = [0; 8];`",
             ),
             syn::Expr::Range(r) => err(r.span(), "ranges are only allowed as `for` loop bounds"),
             syn::Expr::Try(t) => err(t.question_token.span, "`?` is not supported in kernels"),
@@ -665,6 +757,12 @@ impl<'e> Lower<'e> {
             let name = id.to_string();
             return match self.lookup(&name) {
                 Some(Local::Param(i)) => Ok(self.b.param(i, span)),
+                Some(Local::Var(v)) if matches!(self.b.var(v).ty, Type::LocalArray { .. }) => err(
+                    span,
+                    format!(
+                        "local array `{name}` can only be indexed (`{name}[i]`); it cannot be copied, passed or returned"
+                    ),
+                ),
                 Some(Local::Var(v)) => Ok(self.b.read_var(v, span)),
                 None => err(span, format!("cannot find value `{name}` in this scope")),
             };

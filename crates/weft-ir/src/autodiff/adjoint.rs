@@ -109,10 +109,12 @@ fn used_outer_vars(b: &Block) -> Vec<VarId> {
                 Stmt::Def(_, Expr::Var(v)) | Stmt::Assign(v, _) => {
                     used.insert(*v);
                 }
-                Stmt::Def(_, Expr::Rng(_, v, _)) => {
+                Stmt::Def(_, Expr::Rng(_, v, _))
+                | Stmt::Def(_, Expr::LocalLoad(v, _))
+                | Stmt::LocalStore(v, ..) => {
                     used.insert(*v);
                 }
-                Stmt::Let(v, _) | Stmt::Declare(v) => {
+                Stmt::Let(v, _) | Stmt::Declare(v) | Stmt::LocalArray(v, _) => {
                     declared.insert(*v);
                 }
                 Stmt::If(_, a, c) => {
@@ -271,9 +273,28 @@ impl Gen {
         out
     }
 
+    /// The variables declared outside loop body `b` that it uses, which the
+    /// adjoint saves per iteration. A local array among them cannot be saved: the
+    /// gradient is blocked instead, as the replay would read its final contents.
+    fn loop_vars(&mut self, b: &Block) -> Vec<VarId> {
+        let mut vars = used_outer_vars(b);
+        vars.retain(|v| {
+            let info = &self.g.vars[v.0 as usize];
+            if matches!(info.ty, Type::LocalArray { .. }) {
+                self.blockers.insert(format!(
+                    "a loop uses local array `{}` declared outside it, which its adjoint cannot replay; declare the array inside the loop or leave the loop out of differentiated code",
+                    info.name
+                ));
+                return false;
+            }
+            true
+        });
+        vars
+    }
+
     /// Pushes the outer variables a loop body uses; returns them.
     fn snapshot(&mut self, body: &Block, out: &mut Vec<Stmt>) -> Vec<VarId> {
-        let vars = used_outer_vars(body);
+        let vars = self.loop_vars(body);
         let mut e = self.emit();
         let vals: Vec<_> = vars.iter().map(|v| e.read(*v)).collect();
         if !vals.is_empty() {
@@ -317,7 +338,7 @@ impl Gen {
                     out.push(Stmt::If(*c, a, e));
                 }
                 Stmt::For(var, start, end, body) => {
-                    let vars = used_outer_vars(body);
+                    let vars = self.loop_vars(body);
                     let mut inner = Vec::new();
                     if !vars.is_empty() {
                         inner.push(Stmt::Restore(vars));
@@ -329,7 +350,7 @@ impl Gen {
                 Stmt::While(cb, _c, body) => {
                     let mut both = cb.clone();
                     both.0.extend(body.0.iter().cloned());
-                    let vars = used_outer_vars(&both);
+                    let vars = self.loop_vars(&both);
                     let cnt = self.g.var("iterations", Type::I32);
                     out.push(Stmt::Restore(vec![cnt]));
                     // The final, failing evaluation of the condition.
@@ -356,7 +377,18 @@ impl Gen {
                     out.extend(e.out);
                     out.push(Stmt::ForRev(k, z, n, Block(inner)));
                 }
-                Stmt::Return(_) | Stmt::Declare(_) => {}
+                Stmt::LocalArray(var, _) => {
+                    let info = &self.g.vars[var.0 as usize];
+                    if let Type::LocalArray { elem, .. } = info.ty
+                        && elem.is_float()
+                    {
+                        self.blockers.insert(format!(
+                            "local array `{}` holds floats, which carry no gradient; keep differentiated values out of local arrays",
+                            info.name
+                        ));
+                    }
+                }
+                Stmt::Return(_) | Stmt::Declare(_) | Stmt::LocalStore(..) => {}
                 Stmt::Break | Stmt::Continue => unreachable!("jumps are eliminated first"),
                 Stmt::ForRev(..) | Stmt::Save(_) | Stmt::Restore(_) | Stmt::GradAdd(..) => {
                     unreachable!("adjoint statements in a forward function")

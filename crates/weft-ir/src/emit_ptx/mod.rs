@@ -24,6 +24,7 @@ mod build;
 mod builtins;
 mod emitter;
 pub mod layout;
+mod local;
 mod ops;
 mod prefetch;
 mod reduce;
@@ -35,6 +36,7 @@ use std::collections::HashMap;
 use crate::ir::Function;
 
 pub use emitter::{ERROR_RECORD, GRID_DEPENDENCY_MARK};
+pub use local::LOCAL_ARRAY_PARAM;
 pub use stack::{ADJOINT_STACK_BYTES, STACK_OVERFLOW_PARAM};
 
 /// The PTX of one kernel.

@@ -18,6 +18,7 @@ impl Em<'_> {
     pub(super) fn expr(&mut self, fr: &mut Frame, e: &Expr, t: &Type) -> Res<Vec<Reg>> {
         Ok(match e {
             Expr::Lit(l) => vec![self.lit(*l)],
+            Expr::LocalLoad(var, i) => self.local_load(fr, *var, *i)?,
             Expr::Param(i) => fr_param(fr, *i),
             Expr::Var(var) => {
                 let src = fr_var(self, fr, *var);

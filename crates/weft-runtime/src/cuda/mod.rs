@@ -48,8 +48,8 @@ pub use launch::{
 pub use module::{ModuleLoad, module_load_stats};
 pub use record::{
     ERROR_RECORD, ERROR_RECORD_BYTES, ERROR_RECORD_EXTENT, ERROR_RECORD_FLAG, ERROR_RECORD_INDEX,
-    ERROR_RECORD_KERNEL, ERROR_RECORD_PARAM, STACK_OVERFLOW_PARAM, error_record_ptr, kernel_id,
-    register_kernel_name, register_kernel_params,
+    ERROR_RECORD_KERNEL, ERROR_RECORD_PARAM, LOCAL_ARRAY_PARAM, STACK_OVERFLOW_PARAM,
+    error_record_ptr, kernel_id, register_kernel_name, register_kernel_params,
 };
 
 use crate::Error;

@@ -21,6 +21,10 @@ pub const ERROR_RECORD_PARAM: usize = 8;
 /// overflows (index: bytes needed, extent: capacity); the same value as
 /// `weft_ir::emit_ptx::STACK_OVERFLOW_PARAM`.
 pub const STACK_OVERFLOW_PARAM: u32 = u32::MAX - 1;
+/// The parameter index a kernel writes for an out-of-range index into one of its
+/// local arrays (`let mut s = [0; 8];`); the same value as
+/// `weft_ir::emit_ptx::LOCAL_ARRAY_PARAM`.
+pub const LOCAL_ARRAY_PARAM: u32 = u32::MAX - 2;
 /// Offset of the `i64` offending index (of one dimension).
 pub const ERROR_RECORD_INDEX: usize = 16;
 /// Offset of the `i64` extent of that dimension.
@@ -124,6 +128,7 @@ pub(crate) fn decode(bytes: &[u8; ERROR_RECORD_BYTES]) -> Option<Error> {
     let param = match names.params.and_then(|p| p.get(param as usize)) {
         Some(p) => p.to_string(),
         None if param == u32::MAX => "?".to_string(),
+        None if param == LOCAL_ARRAY_PARAM => "(a local array)".to_string(),
         None => format!("#{param}"),
     };
     Some(Error::OutOfBounds {
@@ -168,6 +173,9 @@ mod tests {
             e.to_string().starts_with("kernel `#0x0000dead`: index 7"),
             "{e}"
         );
+        rec[8..12].copy_from_slice(&LOCAL_ARRAY_PARAM.to_ne_bytes());
+        let e = decode(&rec).unwrap().to_string();
+        assert!(e.contains("`(a local array)` of extent 3"), "{e}");
     }
 
     #[test]

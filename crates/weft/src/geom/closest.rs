@@ -4,8 +4,6 @@
 #[allow(unused_imports)] // named by the generated code
 use super::ray::{no_node, tri_corner};
 #[allow(unused_imports)] // named by the generated code
-use super::stack::{NodeStack, node_stack, node_stack_pop, node_stack_push};
-#[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
 
@@ -115,7 +113,7 @@ pub fn point_order(mesh: &DeviceMesh, l: i32, r: i32, p: Vec3) -> (i32, f32, i32
 }
 
 /// Where a closest-point search continues once its stack ran empty after
-/// dropping entries (see [`NodeStack`]): climbing from the finished node `done`,
+/// dropping entries (see [`mesh_query_point_face`]): climbing from the finished node `done`,
 /// the farther child of the first ancestor whose nearer child holds `done` and
 /// whose farther child lies within `best_d2`; -1 when there is none.
 #[weft::func]
@@ -146,37 +144,19 @@ fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
     length_sq(q - p)
 }
 
-/// The next node of a closest-point search after `done`: the top of `stack`, or
-/// where [`point_resume`] continues when the stack ran empty after dropping
-/// entries; -1 when the search is over. Returns it with the stack without it.
-#[weft::func]
-fn point_pop(
-    mesh: &DeviceMesh,
-    stack: NodeStack,
-    done: i32,
-    p: Vec3,
-    best_d2: f32,
-) -> (i32, NodeStack) {
-    let (top, rest) = node_stack_pop(stack);
-    let mut next = top;
-    if next < 0 && rest.dropped != 0 {
-        next = point_resume(mesh, done, p, best_d2);
-    }
-    (next, rest)
-}
-
 /// The face closest to `p` within `max_dist` (inclusive; `f32::INFINITY` for no
 /// limit), the smallest index among equally close faces, or -1. A search: integer
 /// result, no gradient (evaluate the point with [`closest_point_triangle`]).
-/// Depth first, the nearer child before the other, which waits on a
-/// [`NodeStack`] and is skipped when the best distance has shrunk below its box's
-/// by the time it is taken off; the first leaf reached is the one nearest by box,
-/// so the search radius shrinks at once. As in
+/// Depth first, the nearer child before the other, which waits on a stack in
+/// local memory ([`TRAVERSAL_STACK_SLOTS`](super::TRAVERSAL_STACK_SLOTS) entries, each with its box distance)
+/// and is skipped without a read when the best distance has shrunk below it by
+/// the time it is taken off; the first leaf reached is the one nearest by box,
+/// so the search radius shrinks at once. A full stack overwrites its oldest
+/// entry; once it runs empty after that, the search climbs parent links to find
+/// the dropped subtrees ([`point_resume`]), so any tree depth is correct. As in
 /// [`mesh_query_ray_face`](super::mesh_query_ray_face), a child entered from its
 /// parent comes with its node read and a leaf's triangles are one contiguous read
-/// of [`DeviceMesh::tris`]; unlike there, leaves and inner nodes share one loop
-/// body (a separate inner-node loop measured slower here: a search visits about
-/// one leaf per three steps).
+/// of [`DeviceMesh::tris`].
 /// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
 /// -1 at once (a NaN point would otherwise visit every node).
 #[weft::func]
@@ -184,25 +164,29 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
     let mut best_d2 = max_dist * max_dist;
     let mut best = -1;
-    let mut stack = node_stack();
-    let mut cur = 0;
-    let mut node = no_node();
-    // Whether `node` is still to be read and its box tested (the root and nodes
-    // taken off the stack); a child entered from its parent comes read and within
-    // the current `best_d2`.
-    let mut fresh = true;
-    let mut go = abs(p.x) < f32::INFINITY
+    let valid = abs(p.x) < f32::INFINITY
         && abs(p.y) < f32::INFINITY
         && abs(p.z) < f32::INFINITY
         && max_dist >= 0.0
         && mesh.nodes.len() > 0;
-    while go {
-        if fresh {
-            node = mesh.nodes[cur];
-        }
-        let rc = node.right_or_count;
-        let mut next = -1;
-        if !fresh || point_box_distance_sq(p, node.lower, node.upper) <= best_d2 {
+    let mut node = no_node();
+    let mut go = false;
+    if valid {
+        node = mesh.nodes[0];
+        go = point_box_distance_sq(p, node.lower, node.upper) <= best_d2;
+    }
+    if go {
+        // `TRAVERSAL_STACK_SLOTS` entries, used as a ring: `top` counts pushes
+        // minus pops, `len` the entries held.
+        let mut stack = [0i32; 32];
+        let mut dist = [0.0f32; 32];
+        let mut top = 0;
+        let mut len = 0;
+        let mut dropped = false;
+        let mut cur = 0;
+        while go {
+            let rc = node.right_or_count;
+            let mut next = -1;
             if (rc & leaf_bit) != 0 {
                 let first = node.left_or_first as i32;
                 let count = (rc & !leaf_bit) as i32;
@@ -239,19 +223,35 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
                     next = near;
                     node = near_node;
                     if far_d2 <= best_d2 {
-                        stack = node_stack_push(stack, far);
+                        stack[top & 31] = far;
+                        dist[top & 31] = far_d2;
+                        top += 1;
+                        if len < 32 {
+                            len += 1;
+                        } else {
+                            dropped = true;
+                        }
                     }
                 }
             }
+            if next < 0 {
+                while next < 0 && len > 0 {
+                    top -= 1;
+                    len -= 1;
+                    if dist[top & 31] <= best_d2 {
+                        next = stack[top & 31];
+                    }
+                }
+                if next < 0 && dropped {
+                    next = point_resume(mesh, cur, p, best_d2);
+                }
+                if next >= 0 {
+                    node = mesh.nodes[next];
+                }
+            }
+            cur = next;
+            go = next >= 0;
         }
-        fresh = next < 0;
-        if next < 0 {
-            let (top, rest) = point_pop(mesh, stack, cur, p, best_d2);
-            stack = rest;
-            next = top;
-        }
-        cur = next;
-        go = next >= 0;
     }
     best
 }
