@@ -206,6 +206,7 @@ impl TriGroup {
 
 /// A ray prepared for [`TriGroup::intersect`]: the [`WatertightRay`]'s axis order,
 /// permuted origin and shear, splat over the lanes.
+#[derive(Clone, Copy)]
 pub(crate) struct GroupRay {
     axes: [usize; 3],
     origin: [Vec4; 3],
@@ -257,18 +258,32 @@ pub(crate) fn hits_in_leaf(
 ) {
     for g in (0..count as u32).step_by(LANES) {
         let group = TriGroup::gather(tris, first as u32, count as u32, g);
-        let (t, mut hit, mut scalar) = group.intersect(lanes, search.best_t());
+        group.offer_hits(ray, lanes, search);
+    }
+}
+
+impl TriGroup {
+    /// Offers the hits of `ray` (`lanes` its lane form) with the group's triangles to
+    /// `search`, at [`WatertightRay::intersect`]'s distances.
+    #[inline(always)]
+    pub(crate) fn offer_hits(
+        &self,
+        ray: &WatertightRay,
+        lanes: &GroupRay,
+        search: &mut crate::bvh::HitSearch,
+    ) {
+        let (t, mut hit, mut scalar) = self.intersect(lanes, search.best_t());
         while hit != 0 {
             let lane = hit.trailing_zeros() as usize;
             hit &= hit - 1;
-            search.offer(group.slot(lane), t[lane]);
+            search.offer(self.slot(lane), t[lane]);
         }
         while scalar != 0 {
             let lane = scalar.trailing_zeros() as usize;
             scalar &= scalar - 1;
-            let [a, b, c] = group.triangle(lane);
+            let [a, b, c] = self.triangle(lane);
             if let Some(h) = ray.intersect(a, b, c, search.best_t()) {
-                search.offer(group.slot(lane), h.t);
+                search.offer(self.slot(lane), h.t);
             }
         }
     }
