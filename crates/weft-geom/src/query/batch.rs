@@ -94,7 +94,7 @@ impl MeshBvh {
             self.wide().nearest_slots_packet(
                 &mut search,
                 |first, count, ordinal| prefetch_leaf(groups, patches, tris, first, count, ordinal),
-                |ordinal, p| patches[ordinal as usize].distance_squared_below(p),
+                |ordinal, lanes| patches[ordinal as usize].distance_squared_below4(lanes),
                 |first, count, ordinal, p, point_search| {
                     offer_leaf(groups, tris, prims, first, count, ordinal, p, point_search)
                 },

@@ -18,6 +18,9 @@ pub(crate) const PACKET: usize = 16;
 /// The points of a packet and, after [`WideBvh::nearest_slots_packet`], their answers.
 pub(crate) struct PacketSearch {
     points: [Vec3; PACKET],
+    /// The points four at a time as lanes: `lanes[q][axis]` holds coordinate `axis` of
+    /// points `4 q ..= 4 q + 3` (zeros past `len`).
+    lanes: [[Vec4; 3]; PACKET / 4],
     len: usize,
     /// Per point: the nearest primitive found and the pruning distance.
     search: [NearestSearch; PACKET],
@@ -31,6 +34,7 @@ impl PacketSearch {
         debug_assert!(max_dist >= 0.0);
         Self {
             points: [Vec3::ZERO; PACKET],
+            lanes: [[Vec4::ZERO; 3]; PACKET / 4],
             len: 0,
             search: [NearestSearch::new(0.0, 0.0); PACKET],
             limit: max_dist * max_dist,
@@ -48,6 +52,9 @@ impl PacketSearch {
     pub(crate) fn push(&mut self, p: Vec3, upper_d2: f32) {
         assert!(self.len < PACKET && p.is_finite());
         self.points[self.len] = p;
+        for axis in 0..3 {
+            self.lanes[self.len / 4][axis][self.len % 4] = p[axis];
+        }
         self.search[self.len] = NearestSearch::new(self.limit, upper_d2);
         self.len += 1;
     }
@@ -57,6 +64,32 @@ impl PacketSearch {
     pub(crate) fn result(&self, i: usize) -> (Vec3, Option<(usize, f32)>) {
         assert!(i < self.len);
         (self.points[i], self.search[i].best())
+    }
+
+    /// The points of the spread set `points` that a leaf may hold a winner for: those
+    /// whose lower bound from `bound(lanes)` (four points' bounds at once, lanes as in
+    /// `PacketSearch::lanes`) is not above their pruning distance.
+    #[inline(always)]
+    fn within_leaf_bound(&self, points: u64, bound: impl Fn(&[Vec4; 3]) -> Vec4) -> u64 {
+        let mut keep = 0;
+        for (q, lanes) in self.lanes.iter().enumerate() {
+            if points >> (16 * q) & 0xffff == 0 {
+                continue;
+            }
+            let s = &self.search[4 * q..4 * q + 4];
+            let prune = Vec4::new(
+                s[0].prune_d2(),
+                s[1].prune_d2(),
+                s[2].prune_d2(),
+                s[3].prune_d2(),
+            );
+            // As `!(bound > prune)` one point at a time (a NaN bound keeps the point).
+            let far = bound(lanes).cmpgt(prune).bitmask() as u64;
+            let near = !far & 15;
+            let spread = (near & 1) | (near & 2) << 3 | (near & 4) << 6 | (near & 8) << 9;
+            keep |= spread << (16 * q);
+        }
+        points & keep
     }
 
     /// The largest pruning distance of the points.
@@ -70,15 +103,16 @@ impl PacketSearch {
 
 impl WideBvh {
     /// [`WideBvh::nearest_slots`] for every point of `search` in one traversal: the
-    /// same callbacks, given the point they are for (`leaf_bound(ordinal, point)`,
-    /// `leaf(first, count, ordinal, point, point_search)`); the answers are left in
-    /// `search`.
+    /// same callbacks, given the point they are for (`leaf(first, count, ordinal, point,
+    /// point_search)`), except that `leaf_bound(ordinal, lanes)` bounds four points at
+    /// once (`lanes[axis]` holds coordinate `axis` of the four); the answers are left
+    /// in `search`.
     #[inline(always)]
     pub(crate) fn nearest_slots_packet(
         &self,
         search: &mut PacketSearch,
         prefetch_leaf: impl Fn(usize, usize, u32),
-        leaf_bound: impl Fn(u32, Vec3) -> f32,
+        leaf_bound: impl Fn(u32, &[Vec4; 3]) -> Vec4,
         leaf: impl FnMut(usize, usize, u32, Vec3, &mut NearestSearch),
     ) {
         #[cfg(target_arch = "x86_64")]
@@ -99,7 +133,7 @@ impl WideBvh {
         &self,
         search: &mut PacketSearch,
         prefetch_leaf: impl Fn(usize, usize, u32),
-        leaf_bound: impl Fn(u32, Vec3) -> f32,
+        leaf_bound: impl Fn(u32, &[Vec4; 3]) -> Vec4,
         leaf: impl FnMut(usize, usize, u32, Vec3, &mut NearestSearch),
     ) {
         self.packet_search::<true>(search, prefetch_leaf, leaf_bound, leaf)
@@ -112,7 +146,7 @@ impl WideBvh {
         &self,
         search: &mut PacketSearch,
         prefetch_leaf: impl Fn(usize, usize, u32),
-        leaf_bound: impl Fn(u32, Vec3) -> f32,
+        leaf_bound: impl Fn(u32, &[Vec4; 3]) -> Vec4,
         mut leaf: impl FnMut(usize, usize, u32, Vec3, &mut NearestSearch),
     ) {
         if self.nodes.is_empty() || search.len == 0 {
@@ -138,6 +172,9 @@ impl WideBvh {
             if e.item & LEAF_REF != 0 {
                 let (first, count, ordinal) = self.leaf(e.item);
                 let mut points = e.extra;
+                if ordinal != NO_ORDINAL {
+                    points &= search.within_leaf_bound(points, |lanes| leaf_bound(ordinal, lanes));
+                }
                 let mut improved = false;
                 while points != 0 {
                     let i = point_of(points);
@@ -145,9 +182,6 @@ impl WideBvh {
                     let p = search.points[i];
                     let point_search = &mut search.search[i];
                     let prune_d2 = point_search.prune_d2();
-                    if ordinal != NO_ORDINAL && leaf_bound(ordinal, p) > prune_d2 {
-                        continue;
-                    }
                     leaf(first, count, ordinal, p, point_search);
                     improved |= point_search.prune_d2() != prune_d2;
                 }
@@ -271,8 +305,8 @@ unsafe fn pair_tests(
 const SPREAD: u64 = 0x1111_1111_1111_1111;
 
 const _: () = assert!(
-    PACKET <= 16 && PACKET.is_power_of_two(),
-    "a packet's points fit a spread u64 mask"
+    4 <= PACKET && PACKET <= 16 && PACKET.is_power_of_two(),
+    "a packet's points fit a spread u64 mask, four lanes at a time"
 );
 
 /// The lowest point of the non-empty spread set `points`.
@@ -345,9 +379,19 @@ mod tests {
                         }
                     };
                     if portable {
-                        wide.packet_search::<false>(&mut search, |_, _, _| {}, |_, _| 0.0, leaf);
+                        wide.packet_search::<false>(
+                            &mut search,
+                            |_, _, _| {},
+                            |_, _| Vec4::ZERO,
+                            leaf,
+                        );
                     } else {
-                        wide.nearest_slots_packet(&mut search, |_, _, _| {}, |_, _| 0.0, leaf);
+                        wide.nearest_slots_packet(
+                            &mut search,
+                            |_, _, _| {},
+                            |_, _| Vec4::ZERO,
+                            leaf,
+                        );
                     }
                     assert_eq!(search.len(), n);
                     for (i, want) in alone.iter().enumerate() {
