@@ -136,10 +136,10 @@ unsafe fn ratio(n: __m256, d: __m256) -> __m256 {
 
 /// Squared distances from `p` (each coordinate splat) to the group's eight
 /// triangles, bit for bit `(closest_point_triangle(p, a, b, c).0 - p).length_squared()`
-/// except in the lanes of the returned mask (degenerate triangles): the steps of
+/// except in the lanes set in the returned mask (degenerate triangles): the steps of
 /// `TriGroup::distance_squared` on eight lanes.
 #[target_feature(enable = "avx2")]
-fn distance_squared(group: &TriGroup8, p: L3) -> (__m256, u32) {
+fn distance_squared(group: &TriGroup8, p: L3) -> (__m256, __m256) {
     // SAFETY: AVX2 is enabled for this function; the loads read the group's own
     // 32-byte aligned rows.
     unsafe {
@@ -199,9 +199,10 @@ fn distance_squared(group: &TriGroup8, p: L3) -> (__m256, u32) {
         );
         let d = sub3(q, p);
         // Degenerate (not fine) and in no region: the scalar test's edge fallback.
-        let scalar = _mm256_movemask_ps(_mm256_andnot_ps(_mm256_or_ps(fine, region), {
-            _mm256_castsi256_ps(_mm256_set1_epi32(-1))
-        })) as u32;
+        let scalar = _mm256_andnot_ps(
+            _mm256_or_ps(fine, region),
+            _mm256_castsi256_ps(_mm256_set1_epi32(-1)),
+        );
         (dot3(d, d), scalar)
     }
 }
@@ -222,22 +223,37 @@ pub(crate) fn nearest_in_groups(
         _mm256_set1_ps(p.z),
     ];
     for group in groups {
-        let (d2, scalar) = distance_squared(group, splat);
+        let (d2, scalar_mask) = distance_squared(group, splat);
         let mut d2s = [0.0f32; LANES8];
-        // SAFETY: `d2s` holds eight floats (unaligned store).
-        unsafe { _mm256_storeu_ps(d2s.as_mut_ptr(), d2) };
-        // SAFETY: AVX2 is enabled for this function.
-        let near = unsafe { _mm256_movemask_ps(le(d2, _mm256_set1_ps(search.prune_d2()))) } as u32;
-        let mut lanes = near | scalar;
+        // SAFETY (block): AVX2 is enabled for this function; `d2s` holds eight floats.
+        let (best, mut scalar) = unsafe {
+            _mm256_storeu_ps(d2s.as_mut_ptr(), d2);
+            // Only the smallest distance within the pruning distance can change the
+            // search (it ends with the smallest, ties by primitive index, whatever else
+            // is offered): offer the lanes at that distance — one lane or a few, found
+            // without a branch per lane.
+            let near = _mm256_andnot_ps(scalar_mask, le(d2, _mm256_set1_ps(search.prune_d2())));
+            let masked = _mm256_blendv_ps(_mm256_set1_ps(f32::INFINITY), d2, near);
+            let m = _mm256_min_ps(masked, _mm256_permute2f128_ps::<1>(masked, masked));
+            let m = _mm256_min_ps(m, _mm256_permute_ps::<0b01_00_11_10>(m));
+            let m = _mm256_min_ps(m, _mm256_permute_ps::<0b10_11_00_01>(m));
+            let best = _mm256_and_ps(near, _mm256_cmp_ps::<_CMP_EQ_OQ>(masked, m));
+            (
+                _mm256_movemask_ps(best) as u32,
+                _mm256_movemask_ps(scalar_mask) as u32,
+            )
+        };
+        let mut lanes = best;
         while lanes != 0 {
             let lane = lanes.trailing_zeros() as usize;
             lanes &= lanes - 1;
-            let d2 = if scalar >> lane & 1 != 0 {
-                let [a, b, c] = group.triangle(lane);
-                (closest_point_triangle(p, a, b, c).0 - p).length_squared()
-            } else {
-                d2s[lane]
-            };
+            search.offer(group.slots[lane] as usize, d2s[lane], prims);
+        }
+        while scalar != 0 {
+            let lane = scalar.trailing_zeros() as usize;
+            scalar &= scalar - 1;
+            let [a, b, c] = group.triangle(lane);
+            let d2 = (closest_point_triangle(p, a, b, c).0 - p).length_squared();
             search.offer(group.slots[lane] as usize, d2, prims);
         }
     }
@@ -258,6 +274,6 @@ pub(crate) fn distances(group: &TriGroup8, p: Vec3) -> ([f32; LANES8], u32) {
         let (d2, scalar) = distance_squared(group, splat);
         let mut out = [0.0; LANES8];
         _mm256_storeu_ps(out.as_mut_ptr(), d2);
-        (out, scalar)
+        (out, _mm256_movemask_ps(scalar) as u32)
     }
 }
