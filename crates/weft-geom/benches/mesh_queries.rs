@@ -50,6 +50,9 @@ fn bench_mesh(c: &mut Criterion, subdivisions: u32) {
     g.bench_function("camera_rays_1024x1024", |b| {
         b.iter(|| render_hits(&mesh, &cam))
     });
+    g.bench_function("camera_rays_1024x1024_one_by_one", |b| {
+        b.iter(|| render_hits_one_by_one(&mesh, &cam))
+    });
 
     g.throughput(Throughput::Elements(QUERIES as u64));
     let rays = random_rays(&mesh);

@@ -106,6 +106,9 @@ fn main() {
     rate("camera rays 1024^2", CAMERA_SIZE * CAMERA_SIZE, || {
         render_hits(&mesh, &cam)
     });
+    rate("camera rays, one by one", CAMERA_SIZE * CAMERA_SIZE, || {
+        render_hits_one_by_one(&mesh, &cam)
+    });
     let rays = random_rays(&mesh);
     rate("random rays", rays.len(), || cast_all(&mesh, &rays));
     let points = random_points(&mesh);

@@ -9,8 +9,9 @@
 //! [`query::winding`] for the winding-number data. The host queries here are the
 //! reference the kernel builtins are tested against, and every one of them is tested
 //! against [`brute_force`]. For many closest-point queries at once,
-//! [`MeshBvh::closest_points`] gives the same answers about twice as fast (queries
-//! sorted along a Morton curve, answered in packets).
+//! [`MeshBvh::closest_points`] gives the same answers several times faster (queries
+//! sorted along a Morton curve, answered in packets); for coherent rays (a camera's
+//! pixel blocks), [`MeshBvh::rays_into`] and [`MeshBvh::rays`] cast packets of rays.
 //!
 //! ```
 //! use glam::Vec3;

@@ -299,3 +299,64 @@ fn batch_closest_points_match_brute_force() {
     assert_eq!(empty.closest_points(&[Vec3::ZERO], 1.0), vec![None]);
     assert!(empty.closest_points(&[], 1.0).is_empty());
 }
+
+/// Rays for the packet tests: bundles from one eye through nearby directions (a camera's
+/// pixel blocks), bundles aimed at vertices (shared edges and corners), axis-parallel,
+/// zero and non-finite directions, and scattered rays.
+fn batch_rays(rng: &mut Rng, mesh: &weft_geom::Mesh, n: usize) -> Vec<(Vec3, Vec3)> {
+    let pts = mesh.points();
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        match out.len() % 9 {
+            0..=3 => {
+                let eye = rng.vec3(-3.0, 3.0);
+                let towards = rng.vec3(-0.5, 0.5) - eye;
+                let spread = [1e-4, 1e-2, 0.2][rng.below(3)];
+                out.extend((0..16).map(|_| (eye, towards + rng.vec3(-spread, spread))));
+            }
+            4 => {
+                let eye = rng.vec3(-2.0, 2.0);
+                out.extend((0..5).map(|_| (eye, pts[rng.below(pts.len())] - eye)));
+            }
+            5 => {
+                let axis = [Vec3::X, -Vec3::Y, Vec3::Z][rng.below(3)];
+                out.push((rng.vec3(-2.0, 2.0), axis));
+            }
+            6 if out.len() % 45 == 6 => {
+                let bad = [Vec3::ZERO, Vec3::NAN, Vec3::INFINITY][rng.below(3)];
+                out.push((rng.vec3(-2.0, 2.0), bad));
+            }
+            _ => out.push((rng.vec3(-2.0, 2.0), rng.dir())),
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+/// The packet ray queries (`rays_into`, `rays`) give exactly the brute-force answers,
+/// with and without a limit on `t`.
+#[test]
+fn batch_rays_match_brute_force() {
+    let mut rng = Rng::new(19);
+    let mut hits = 0;
+    for (name, mesh) in meshes() {
+        let bvh = MeshBvh::new(mesh);
+        let rays = batch_rays(&mut rng, bvh.mesh(), 1500);
+        for max_t in [0.0, 0.7, f32::INFINITY] {
+            let got = bvh.rays(&rays, max_t);
+            assert_eq!(got.len(), rays.len());
+            let mut serial = vec![None; rays.len()];
+            bvh.rays_into(&rays, max_t, &mut serial);
+            assert_eq!(got, serial, "{name}");
+            for (i, (&(o, d), g)) in rays.iter().zip(&got).enumerate() {
+                let want = brute_force::ray(bvh.mesh(), o, d, max_t);
+                assert_eq!(*g, want, "{name}: ray {i} o={o} d={d}, max_t {max_t}");
+                hits += g.is_some() as usize;
+            }
+        }
+    }
+    assert!(hits > 3000, "too few hits to mean anything: {hits}");
+    let empty = MeshBvh::new(weft_geom::Mesh::empty());
+    assert_eq!(empty.rays(&[(Vec3::ZERO, Vec3::X)], 1.0), vec![None]);
+    assert!(empty.rays(&[], 1.0).is_empty());
+}

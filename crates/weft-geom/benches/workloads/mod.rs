@@ -109,8 +109,41 @@ impl Camera {
     }
 }
 
-/// Casts the camera image in `TILE²` tiles over rayon's pool; returns the hit count.
+/// Side of the pixel blocks whose rays go through the tree together
+/// ([`MeshBvh::rays_into`]: `BLOCK²` = [`MeshBvh::RAY_PACKET`] rays).
+pub const BLOCK: usize = 4;
+
+/// Casts the camera image in `TILE²` tiles over rayon's pool with the packet query
+/// [`MeshBvh::rays_into`] (each tile's rays ordered by `BLOCK²` pixel blocks); returns
+/// the hit count.
 pub fn render_hits(mesh: &MeshBvh, cam: &Camera) -> usize {
+    const { assert!(BLOCK * BLOCK == MeshBvh::RAY_PACKET && TILE.is_multiple_of(BLOCK)) };
+    let tiles = CAMERA_SIZE / TILE;
+    (0..tiles * tiles)
+        .into_par_iter()
+        .map(|t| {
+            let (tx, ty) = (t % tiles * TILE, t / tiles * TILE);
+            let mut rays = [(Vec3::ZERO, Vec3::ZERO); TILE * TILE];
+            let mut k = 0;
+            for by in (ty..ty + TILE).step_by(BLOCK) {
+                for bx in (tx..tx + TILE).step_by(BLOCK) {
+                    for y in by..by + BLOCK {
+                        for x in bx..bx + BLOCK {
+                            rays[k] = cam.ray(x, y);
+                            k += 1;
+                        }
+                    }
+                }
+            }
+            let mut out = [None; TILE * TILE];
+            mesh.rays_into(&rays, f32::INFINITY, &mut out);
+            out.iter().filter(|h| h.is_some()).count()
+        })
+        .sum()
+}
+
+/// [`render_hits`] with one [`MeshBvh::ray`] call per pixel.
+pub fn render_hits_one_by_one(mesh: &MeshBvh, cam: &Camera) -> usize {
     let tiles = CAMERA_SIZE / TILE;
     (0..tiles * tiles)
         .into_par_iter()

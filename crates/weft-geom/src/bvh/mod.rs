@@ -17,7 +17,8 @@ pub use layout::{BvhNode, LEAF_BIT, MAX_DEPTH, NO_PARENT};
 pub use traverse::{AabbCandidates, RayCandidates};
 pub(crate) use traverse::{Stack, valid_ray};
 pub(crate) use wide::{
-    HitSearch, NO_ORDINAL, NearestSearch, PACKET, PacketSearch, WideBvh, prefetch_slice,
+    HitSearch, NO_ORDINAL, NearestSearch, PACKET, PacketSearch, RAY_PACKET, RayPacket, WideBvh,
+    prefetch_slice,
 };
 
 use crate::aabb::Aabb;

@@ -27,8 +27,10 @@ use super::closest_hit::PRUNE_SLACK;
 use super::layout::BvhNode;
 use crate::aabb::{Aabb, RayBoxTest, SLAB_FAR_SCALE};
 
+mod hit_packet;
 mod nearest_packet;
 
+pub(crate) use hit_packet::{RAY_PACKET, RayPacket};
 pub(crate) use nearest_packet::{PACKET, PacketSearch};
 
 /// `count` of an unused lane.

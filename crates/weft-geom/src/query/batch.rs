@@ -4,8 +4,8 @@
 //! Sorting costs a few milliseconds per million queries and pays back many times: in
 //! Morton order consecutive queries read the same BVH nodes and triangles from the
 //! caches; closest-point queries go through the tree [`PACKET`] at a time (one
-//! traversal for nearby points, see [`PacketSearch`]), each starting from the previous
-//! packet's answer as an upper bound on its distance.
+//! traversal for nearby points, see [`PacketSearch`]), each point starting from the
+//! nearest of the previous packet's answers as an upper bound on its distance.
 
 use glam::Vec3;
 
@@ -15,10 +15,24 @@ use super::{PointQuery, SignedPointQuery};
 use crate::bvh::{PACKET, PacketSearch};
 use crate::mesh_bvh::MeshBvh;
 
-/// What a closest-point packet leaves for the next one in its chunk: the last point
-/// found on the mesh.
+/// What a closest-point packet leaves for the next one in its chunk: the points it
+/// found on the mesh (the last packet's that found any).
 #[derive(Default)]
-struct LastFound(Option<Vec3>);
+struct LastFound {
+    points: [Vec3; PACKET],
+    len: usize,
+}
+
+impl LastFound {
+    /// A squared distance within which `p`'s nearest face lies: the smallest
+    /// [`upper_bound_squared`] to a found point (`f32::INFINITY` for none).
+    #[inline(always)]
+    fn bound(&self, p: Vec3) -> f32 {
+        self.points[..self.len]
+            .iter()
+            .fold(f32::INFINITY, |b, &q| b.min(upper_bound_squared(p, q)))
+    }
+}
 
 impl MeshBvh {
     /// [`MeshBvh::closest_point`] of every point, in parallel: `out[i]` is the answer for
@@ -74,21 +88,19 @@ impl MeshBvh {
             for &i in ids {
                 let p = points[i as usize];
                 if queried(p) {
-                    search.push(
-                        p,
-                        last.0.map_or(f32::INFINITY, |q| upper_bound_squared(p, q)),
-                    );
+                    search.push(p, last.bound(p));
                 }
             }
             self.wide().nearest_slots_packet(
                 &mut search,
                 |first, count, ordinal| prefetch_leaf(groups, patches, tris, first, count, ordinal),
-                |ordinal, p| patches[ordinal as usize].distance_squared_below(p),
+                |ordinal, lanes| patches[ordinal as usize].distance_squared_below4(lanes),
                 |first, count, ordinal, p, point_search| {
                     offer_leaf(groups, tris, prims, first, count, ordinal, p, point_search)
                 },
             );
             let mut k = 0;
+            let mut found_any = false;
             for &i in ids {
                 let p = points[i as usize];
                 let found = if queried(p) {
@@ -99,7 +111,12 @@ impl MeshBvh {
                     None
                 };
                 if let Some(q) = found {
-                    last.0 = Some(q.point);
+                    if !found_any {
+                        found_any = true;
+                        last.len = 0;
+                    }
+                    last.points[last.len] = q.point;
+                    last.len += 1;
                 }
                 out.push(finish(p, found));
             }

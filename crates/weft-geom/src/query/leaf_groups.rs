@@ -20,6 +20,9 @@ use rayon::prelude::*;
 use super::closest::closest_point_triangle;
 use super::ray::WatertightRay;
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 /// Triangles per group.
 pub(crate) const LANES: usize = 4;
 
@@ -206,6 +209,7 @@ impl TriGroup {
 
 /// A ray prepared for [`TriGroup::intersect`]: the [`WatertightRay`]'s axis order,
 /// permuted origin and shear, splat over the lanes.
+#[derive(Clone, Copy)]
 pub(crate) struct GroupRay {
     axes: [usize; 3],
     origin: [Vec4; 3],
@@ -229,14 +233,7 @@ impl GroupRay {
 /// `first..first + count`: lanes past the leaf's end repeat the group's first slot.
 #[inline(always)]
 fn group_slots(first: u32, count: u32, g: u32) -> [u32; LANES] {
-    std::array::from_fn(|lane| {
-        first
-            + if g + (lane as u32) < count {
-                g + lane as u32
-            } else {
-                g
-            }
-    })
+    group_slots_n::<LANES>(first, count, g)
 }
 
 /// Offers the hits of `ray` (`lanes` its lane form) with the triangles of the leaf at
@@ -257,28 +254,84 @@ pub(crate) fn hits_in_leaf(
 ) {
     for g in (0..count as u32).step_by(LANES) {
         let group = TriGroup::gather(tris, first as u32, count as u32, g);
-        let (t, mut hit, mut scalar) = group.intersect(lanes, search.best_t());
+        group.offer_hits(ray, lanes, search);
+    }
+}
+
+impl TriGroup {
+    /// Offers the hits of `ray` (`lanes` its lane form) with the group's triangles to
+    /// `search`, at [`WatertightRay::intersect`]'s distances.
+    #[inline(always)]
+    pub(crate) fn offer_hits(
+        &self,
+        ray: &WatertightRay,
+        lanes: &GroupRay,
+        search: &mut crate::bvh::HitSearch,
+    ) {
+        let (t, mut hit, mut scalar) = self.intersect(lanes, search.best_t());
         while hit != 0 {
             let lane = hit.trailing_zeros() as usize;
             hit &= hit - 1;
-            search.offer(group.slot(lane), t[lane]);
+            search.offer(self.slot(lane), t[lane]);
         }
         while scalar != 0 {
             let lane = scalar.trailing_zeros() as usize;
             scalar &= scalar - 1;
-            let [a, b, c] = group.triangle(lane);
+            let [a, b, c] = self.triangle(lane);
             if let Some(h) = ray.intersect(a, b, c, search.best_t()) {
-                search.offer(group.slot(lane), h.t);
+                search.offer(self.slot(lane), h.t);
             }
         }
     }
 }
 
-/// The [`TriGroup`]s of every leaf of a BVH.
+/// The slots of group `g` (a multiple of `N` below `count`) of the leaf at slots
+/// `first..first + count`, `N` lanes: lanes past the leaf's end repeat the group's
+/// first slot.
+fn group_slots_n<const N: usize>(first: u32, count: u32, g: u32) -> [u32; N] {
+    std::array::from_fn(|lane| {
+        first
+            + if g + (lane as u32) < count {
+                g + lane as u32
+            } else {
+                g
+            }
+    })
+}
+
+/// The groups of `N` lanes of the leaves `leaves` (`(first slot, count)` by ordinal),
+/// made by `make(slots)`, and where each leaf's start (`first[k]..first[k + 1]`).
+fn leaf_groups<const N: usize, G: Send>(
+    leaves: &[[u32; 2]],
+    make: impl Fn([u32; N]) -> G + Sync,
+) -> (Vec<G>, Vec<u32>) {
+    let mut first = Vec::with_capacity(leaves.len() + 1);
+    let mut slots = Vec::with_capacity(leaves.len() * 2);
+    first.push(0);
+    for &[start, count] in leaves {
+        for g in (0..count).step_by(N) {
+            slots.push(group_slots_n::<N>(start, count, g));
+        }
+        first.push(u32::try_from(slots.len()).expect("fewer than 2^32 groups"));
+    }
+    let groups = slots
+        .par_iter()
+        .with_min_len(4096)
+        .map(|&s| make(s))
+        .collect();
+    (groups, first)
+}
+
+/// The triangle groups of every leaf of a BVH: [`TriGroup`]s of four lanes, or eight
+/// lanes when the CPU has AVX2 (x86-64, detected at run time).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LeafGroups {
     groups: Vec<TriGroup>,
-    /// The groups of leaf `k` (by ordinal) are `groups[first[k]..first[k + 1]]`.
+    /// Eight-lane groups, used instead of `groups` (then empty) when AVX2 is there.
+    #[cfg(target_arch = "x86_64")]
+    groups8: Vec<avx2::TriGroup8>,
+    /// The groups of leaf `k` (by ordinal) are `groups[first[k]..first[k + 1]]` (or
+    /// `groups8[..]`).
     first: Vec<u32>,
 }
 
@@ -286,34 +339,59 @@ impl LeafGroups {
     /// The groups of the leaves `leaves` (`(first slot, count)` by ordinal) of the
     /// leaf-ordered triangles `tris`.
     pub(crate) fn new(leaves: &[[u32; 2]], tris: &[[Vec3; 3]]) -> Self {
-        let mut first = Vec::with_capacity(leaves.len() + 1);
-        let mut slots = Vec::with_capacity(tris.len() / 2);
-        first.push(0);
-        for &[start, count] in leaves {
-            for g in (0..count).step_by(LANES) {
-                slots.push(group_slots(start, count, g));
-            }
-            first.push(u32::try_from(slots.len()).expect("fewer than 2^32 groups"));
-        }
-        let groups = slots
-            .par_iter()
-            .with_min_len(4096)
-            .map(|&s| TriGroup::new(s, tris))
-            .collect();
-        Self { groups, first }
+        Self::with_lanes(leaves, tris, true)
     }
 
-    /// The groups of leaf `ordinal`.
+    /// [`LeafGroups::new`], with eight-lane groups only when `allow_wide8` (and the CPU
+    /// has AVX2).
+    fn with_lanes(leaves: &[[u32; 2]], tris: &[[Vec3; 3]], allow_wide8: bool) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if allow_wide8 && is_x86_feature_detected!("avx2") {
+            let (groups8, first) = leaf_groups(leaves, |s| avx2::TriGroup8::new(s, tris));
+            return Self {
+                groups: Vec::new(),
+                groups8,
+                first,
+            };
+        }
+        let _ = allow_wide8;
+        let (groups, first) = leaf_groups(leaves, |s| TriGroup::new(s, tris));
+        Self {
+            groups,
+            #[cfg(target_arch = "x86_64")]
+            groups8: Vec::new(),
+            first,
+        }
+    }
+
+    /// The range of leaf `ordinal`'s groups.
     #[inline(always)]
-    pub(crate) fn of_leaf(&self, ordinal: u32) -> &[TriGroup] {
+    fn range(&self, ordinal: u32) -> std::ops::Range<usize> {
         let k = ordinal as usize;
-        &self.groups[self.first[k] as usize..self.first[k + 1] as usize]
+        self.first[k] as usize..self.first[k + 1] as usize
+    }
+
+    /// Whether the groups are the eight-lane ones.
+    #[inline(always)]
+    fn wide8(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            !self.groups8.is_empty()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
     }
 
     /// Starts loading the groups of leaf `ordinal`.
     #[inline(always)]
     pub(crate) fn prefetch(&self, ordinal: u32) {
-        crate::bvh::prefetch_slice(self.of_leaf(ordinal));
+        #[cfg(target_arch = "x86_64")]
+        if self.wide8() {
+            return crate::bvh::prefetch_slice(&self.groups8[self.range(ordinal)]);
+        }
+        crate::bvh::prefetch_slice(&self.groups[self.range(ordinal)]);
     }
 
     /// Offers every triangle of leaf `ordinal` that may be within
@@ -327,8 +405,15 @@ impl LeafGroups {
         search: &mut crate::bvh::NearestSearch,
         prims: &[u32],
     ) {
+        #[cfg(target_arch = "x86_64")]
+        if self.wide8() {
+            // SAFETY: `groups8` is only filled when the CPU has AVX2.
+            return unsafe {
+                avx2::nearest_in_groups(&self.groups8[self.range(ordinal)], p, search, prims)
+            };
+        }
         let splat = p.to_array().map(Vec4::splat);
-        for group in self.of_leaf(ordinal) {
+        for group in &self.groups[self.range(ordinal)] {
             let (d2, scalar) = group.distance_squared(splat);
             let mut lanes = d2.cmple(Vec4::splat(search.prune_d2())).bitmask() | scalar;
             while lanes != 0 {
@@ -345,18 +430,43 @@ impl LeafGroups {
         }
     }
 
+    /// The number of groups of leaf `ordinal` and the slot and triangle of each of
+    /// their lanes.
+    #[cfg(test)]
+    fn lanes_of_leaf(&self, ordinal: u32) -> (usize, Vec<(usize, [Vec3; 3])>) {
+        #[cfg(target_arch = "x86_64")]
+        if self.wide8() {
+            let of = &self.groups8[self.range(ordinal)];
+            let lanes = of
+                .iter()
+                .flat_map(|g| (0..8).map(|l| (g.slots()[l] as usize, g.triangle(l))));
+            return (of.len(), lanes.collect());
+        }
+        let of = &self.groups[self.range(ordinal)];
+        let lanes = of
+            .iter()
+            .flat_map(|g| (0..LANES).map(|l| (g.slot(l), g.triangle(l))));
+        (of.len(), lanes.collect())
+    }
+
     /// Rewrites the corners from `tris` (after a refit moved them).
     pub(crate) fn refit(&mut self, tris: &[[Vec3; 3]]) {
         self.groups
             .par_iter_mut()
             .with_min_len(4096)
             .for_each(|g| *g = TriGroup::new(g.slots, tris));
+        #[cfg(target_arch = "x86_64")]
+        self.groups8
+            .par_iter_mut()
+            .with_min_len(4096)
+            .for_each(|g| *g = avx2::TriGroup8::new(g.slots(), tris));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bvh::NearestSearch;
 
     fn rng(seed: u32) -> impl FnMut() -> f32 {
         crate::test_rng::uniform(seed, -1.0, 1.0)
@@ -435,6 +545,54 @@ mod tests {
         );
     }
 
+    /// The eight-lane (AVX2) groups give the scalar test's squared distance bit for
+    /// bit too, or ask for the scalar test.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_distances_equal_the_scalar_test_bit_for_bit() {
+        if !is_x86_feature_detected!("avx2") {
+            eprintln!("SKIPPED (no AVX2 on this CPU): the eight-lane groups are not used");
+            return;
+        }
+        let tris = triangles(4000);
+        let mut r = rng(0x0dd_ba12);
+        let mut fallbacks = 0;
+        for g in (0..tris.len()).step_by(8) {
+            let slots = std::array::from_fn(|l| (g + l) as u32);
+            let group = avx2::TriGroup8::new(slots, &tris);
+            for k in 0..16 {
+                let [a, b, c] = tris[g + k % 8];
+                let p = match k {
+                    0 => a,
+                    1 => (a + b) * 0.5,
+                    2 => (a + b + c) / 3.0,
+                    _ => a + Vec3::new(r(), r(), r()) * [1e-3, 1.0, 100.0][k % 3],
+                };
+                let (d2, scalar) = avx2::distances(&group, p);
+                fallbacks += scalar.count_ones();
+                for lane in 0..8 {
+                    if scalar >> lane & 1 != 0 {
+                        continue;
+                    }
+                    let [a, b, c] = tris[g + lane];
+                    let want = (closest_point_triangle(p, a, b, c).0 - p).length_squared();
+                    let same = d2[lane].to_bits() == want.to_bits()
+                        || (d2[lane].is_nan() && want.is_nan());
+                    assert!(
+                        same,
+                        "triangle {}, point {p}: {} vs {want}",
+                        g + lane,
+                        d2[lane]
+                    );
+                }
+            }
+        }
+        assert!(
+            fallbacks > 0,
+            "the degenerate triangles take the scalar path"
+        );
+    }
+
     /// Every lane gives the scalar watertight test's answer (hit or not, and `t` bit
     /// for bit), or asks for the scalar test; rays through corners and edges included.
     #[test]
@@ -484,6 +642,36 @@ mod tests {
         );
     }
 
+    /// The four- and eight-lane groups give every point the same nearest triangle and
+    /// squared distance (each is the scalar test's; this checks the leaf loops).
+    #[test]
+    fn four_and_eight_lanes_find_the_same_nearest() {
+        let tris = triangles(900);
+        let leaves: Vec<[u32; 2]> = (0..100u32).map(|k| [9 * k, 1 + k % 9]).collect();
+        let prims: Vec<u32> = (0..tris.len() as u32).rev().collect();
+        let four = LeafGroups::with_lanes(&leaves, &tris, false);
+        let auto = LeafGroups::new(&leaves, &tris);
+        assert!(!four.wide8());
+        let mut r = rng(0x0ab_cdef);
+        let mut found = 0;
+        for k in 0..leaves.len() as u32 {
+            for i in 0..20 {
+                let [a, b, c] = tris[leaves[k as usize][0] as usize];
+                let p = (a + b + c) / 3.0 + Vec3::new(r(), r(), r()) * [1e-3, 1.0, 100.0][i % 3];
+                let limit = [f32::INFINITY, 1.0, 1e-4][i % 3];
+                let (mut s4, mut s8) = (
+                    NearestSearch::new(limit, limit),
+                    NearestSearch::new(limit, limit),
+                );
+                four.nearest_in_leaf(k, p, &mut s4, &prims);
+                auto.nearest_in_leaf(k, p, &mut s8, &prims);
+                assert_eq!(s4.best(), s8.best(), "leaf {k}, point {p}");
+                found += s4.best().is_some() as usize;
+            }
+        }
+        assert!(found > 500, "{found}");
+    }
+
     /// Leaves of 1 to 9 triangles: every slot is in exactly the groups of its leaf, and
     /// padding lanes repeat a slot of the same leaf.
     #[test]
@@ -498,20 +686,17 @@ mod tests {
             .collect();
         let groups = LeafGroups::new(&leaves, &tris);
         for (k, &[start, count]) in leaves.iter().enumerate() {
-            let of = groups.of_leaf(k as u32);
-            assert_eq!(of.len(), (count as usize).div_ceil(LANES));
-            let mut seen: Vec<usize> = of
-                .iter()
-                .flat_map(|g| (0..LANES).map(|l| g.slot(l)))
-                .collect();
+            let (n, lanes) = groups.lanes_of_leaf(k as u32);
+            let width = if groups.wide8() { 8 } else { LANES };
+            assert_eq!(n, (count as usize).div_ceil(width));
+            assert_eq!(lanes.len(), n * width);
+            let mut seen: Vec<usize> = lanes.iter().map(|&(slot, _)| slot).collect();
             assert!(
                 seen.iter()
                     .all(|&s| (start..start + count).contains(&(s as u32)))
             );
-            for g in of {
-                for l in 0..LANES {
-                    assert_eq!(g.triangle(l), tris[g.slot(l)]);
-                }
+            for &(slot, tri) in &lanes {
+                assert_eq!(tri, tris[slot]);
             }
             seen.sort_unstable();
             seen.dedup();

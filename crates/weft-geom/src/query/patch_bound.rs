@@ -13,7 +13,7 @@
 //! coordinates' magnitude), so a leaf it skips holds no face that the exact test could
 //! have accepted: query answers are unchanged.
 
-use glam::{DVec3, Vec3};
+use glam::{DVec3, Vec3, Vec4};
 use rayon::prelude::*;
 
 /// The cylinder `{q : |(q − center)·normal| ≤ half_thickness, lateral distance from the
@@ -87,6 +87,37 @@ impl PatchBound {
     }
 }
 
+impl PatchBound {
+    /// [`PatchBound::distance_squared_below`] of four points at once (`p[axis]` holds
+    /// coordinate `axis` of each): the same operations lane by lane, so bit for bit the
+    /// same bounds.
+    #[inline(always)]
+    pub(crate) fn distance_squared_below4(&self, p: &[Vec4; 3]) -> Vec4 {
+        let [px, py, pz] = *p;
+        let max_abs = px.abs().max(py.abs().max(pz.abs()));
+        let margin = Vec4::splat(MARGIN)
+            * (((max_abs + Vec4::splat(self.center.abs().max_element()))
+                + Vec4::splat(self.radius))
+                + Vec4::splat(self.half_thickness));
+        let (c, n) = (self.center, self.normal);
+        let (vx, vy, vz) = (
+            px - Vec4::splat(c.x),
+            py - Vec4::splat(c.y),
+            pz - Vec4::splat(c.z),
+        );
+        let h = vx * Vec4::splat(n.x) + vy * Vec4::splat(n.y) + vz * Vec4::splat(n.z);
+        let (wx, wy, wz) = (
+            vx - Vec4::splat(n.x) * h,
+            vy - Vec4::splat(n.y) * h,
+            vz - Vec4::splat(n.z) * h,
+        );
+        let lateral = (wx * wx + wy * wy + wz * wz).sqrt();
+        let a = ((lateral - Vec4::splat(self.radius)) - margin).max(Vec4::ZERO);
+        let b = ((h.abs() - Vec4::splat(self.half_thickness)) - margin).max(Vec4::ZERO);
+        a * a + b * b
+    }
+}
+
 /// The bound of every leaf, by ordinal: `leaves[i] = (first slot, count)` of leaf `i` in
 /// `tris` (the leaf-ordered triangles).
 pub(crate) fn patch_bounds(leaves: &[[u32; 2]], tris: &[[Vec3; 3]]) -> Vec<PatchBound> {
@@ -137,6 +168,26 @@ mod tests {
                     let d2 = (q - p).length_squared();
                     assert!(below <= d2, "case {case}: bound {below} > {d2}");
                 }
+            }
+        }
+    }
+
+    /// The four-lane bound equals the one-point bound bit for bit.
+    #[test]
+    fn four_lanes_equal_one_point() {
+        let mut r = rng(0x4444_1111);
+        for case in 0..500 {
+            let offset = Vec3::new(r(), r(), r()) * [0.0, 1.0, 1000.0][case % 3];
+            let mut v = || offset + Vec3::new(r(), r(), r()) * 0.1;
+            let tris: Vec<[Vec3; 3]> = (0..1 + case % 8).map(|_| [v(), v(), v()]).collect();
+            let bound = PatchBound::new(&tris);
+            let points: [Vec3; 4] = std::array::from_fn(|i| {
+                offset + Vec3::new(r(), r(), r()) * [0.01, 0.3, 30.0][(case + i) % 3]
+            });
+            let lanes = [0, 1, 2].map(|axis| Vec4::from_array(points.map(|p| p[axis])));
+            let four = bound.distance_squared_below4(&lanes);
+            for (i, &p) in points.iter().enumerate() {
+                assert_eq!(four[i].to_bits(), bound.distance_squared_below(p).to_bits());
             }
         }
     }
