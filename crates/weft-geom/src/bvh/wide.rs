@@ -60,6 +60,29 @@ struct Node4 {
 }
 
 impl Node4 {
+    /// The slab test of the ray with origin `o` and inverse direction `inv`
+    /// (components splatted over the lanes) against the four boxes: which lanes it
+    /// enters within `prune_t`, and where it enters each (clamped to 0). The one
+    /// lane-wise form of `RayBoxTest::hit_corners`'s fast path, so single rays and
+    /// packets give the same results.
+    #[inline(always)]
+    fn slabs(&self, o: [Vec4; 3], inv: [Vec4; 3], prune_t: f32) -> (glam::BVec4A, Vec4) {
+        let [ox, oy, oz] = o;
+        let [ix, iy, iz] = inv;
+        let x0 = (self.lower[0] - ox) * ix;
+        let x1 = (self.upper[0] - ox) * ix;
+        let y0 = (self.lower[1] - oy) * iy;
+        let y1 = (self.upper[1] - oy) * iy;
+        let z0 = (self.lower[2] - oz) * iz;
+        let z1 = (self.upper[2] - oz) * iz;
+        let t_near = x0.min(x1).max(y0.min(y1)).max(z0.min(z1)).max(Vec4::ZERO);
+        let t_far =
+            (x0.max(x1).min(y0.max(y1)).min(z0.max(z1)) * SLAB_FAR_SCALE).min(Vec4::splat(prune_t));
+        (t_near.cmple(t_far), t_near)
+    }
+}
+
+impl Node4 {
     const UNUSED: Node4 = Node4 {
         lower: [Vec4::ZERO; 3],
         upper: [Vec4::ZERO; 3],
@@ -572,16 +595,8 @@ impl WideBvh {
             let (mask, t_near) = if finite {
                 // The slab test of `RayBoxTest::hit_corners`'s fast path, lane-wise (the
                 // same operations on the same values, so the same results).
-                let x0 = (node.lower[0] - ox) * ix;
-                let x1 = (node.upper[0] - ox) * ix;
-                let y0 = (node.lower[1] - oy) * iy;
-                let y1 = (node.upper[1] - oy) * iy;
-                let z0 = (node.lower[2] - oz) * iz;
-                let z1 = (node.upper[2] - oz) * iz;
-                let t_near = x0.min(x1).max(y0.min(y1)).max(z0.min(z1)).max(Vec4::ZERO);
-                let t_far = (x0.max(x1).min(y0.max(y1)).min(z0.max(z1)) * SLAB_FAR_SCALE)
-                    .min(Vec4::splat(prune_t));
-                (t_near.cmple(t_far).bitmask(), t_near.to_array())
+                let (enters, t_near) = node.slabs([ox, oy, oz], [ix, iy, iz], prune_t);
+                (enters.bitmask(), t_near.to_array())
             } else {
                 let mut mask = 0;
                 let mut t_near = [0.0; 4];

@@ -499,6 +499,22 @@ mod tests {
             .collect()
     }
 
+    /// Asserts that each lane of the group at `g` that does not ask for the scalar
+    /// test (bit of `scalar`) gives its squared distance `d2` from `p` bit for bit;
+    /// returns how many lanes asked.
+    fn check_lanes(tris: &[[Vec3; 3]], g: usize, p: Vec3, d2: &[f32], scalar: u32) -> u32 {
+        for (lane, &got) in d2.iter().enumerate() {
+            if scalar >> lane & 1 != 0 {
+                continue;
+            }
+            let [a, b, c] = tris[g + lane];
+            let want = (closest_point_triangle(p, a, b, c).0 - p).length_squared();
+            let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+            assert!(same, "triangle {}, point {p}: {got} vs {want}", g + lane);
+        }
+        scalar.count_ones()
+    }
+
     /// Every lane of a group gives the scalar test's squared distance bit for bit (or
     /// asks for the scalar test), for points near, on and far from the triangles.
     #[test]
@@ -521,22 +537,7 @@ mod tests {
                     }
                 };
                 let (d2, scalar) = group.distance_squared(p.to_array().map(Vec4::splat));
-                fallbacks += scalar.count_ones();
-                for lane in 0..LANES {
-                    if scalar >> lane & 1 != 0 {
-                        continue;
-                    }
-                    let [a, b, c] = tris[g + lane];
-                    let want = (closest_point_triangle(p, a, b, c).0 - p).length_squared();
-                    let same = d2[lane].to_bits() == want.to_bits()
-                        || (d2[lane].is_nan() && want.is_nan());
-                    assert!(
-                        same,
-                        "triangle {}, point {p}: {} vs {want}",
-                        g + lane,
-                        d2[lane]
-                    );
-                }
+                fallbacks += check_lanes(&tris, g, p, &d2.to_array(), scalar);
             }
         }
         assert!(
@@ -569,22 +570,7 @@ mod tests {
                     _ => a + Vec3::new(r(), r(), r()) * [1e-3, 1.0, 100.0][k % 3],
                 };
                 let (d2, scalar) = avx2::distances(&group, p);
-                fallbacks += scalar.count_ones();
-                for lane in 0..8 {
-                    if scalar >> lane & 1 != 0 {
-                        continue;
-                    }
-                    let [a, b, c] = tris[g + lane];
-                    let want = (closest_point_triangle(p, a, b, c).0 - p).length_squared();
-                    let same = d2[lane].to_bits() == want.to_bits()
-                        || (d2[lane].is_nan() && want.is_nan());
-                    assert!(
-                        same,
-                        "triangle {}, point {p}: {} vs {want}",
-                        g + lane,
-                        d2[lane]
-                    );
-                }
+                fallbacks += check_lanes(&tris, g, p, &d2, scalar);
             }
         }
         assert!(

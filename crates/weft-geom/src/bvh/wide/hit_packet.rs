@@ -12,7 +12,7 @@
 use glam::Vec4;
 
 use super::{Entry, HitSearch, LEAF_REF, LaneStack, WideBvh};
-use crate::aabb::{RayBoxTest, SLAB_FAR_SCALE};
+use crate::aabb::RayBoxTest;
 
 /// Most rays in a packet.
 pub(crate) const RAY_PACKET: usize = 16;
@@ -152,19 +152,12 @@ impl WideBvh {
             // Bit 4 i + lane: ray i enters the lane.
             let mut needs = 0u64;
             for i in RaySet(e.extra) {
-                let ([ox, oy, oz], [ix, iy, iz]) = (packet.origin[i], packet.inv_dir[i]);
-                // The slab test of `closest_hit_slots` (the same operations on the same
-                // values, so the same results).
-                let x0 = (node.lower[0] - ox) * ix;
-                let x1 = (node.upper[0] - ox) * ix;
-                let y0 = (node.lower[1] - oy) * iy;
-                let y1 = (node.upper[1] - oy) * iy;
-                let z0 = (node.lower[2] - oz) * iz;
-                let z1 = (node.upper[2] - oz) * iz;
-                let t_near = x0.min(x1).max(y0.min(y1)).max(z0.min(z1)).max(Vec4::ZERO);
-                let t_far = (x0.max(x1).min(y0.max(y1)).min(z0.max(z1)) * SLAB_FAR_SCALE)
-                    .min(Vec4::splat(packet.search[i].prune_t));
-                let enters = t_near.cmple(t_far);
+                // The slab test of `closest_hit_slots`, so the same results.
+                let (enters, t_near) = node.slabs(
+                    packet.origin[i],
+                    packet.inv_dir[i],
+                    packet.search[i].prune_t,
+                );
                 keys = Vec4::select(enters, keys.min(t_near), keys);
                 needs |= (enters.bitmask() as u64) << (4 * i);
             }
