@@ -153,6 +153,14 @@ fn main() {
             ("cast_rays", cast_rays::PTX),
             ("camera_rays", camera_rays::PTX),
             ("closest_points", closest_points::PTX),
+            (
+                "closest_first_pass",
+                weft::geom::point_batch::closest_first_pass::PTX,
+            ),
+            (
+                "closest_split_pass",
+                weft::geom::point_batch::closest_split_pass::PTX,
+            ),
         ] {
             std::fs::write(dir.join(format!("{name}.ptx")), ptx.unwrap()).unwrap();
         }
@@ -237,6 +245,37 @@ fn main() {
         ));
     }
 
+    closest_batches(dev, &mut rows, "", &mesh, &pts);
+    // `WEFT_TREES=cost/leaf,...`: the same queries on host SAH trees built with
+    // other options (for tuning).
+    for spec in std::env::var("WEFT_TREES").unwrap_or_default().split(',') {
+        let Some((cost, leaf)) = spec.split_once('/') else {
+            continue;
+        };
+        let options = weft_geom::BuildOptions {
+            traversal_cost: cost.parse().unwrap(),
+            max_leaf_size: leaf.parse().unwrap(),
+            ..Default::default()
+        };
+        let bvh = weft_geom::Bvh::from_mesh_with(&sphere, &options).unwrap();
+        let tree = DeviceMesh::with_bvh(dev, &sphere, &bvh).unwrap();
+        let label = format!("SAH {spec} ");
+        let rays = time(dev, 10, || {
+            cast_rays::launch(m, &tree, &oa, &da, &mut ts).unwrap()
+        });
+        let cam = time(dev, 10, || {
+            camera_rays::launch([w, w], &tree, eye, w as i32, &mut img).unwrap()
+        });
+        rows.push((
+            format!("{label}mesh: random / camera rays"),
+            format!(
+                "{:.0} / {:.0} Mrays/s",
+                m as f64 / rays / 1e6,
+                (w * w) as f64 / cam / 1e6
+            ),
+        ));
+        closest_batches(dev, &mut rows, &label, &tree, &pts);
+    }
     lbvh(dev, &mut rows, &sphere, &oa, &da, &pts);
     // `WEFT_CUDA_BENCH=mesh` stops here: the mesh-query rows alone, in seconds.
     if std::env::var("WEFT_CUDA_BENCH").is_ok_and(|v| v == "mesh") {
@@ -621,6 +660,47 @@ fn lbvh(
             format!("LBVH mesh 327,680 tris: closest points {label} (1M)"),
             format!("{:.3} ms, {:.0} M/s", cp * 1e3, m as f64 / cp / 1e6),
         ));
+    }
+    closest_batches(dev, rows, "LBVH ", &mesh, pts);
+}
+
+/// `ClosestPoints` on the 1M points (the Morton sort included), unbounded and
+/// within 10 %, at a few node budgets of the first pass; with the number of split
+/// queries.
+fn closest_batches(
+    dev: Device,
+    rows: &mut Vec<(String, String)>,
+    tree: &str,
+    mesh: &DeviceMesh,
+    pts: &Array<Vec3>,
+) {
+    let m = pts.len();
+    let mut faces = Array::zeros(dev, [m]);
+    let mut batch = weft::geom::ClosestPoints::new(dev).unwrap();
+    let budgets: Vec<i32> = std::env::var("WEFT_SPLIT_BUDGETS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|b| b.parse().ok()).collect())
+        .unwrap_or_else(|| vec![weft::geom::point_batch::GPU_BUDGET]);
+    for (label, max_dist) in [
+        ("unbounded", f32::INFINITY),
+        ("within 10 % of the size", 0.2 * 3f32.sqrt()),
+    ] {
+        for &budget in &budgets {
+            batch.set_budget(budget);
+            batch.faces(mesh, pts, max_dist, &mut faces).unwrap();
+            let split = batch.last_split_count().unwrap();
+            let t = time(dev, 10, || {
+                batch.faces(mesh, pts, max_dist, &mut faces).unwrap()
+            });
+            rows.push((
+                format!("{tree}mesh 327,680 tris: ClosestPoints {label} (1M, budget {budget})"),
+                format!(
+                    "{:.3} ms, {:.0} M/s ({split} split)",
+                    t * 1e3,
+                    m as f64 / t / 1e6
+                ),
+            ));
+        }
     }
 }
 

@@ -2,9 +2,9 @@
 //! `weft-geom` and brute force, on random rays; their PTX exists.
 
 use weft::geom::{
-    DeviceHashGrid, DeviceMesh, HashGridQuery, MeshAabbQuery, closest_point_triangle,
-    hash_grid_query, hash_grid_query_next, mesh_query_aabb, mesh_query_aabb_next,
-    mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+    ClosestPoints, DeviceHashGrid, DeviceMesh, HashGridQuery, MeshAabbQuery,
+    closest_point_triangle, hash_grid_query, hash_grid_query_next, mesh_query_aabb,
+    mesh_query_aabb_next, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;
 use weft_examples::random_f32s;
@@ -309,11 +309,128 @@ fn kernel_hash_grid_queries_return_the_brute_force_neighbours() {
 }
 
 #[test]
+fn closest_point_batches_match_one_query_per_thread() {
+    // The batch sorts its points along a Morton curve; each answer must still be
+    // the per-thread query's, whatever cell the point falls in: points far
+    // outside the mesh's box, on it, NaN, and limits that are 0, negative or NaN.
+    let meshes = [
+        ("icosphere", weft_geom::generate::icosphere(1.0, 4)),
+        ("torus", weft_geom::generate::torus(1.0, 0.3, 48, 24)),
+        ("icosahedron", weft_geom::generate::icosphere(1.0, 0)),
+        ("empty", weft_geom::Mesh::empty()),
+    ];
+    let n = 5000;
+    let r = random_f32s(3 * n, 21, -3.0, 3.0);
+    let mut p: Vec<Vec3> = r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+    p[7] = Vec3::new(f32::NAN, 0.0, 0.0);
+    p[8] = Vec3::new(1.0e30, -1.0e30, 0.0);
+    p[9] = Vec3::X;
+    for dev in weft_examples::devices::devices() {
+        let pa = Array::from_slice(dev, &p);
+        let mut batch = ClosestPoints::new(dev).unwrap();
+        for (name, mesh) in &meshes {
+            let dm = DeviceMesh::new(dev, mesh).unwrap();
+            for max_dist in [f32::INFINITY, 0.2, 0.0, -1.0, f32::NAN] {
+                let (mut want, mut q) = (Array::zeros(dev, [n]), Array::zeros(dev, [n]));
+                nearest::launch(n, &dm, &pa, max_dist, &mut want, &mut q).unwrap();
+                // Budgets small enough that most queries are split across 32
+                // subtrees, and none.
+                for budget in [1, 8, 64, i32::MAX] {
+                    batch.set_budget(budget);
+                    let mut got = Array::from_vec(dev, vec![-7; n]);
+                    batch.faces(&dm, &pa, max_dist, &mut got).unwrap();
+                    assert_eq!(
+                        got.to_vec(),
+                        want.to_vec(),
+                        "{dev}, {name}, max_dist {max_dist}, budget {budget}"
+                    );
+                    let split = batch.last_split_count().unwrap();
+                    if *name != "empty" && budget == 1 {
+                        // Unbounded, every search takes more than one node; within
+                        // 0.2, those near the surface.
+                        let least = if max_dist > 1.0 { n / 2 } else { n / 50 };
+                        if max_dist > 0.0 {
+                            assert!(split > least, "{dev}, {name}, {max_dist}: {split} split");
+                        }
+                    }
+                    if budget == i32::MAX {
+                        assert_eq!(split, 0);
+                    }
+                }
+            }
+        }
+        // A smaller batch after a larger one reuses the buffers.
+        let dm = DeviceMesh::new(dev, &meshes[1].1).unwrap();
+        let few = Array::from_slice(dev, &p[..3]);
+        let (mut want, mut q) = (Array::zeros(dev, [3]), Array::zeros(dev, [3]));
+        nearest::launch(3, &dm, &few, 0.5, &mut want, &mut q).unwrap();
+        let mut got = Array::zeros(dev, [3]);
+        batch.faces(&dm, &few, 0.5, &mut got).unwrap();
+        assert_eq!(got.to_vec(), want.to_vec(), "{dev}: 3 points");
+        let empty = Array::<Vec3>::zeros(dev, [0]);
+        batch
+            .faces(&dm, &empty, 0.5, &mut Array::zeros(dev, [0]))
+            .unwrap();
+    }
+}
+
+#[test]
+fn a_device_mesh_takes_only_a_bvh_over_its_faces() {
+    let small = weft_geom::generate::icosphere(1.0, 1);
+    let big = weft_geom::generate::icosphere(1.0, 2);
+    let Err(e) = DeviceMesh::with_bvh(Device::Cpu, &big, &weft_geom::Bvh::from_mesh(&small)) else {
+        panic!("a BVH of another mesh was taken");
+    };
+    assert!(
+        e.to_string()
+            .contains("the BVH holds 80 primitives, the mesh 320 faces"),
+        "{e}"
+    );
+}
+
+#[test]
+fn closest_point_batches_reject_bad_shapes() {
+    let dm = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 1)).unwrap();
+    let pa = Array::from_slice(Device::Cpu, &[Vec3::ZERO; 4]);
+    let mut batch = ClosestPoints::new(Device::Cpu).unwrap();
+    let e = batch
+        .faces(&dm, &pa, 1.0, &mut Array::zeros(Device::Cpu, [3]))
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("faces holds 3 elements for 4 points"),
+        "{e}"
+    );
+}
+
+#[test]
 fn kernel_queries_have_ptx() {
     // Forward and adjoint of every kernel here (ptxas-checked with WEFT_PTXAS).
     weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(cast, nearest, in_box, neighbours, distance_loss, hit_loss),
-        &[],
+        &weft_examples::ptx_of!(
+            cast,
+            nearest,
+            in_box,
+            neighbours,
+            distance_loss,
+            hit_loss,
+            weft::geom::point_batch::order_count,
+            weft::geom::point_batch::order_scatter,
+            weft::geom::point_batch::closest_first_pass,
+            weft::geom::point_batch::closest_split_pass,
+            weft::geom::point_batch::closest_finish,
+        ),
+        // Searches that return a distance bound: the batch has no gradient.
+        &[
+            (
+                "weft::geom::point_batch::closest_first_pass",
+                "local array `dist` holds floats",
+            ),
+            (
+                "weft::geom::point_batch::closest_split_pass",
+                "local array `dist` holds floats",
+            ),
+        ],
     );
 }
 
@@ -530,6 +647,14 @@ fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
                 [0, 0],
                 "{dev}: closest faces within {max_dist}"
             );
+            // Split at once: leaves above the split depth, every lane's subtree a
+            // chain deeper than the stack.
+            let mut batch = ClosestPoints::new(dev).unwrap();
+            batch.set_budget(1);
+            let mut face = Array::zeros(dev, [2]);
+            batch.faces(&mesh, &oa, max_dist, &mut face).unwrap();
+            assert_eq!(face.to_vec(), [0, 0], "{dev}: batch within {max_dist}");
+            assert_eq!(batch.last_split_count().unwrap(), 2);
         }
     }
 }

@@ -112,15 +112,16 @@ pub fn point_order(mesh: &DeviceMesh, l: i32, r: i32, p: Vec3) -> (i32, f32, i32
     }
 }
 
-/// Where a closest-point search continues once its stack ran empty after
-/// dropping entries (see [`mesh_query_point_face`]): climbing from the finished node `done`,
-/// the farther child of the first ancestor whose nearer child holds `done` and
-/// whose farther child lies within `best_d2`; -1 when there is none.
+/// Where a closest-point search of the subtree under `root` continues once its
+/// stack ran empty after dropping entries (see [`mesh_query_point_face`]):
+/// climbing from the finished node `done`, the farther child of the first ancestor
+/// below `root` whose nearer child holds `done` and whose farther child lies
+/// within `best_d2`; -1 when there is none.
 #[weft::func]
-fn point_resume(mesh: &DeviceMesh, done: i32, p: Vec3, best_d2: f32) -> i32 {
+fn point_resume(mesh: &DeviceMesh, root: i32, done: i32, p: Vec3, best_d2: f32) -> i32 {
     let mut c = done;
     let mut next = -1;
-    while next < 0 && c != 0 {
+    while next < 0 && c != root {
         let parent = mesh.parents[c] as i32;
         let r = mesh.nodes[parent].right_or_count as i32;
         let (near, _near_d2, far, far_d2) = point_order(mesh, parent + 1, r, p);
@@ -159,22 +160,54 @@ fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
 /// of [`DeviceMesh::tris`].
 /// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
 /// -1 at once (a NaN point would otherwise visit every node).
+/// For many points at once on a GPU, [`ClosestPoints`](super::ClosestPoints) is
+/// faster.
 #[weft::func]
 pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
+    let mut limit = -1.0;
+    if max_dist >= 0.0 {
+        limit = max_dist * max_dist;
+    }
+    let (best, _d2, _done) = mesh_query_point_subtree(mesh, p, 0, limit, -1, i32::MAX);
+    best
+}
+
+/// The search of [`mesh_query_point_face`] in the subtree under node `root`,
+/// starting from a known answer — face `best` (-1 for none) at squared distance
+/// `best_d2` (the limit: faces farther away are not considered, equally far ones
+/// with a smaller index are) — and stopping after `budget` nodes:
+/// `(face, squared distance, finished)`. When `finished` is false the answer is
+/// only the best so far, a bound to start another search from. The subtrees of
+/// a node's descendants at one depth together hold all of its faces, so searches
+/// of them from one bound, combined by (distance, index), give the whole
+/// search's answer ([`ClosestPoints`](super::ClosestPoints) splits its slowest
+/// queries that way). A point that is not finite, a negative or NaN `best_d2`, or
+/// a `root` that is not a node give `(best, best_d2, true)` at once.
+#[weft::func]
+pub fn mesh_query_point_subtree(
+    mesh: &DeviceMesh,
+    p: Vec3,
+    root: i32,
+    best_d2: f32,
+    best: i32,
+    budget: i32,
+) -> (i32, f32, bool) {
     let leaf_bit = 1u32 << 31;
-    let mut best_d2 = max_dist * max_dist;
-    let mut best = -1;
+    let mut best_d2 = best_d2;
+    let mut best = best;
     let valid = abs(p.x) < f32::INFINITY
         && abs(p.y) < f32::INFINITY
         && abs(p.z) < f32::INFINITY
-        && max_dist >= 0.0
-        && mesh.nodes.len() > 0;
+        && best_d2 >= 0.0
+        && root >= 0
+        && root < mesh.nodes.len();
     let mut node = no_node();
     let mut go = false;
     if valid {
-        node = mesh.nodes[0];
+        node = mesh.nodes[root];
         go = point_box_distance_sq(p, node.lower, node.upper) <= best_d2;
     }
+    let mut finished = true;
     if go {
         // `TRAVERSAL_STACK_SLOTS` entries, used as a ring: `top` counts pushes
         // minus pops, `len` the entries held.
@@ -183,7 +216,8 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
         let mut top = 0;
         let mut len = 0;
         let mut dropped = false;
-        let mut cur = 0;
+        let mut cur = root;
+        let mut steps = 0;
         while go {
             let rc = node.right_or_count;
             let mut next = -1;
@@ -243,15 +277,17 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
                     }
                 }
                 if next < 0 && dropped {
-                    next = point_resume(mesh, cur, p, best_d2);
+                    next = point_resume(mesh, root, cur, p, best_d2);
                 }
                 if next >= 0 {
                     node = mesh.nodes[next];
                 }
             }
             cur = next;
-            go = next >= 0;
+            steps += 1;
+            go = next >= 0 && steps < budget;
+            finished = next < 0;
         }
     }
-    best
+    (best, best_d2, finished)
 }

@@ -54,10 +54,45 @@ pub fn leaf_triangles(points: &[Vec3], faces: &[u32], prims: &[u32]) -> Vec<Vec4
 }
 
 impl DeviceMesh {
-    /// Builds the BVH of `mesh` on the host (binned SAH) and copies mesh and BVH to
-    /// `device`.
+    /// Builds the BVH of `mesh` on the host (binned SAH, default options) and
+    /// copies mesh and BVH to `device`.
     pub fn new(device: Device, mesh: &weft_geom::Mesh) -> Result<Self, Error> {
-        let bvh = weft_geom::Bvh::from_mesh(mesh);
+        Self::with_bvh(device, mesh, &weft_geom::Bvh::from_mesh(mesh))
+    }
+
+    /// Copies `mesh` and a BVH built over its faces (e.g. with other
+    /// [`weft_geom::BuildOptions`]) to `device`.
+    ///
+    /// Errors: a BVH over another number of faces ([`Error::InvalidArgument`]),
+    /// or the device's.
+    ///
+    /// ```
+    /// use weft::prelude::*;
+    /// use weft::geom::DeviceMesh;
+    /// use weft_geom::{BuildOptions, Bvh};
+    ///
+    /// let sphere = weft_geom::generate::icosphere(1.0, 3);
+    /// let options = BuildOptions { max_leaf_size: 4, traversal_cost: 2.0, ..Default::default() };
+    /// let bvh = Bvh::from_mesh_with(&sphere, &options).unwrap();
+    /// let mesh = DeviceMesh::with_bvh(Device::Cpu, &sphere, &bvh)?;
+    /// assert_eq!(mesh.num_faces(), sphere.num_faces());
+    /// # Ok::<(), weft::Error>(())
+    /// ```
+    pub fn with_bvh(
+        device: Device,
+        mesh: &weft_geom::Mesh,
+        bvh: &weft_geom::Bvh,
+    ) -> Result<Self, Error> {
+        if bvh.prim_indices().len() != mesh.num_faces() {
+            return Err(Error::InvalidArgument {
+                what: "mesh BVH",
+                message: format!(
+                    "the BVH holds {} primitives, the mesh {} faces",
+                    bvh.prim_indices().len(),
+                    mesh.num_faces()
+                ),
+            });
+        }
         let nodes: Vec<BvhNode> = bvh
             .nodes()
             .iter()

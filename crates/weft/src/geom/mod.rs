@@ -50,16 +50,21 @@ mod lbvh;
 #[doc(hidden)]
 pub mod lbvh_kernels;
 mod mesh;
+/// The kernels of [`ClosestPoints`] (public for tests of their PTX).
+#[doc(hidden)]
+pub mod point_batch;
 mod ray;
 mod stack;
 
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
 pub use closest::{
-    closest_point_triangle, mesh_query_point_face, point_box_distance_sq, point_order,
+    closest_point_triangle, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
+    point_order,
 };
 pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
 pub use lbvh::LbvhBuilder;
 pub use mesh::{BvhNode, DeviceMesh, leaf_triangles};
+pub use point_batch::ClosestPoints;
 pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_order, ray_triangle};
 pub use stack::{NODE_STACK_SLOTS, NodeStack, node_stack, node_stack_pop, node_stack_push};
 

@@ -1,0 +1,461 @@
+//! Closest-point queries for a batch of points ([`ClosestPoints`]), in an order
+//! that keeps nearby points together and with the slowest queries split across
+//! threads.
+//!
+//! A thread per query in the caller's order makes each warp of a GPU search for
+//! 32 unrelated points: a few of them near the surface walk deep into the tree
+//! while the others wait, idle. Sorting the queries into cells along a Morton
+//! curve first puts points that do similar work in the same warp. Without a
+//! limit, a query from near the middle of a closed mesh visits most of the tree
+//! (every face is about equally far), and the kernel waits for the slowest
+//! thread; so each query stops after a node budget, and those that did not
+//! finish are searched again by 32 threads each, one subtree 5 levels down per
+//! thread, from the bound the first pass found. All on the device, without a
+//! synchronisation:
+//!
+//! 1. `order_count` (a thread per point): its cell, 2^18 in the mesh's box grown
+//!    by `min(max_dist, its diagonal)`, then 2^15 for the points outside by index
+//!    (with a finite radius, queries that end at the root); an `atomic_add` on
+//!    the cell's count, whose old value is the point's rank in it;
+//! 2. the exclusive scan of the counts, with the hash grid's scan kernels;
+//! 3. `order_scatter` (a thread per point): its index at its cell's start plus
+//!    its rank;
+//! 4. `closest_first_pass` (a thread per slot): the search of the point in that
+//!    slot, with the node budget; the answer at the point's index, or the point
+//!    appended to the list of unfinished queries with its bound;
+//! 5. `closest_split_pass`: each unfinished query on [`SPLIT_LANES`] threads, one
+//!    subtree each ([`mesh_query_point_subtree`]), the answers combined by a
+//!    64-bit `atomic_min` on (squared distance bits, face);
+//! 6. `closest_finish`: the combined answers at their points' indices.
+//!
+//! The results do not depend on the order or the budget: each is
+//! [`mesh_query_point_face`]'s, the smallest face index among equally close ones
+//! included.
+
+use super::grid_build::{grid_cells, grid_chunk_base, grid_chunk_prefix, grid_chunk_sums, grow};
+#[allow(unused_imports)] // named by the generated code
+use super::{BvhNode, DeviceMesh, mesh_query_point_face, mesh_query_point_subtree};
+use super::{grid_build, lbvh_kernels::morton_code};
+use crate::prelude::*;
+
+/// Bits of the Morton code that pick the cell of a point in the mesh's box grown
+/// by the search radius: 6 per axis.
+const CELL_BITS: u32 = 18; // `order_count` shifts the 30-bit code by 30 - 18
+/// Bits of the cell of a point outside that box, in cells by index (`order_count`
+/// adds 2^18).
+const FAR_BITS: u32 = 15;
+/// Cells of the order: those in the box, then those outside.
+const CELLS: usize = (1 << CELL_BITS) + (1 << FAR_BITS);
+
+/// Levels below the root at which [`ClosestPoints`] splits a slow query.
+pub const SPLIT_LEVELS: u32 = 5;
+/// Threads that share a slow query: one per subtree `SPLIT_LEVELS` below the root.
+pub const SPLIT_LANES: i32 = 1 << SPLIT_LEVELS;
+/// Slow queries in flight at once in the split pass (each on [`SPLIT_LANES`]
+/// threads; a few waves of an H200).
+const SPLIT_QUERIES: usize = 8192;
+/// The default node budget of the first pass on a GPU (see
+/// [`ClosestPoints::set_budget`]).
+pub const GPU_BUDGET: i32 = 1024;
+
+/// Step 1: each point's cell and rank in it (`keyed[i] = (cell, rank)`), counting
+/// the cells' points. The cells divide the root box of `mesh` grown by
+/// `min(max_dist, its diagonal)` on each side; thread 0 zeroes the atomically
+/// summed tail of `group_sums` (from `zero_from`).
+#[weft::kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn order_count(
+    mesh: &DeviceMesh,
+    points: &Array<Vec3>,
+    max_dist: f32,
+    zero_from: i32,
+    counts: &mut Array<u32>,
+    keyed: &mut Array<UVec2>,
+    group_sums: &mut Array<u32>,
+) {
+    let i = tid();
+    let mut cell = 0u32;
+    if mesh.nodes.len() > 0 {
+        let root = mesh.nodes[0];
+        let pad = max(min(max_dist, length(root.upper - root.lower)), 0.0);
+        let lo = root.lower - Vec3::new(pad, pad, pad);
+        let ext = root.upper - root.lower + Vec3::new(2.0 * pad, 2.0 * pad, 2.0 * pad);
+        let mut inv = Vec3::ZERO;
+        if ext.x > 0.0 {
+            inv.x = 1.0 / ext.x;
+        }
+        if ext.y > 0.0 {
+            inv.y = 1.0 / ext.y;
+        }
+        if ext.z > 0.0 {
+            inv.z = 1.0 / ext.z;
+        }
+        let p = points[i];
+        let q = (p - lo) * inv;
+        let inside =
+            q.x >= 0.0 && q.x <= 1.0 && q.y >= 0.0 && q.y <= 1.0 && q.z >= 0.0 && q.z <= 1.0;
+        if inside {
+            cell = morton_code(p, lo, inv) >> 12;
+        } else {
+            // Farther from the mesh's box than the grown margin (or NaN): with
+            // a finite `max_dist`, a search that ends at the root, in any order.
+            // After the others, where such threads fill the multiprocessors
+            // that slower blocks leave idle; in cells by index, 32 consecutive
+            // points each, so that few share a count (atomics on one address
+            // are serialised).
+            cell = (1u32 << 18) + ((i as u32 / 32) & 0x7fff);
+        }
+    }
+    let rank = atomic_add(&mut counts[cell as i32], 1);
+    keyed[i] = UVec2::new(cell, rank);
+    if i == 0 {
+        for e in zero_from..group_sums.len() {
+            group_sums[e] = 0;
+        }
+    }
+}
+
+/// Step 3: point `i` at its cell's first slot plus its rank.
+#[weft::kernel]
+pub fn order_scatter(keyed: &Array<UVec2>, cell_start: &Array<u32>, order: &mut Array<u32>) {
+    let i = tid();
+    let k = keyed[i];
+    order[(cell_start[k.x as i32] + k.y) as i32] = i as u32;
+}
+
+/// `(squared distance, face)` as one 64-bit number that orders like the pair
+/// (distances are never negative, so their bits order like them; face -1 is
+/// `u32::MAX`, after every face).
+#[weft::func]
+fn pack_answer(d2: f32, face: i32) -> u64 {
+    ((f32_to_bits(d2) as u64) << 32) | (face as u32 as u64)
+}
+
+/// Step 4: the query of the point in slot `tid()` of `order`, stopping after
+/// `budget` nodes: its answer at the point's own index, or, if unfinished, the
+/// point's index appended to `heavy` with the answer so far (a bound) packed
+/// into `bound` and `best`.
+#[weft::kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn closest_first_pass(
+    mesh: &DeviceMesh,
+    points: &Array<Vec3>,
+    order: &Array<u32>,
+    max_dist: f32,
+    budget: i32,
+    faces: &mut Array<i32>,
+    heavy: &mut Array<i32>,
+    heavy_count: &mut Array<i32>,
+    bound: &mut Array<u64>,
+    best: &mut Array<u64>,
+) {
+    let i = order[tid()] as i32;
+    let mut limit = -1.0;
+    if max_dist >= 0.0 {
+        limit = max_dist * max_dist;
+    }
+    let (f, d2, done) = mesh_query_point_subtree(mesh, points[i], 0, limit, -1, budget);
+    faces[i] = f;
+    if !done {
+        let h = atomic_add(&mut heavy_count[0], 1);
+        heavy[h] = i;
+        bound[h] = pack_answer(d2, f);
+        best[h] = pack_answer(d2, f);
+    }
+}
+
+/// Step 5: the unfinished queries, [`SPLIT_LANES`] threads each, every thread
+/// searching one subtree [`SPLIT_LEVELS`] levels below the root (the one its
+/// lane's bits pick, left for 0; a leaf met higher up belongs to the lane whose
+/// remaining bits are 0) from the first pass's bound, and combining its answer
+/// into `best` with a 64-bit `atomic_min`. `queries` heavy queries at a time
+/// (the launch has `queries · SPLIT_LANES` threads), over all of them.
+#[weft::kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn closest_split_pass(
+    mesh: &DeviceMesh,
+    points: &Array<Vec3>,
+    heavy: &Array<i32>,
+    heavy_count: &Array<i32>,
+    bound: &Array<u64>,
+    queries: i32,
+    best: &mut Array<u64>,
+) {
+    let leaf_bit = 1u32 << 31;
+    let t = tid();
+    let lane = t % 32;
+    let count = heavy_count[0];
+    // This lane's subtree (the same for every query).
+    let mut root = 0;
+    let mut level = 0;
+    let mut mine = true;
+    let mut descending = mesh.nodes.len() > 0;
+    while descending && level < 5 {
+        let rc = mesh.nodes[root].right_or_count;
+        if (rc & leaf_bit) != 0 {
+            mine = (lane & ((1 << (5 - level)) - 1)) == 0;
+            descending = false;
+        } else {
+            if ((lane >> (4 - level)) & 1) == 0 {
+                root += 1;
+            } else {
+                root = rc as i32;
+            }
+            level += 1;
+        }
+    }
+    let mut h = t / 32;
+    while mine && h < count {
+        let b = bound[h];
+        let d2 = f32_from_bits((b >> 32) as u32);
+        let f = (b & 0xffff_ffffu64) as u32 as i32;
+        let p = points[heavy[h]];
+        let (g, e2, _done) = mesh_query_point_subtree(mesh, p, root, d2, f, i32::MAX);
+        if g >= 0 {
+            atomic_min(&mut best[h], pack_answer(e2, g));
+        }
+        h += queries;
+    }
+}
+
+/// Step 6: the split queries' answers, at their points' indices.
+#[weft::kernel]
+pub fn closest_finish(
+    heavy: &Array<i32>,
+    heavy_count: &Array<i32>,
+    best: &Array<u64>,
+    queries: i32,
+    faces: &mut Array<i32>,
+) {
+    let mut h = tid();
+    let count = heavy_count[0];
+    while h < count {
+        faces[heavy[h]] = (best[h] & 0xffff_ffffu64) as u32 as i32;
+        h += queries;
+    }
+}
+
+/// Closest faces of a [`DeviceMesh`] to many points at once: what a kernel calling
+/// [`mesh_query_point_face`] once per point computes, faster on a GPU for points
+/// in no particular order: the queries run sorted along a Morton curve, and the
+/// slowest are split across 32 threads (see the source of `point_batch.rs`; on an
+/// H200, 1M random points around a 327,680-triangle sphere: 1.7× the per-thread
+/// kernel within a limit, 1.45× without). Holds the buffers of the sort and the
+/// split, which grow to the largest batch and are reused, so a batch of an
+/// unchanged size allocates nothing and can be captured in a CUDA graph.
+///
+/// ```
+/// use weft::prelude::*;
+/// use weft::geom::{ClosestPoints, DeviceMesh};
+///
+/// let device = Device::Cpu; // or Device::best()
+/// let mesh = DeviceMesh::new(device, &weft_geom::generate::icosphere(1.0, 2))?;
+/// let points = Array::from_slice(device, &[Vec3::new(0.0, 0.0, 3.0), Vec3::new(9.0, 0.0, 0.0)]);
+/// let mut faces = Array::zeros(device, [2]);
+/// let mut batch = ClosestPoints::new(device)?;
+/// batch.faces(&mesh, &points, 2.5, &mut faces)?;
+/// let f = faces.to_vec();
+/// assert!(f[0] >= 0); // the sphere is 2 away
+/// assert_eq!(f[1], -1); // 8 away: beyond 2.5
+/// # Ok::<(), weft::Error>(())
+/// ```
+pub struct ClosestPoints {
+    counts: Array<u32>,
+    chunk_sums: Array<u32>,
+    chunk_prefix: Array<u32>,
+    group_sums: Array<u32>,
+    cell_start: Array<u32>,
+    cell_end: Array<u32>,
+    keyed: Array<UVec2>,
+    order: Array<u32>,
+    heavy: Array<i32>,
+    heavy_count: Array<i32>,
+    bound: Array<u64>,
+    best: Array<u64>,
+    budget: i32,
+}
+
+impl ClosestPoints {
+    /// The buffers of the sort on `device` (those that depend on the batch size
+    /// grow at the first query).
+    ///
+    /// Errors: the device's (unavailable, out of memory).
+    pub fn new(device: Device) -> Result<Self, Error> {
+        let (_, chunks, groups, top) = grid_build::scan_sizes(CELLS);
+        Ok(ClosestPoints {
+            counts: Array::try_zeros(device, [CELLS])?,
+            chunk_sums: Array::try_zeros(device, [chunks])?,
+            chunk_prefix: Array::try_zeros(device, [chunks])?,
+            group_sums: Array::try_zeros(device, [groups + top])?,
+            cell_start: Array::try_zeros(device, [CELLS])?,
+            cell_end: Array::try_zeros(device, [CELLS])?,
+            keyed: Array::try_zeros(device, [0])?,
+            order: Array::try_zeros(device, [0])?,
+            heavy: Array::try_zeros(device, [0])?,
+            heavy_count: Array::try_zeros(device, [1])?,
+            bound: Array::try_zeros(device, [0])?,
+            best: Array::try_zeros(device, [0])?,
+            budget: if device.is_cpu() {
+                i32::MAX
+            } else {
+                GPU_BUDGET
+            },
+        })
+    }
+
+    /// How many nodes a query may visit before it is split across
+    /// [`SPLIT_LANES`] threads (at least 1; `i32::MAX` never splits). The default
+    /// is [`GPU_BUDGET`] on a GPU, where a warp waits for its slowest query, and
+    /// no split on the CPU, where a split only adds work.
+    pub fn set_budget(&mut self, nodes: i32) {
+        self.budget = nodes.max(1);
+    }
+
+    /// The node budget of [`ClosestPoints::set_budget`].
+    pub fn budget(&self) -> i32 {
+        self.budget
+    }
+
+    /// How many queries of the last batch were split (a read from the device,
+    /// which waits for the batch: for tests and tuning).
+    ///
+    /// Errors: the device's.
+    pub fn last_split_count(&self) -> Result<usize, Error> {
+        Ok(self.heavy_count.try_to_vec()?[0] as usize)
+    }
+
+    /// The device the buffers live on.
+    pub fn device(&self) -> Device {
+        self.counts.device()
+    }
+
+    /// `faces[i]` = [`mesh_query_point_face`]`(mesh, points[i], max_dist)` for
+    /// every point: the closest face within `max_dist` (inclusive;
+    /// `f32::INFINITY` for no limit), the smallest index among equally close ones,
+    /// or -1. The launches are queued on the device's stream.
+    ///
+    /// Errors: `faces` not as long as `points`, or more than `i32::MAX` points
+    /// ([`Error::InvalidArgument`]); an array on another device than the buffers
+    /// ([`Error::DeviceMismatch`]); the device's.
+    pub fn faces(
+        &mut self,
+        mesh: &DeviceMesh,
+        points: &Array<Vec3>,
+        max_dist: f32,
+        faces: &mut Array<i32>,
+    ) -> Result<(), Error> {
+        let n = points.len();
+        if faces.len() != n {
+            return Err(Error::InvalidArgument {
+                what: "closest-point batch",
+                message: format!("faces holds {} elements for {n} points", faces.len()),
+            });
+        }
+        if n > i32::MAX as usize {
+            return Err(Error::InvalidArgument {
+                what: "closest-point batch",
+                message: format!("at most {} points, got {n}", i32::MAX),
+            });
+        }
+        let device = self.device();
+        for (name, d) in [
+            ("points", points.device()),
+            ("faces", faces.device()),
+            ("mesh", mesh.nodes.device()),
+        ] {
+            if d != device {
+                return Err(Error::DeviceMismatch {
+                    kernel: "ClosestPoints::faces",
+                    first: "batch buffers",
+                    first_device: device,
+                    other: name,
+                    other_device: d,
+                });
+            }
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        grow(&mut self.keyed, device, n)?;
+        grow(&mut self.order, device, n)?;
+        grow(&mut self.heavy, device, n)?;
+        grow(&mut self.bound, device, n)?;
+        grow(&mut self.best, device, n)?;
+        let (chunk, chunks, groups, _) = grid_build::scan_sizes(CELLS);
+        self.counts.try_fill(0)?;
+        order_count::launch(
+            n,
+            mesh,
+            points,
+            max_dist,
+            groups as i32,
+            &mut self.counts,
+            &mut self.keyed,
+            &mut self.group_sums,
+        )?;
+        grid_chunk_sums::launch(chunks, &self.counts, chunk as i32, &mut self.chunk_sums)?;
+        grid_chunk_prefix::launch(
+            chunks,
+            &self.chunk_sums,
+            groups as i32,
+            &mut self.chunk_prefix,
+            &mut self.group_sums,
+        )?;
+        grid_chunk_base::launch(
+            chunks,
+            &self.chunk_prefix,
+            &self.group_sums,
+            groups as i32,
+            &mut self.chunk_sums,
+        )?;
+        let per = if device.is_cpu() { chunk } else { 1 };
+        grid_cells::launch(
+            CELLS.div_ceil(per),
+            &self.counts,
+            &self.chunk_sums,
+            chunk as i32,
+            per as i32,
+            &mut self.cell_start,
+            &mut self.cell_end,
+        )?;
+        order_scatter::launch(n, &self.keyed, &self.cell_start, &mut self.order)?;
+        self.heavy_count.try_fill(0)?;
+        closest_first_pass::launch(
+            n,
+            mesh,
+            points,
+            &self.order,
+            max_dist,
+            self.budget,
+            faces,
+            &mut self.heavy,
+            &mut self.heavy_count,
+            &mut self.bound,
+            &mut self.best,
+        )?;
+        if self.budget == i32::MAX {
+            return Ok(());
+        }
+        let queries = n.min(SPLIT_QUERIES);
+        closest_split_pass::launch(
+            queries * SPLIT_LANES as usize,
+            mesh,
+            points,
+            &self.heavy,
+            &self.heavy_count,
+            &self.bound,
+            queries as i32,
+            &mut self.best,
+        )?;
+        let queries = n.min(SPLIT_QUERIES * SPLIT_LANES as usize);
+        closest_finish::launch(
+            queries,
+            &self.heavy,
+            &self.heavy_count,
+            &self.best,
+            queries as i32,
+            faces,
+        )?;
+        Ok(())
+    }
+}
