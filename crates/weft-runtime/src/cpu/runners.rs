@@ -7,6 +7,8 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::team::Team;
+
 /// Pieces per runner: a few, for load balance.
 const PIECES_PER_RUNNER: usize = 4;
 /// No piece is smaller than this many threads (each piece costs an atomic claim
@@ -62,11 +64,19 @@ impl Pieces {
 }
 
 /// Calls `f(r)` for each runner `r` in `0..runners`: `f(0)` on the calling
-/// thread, the others as jobs on the rayon pool; returns when all have returned.
-/// A panic in any of them is resumed on the caller after all have finished.
+/// thread, the others on the helper team ([`super::team`]) or, when it is busy or
+/// the caller is inside rayon's pool, as jobs on the rayon pool; returns when all
+/// have returned. A panic in any of them is resumed on the caller after all have
+/// finished.
 pub(crate) fn run(runners: usize, f: &(dyn Fn(usize) + Sync)) {
     if runners <= 1 {
         f(0);
+        return;
+    }
+    if rayon::current_thread_index().is_none()
+        && let Some(team) = Team::get(runners)
+        && team.try_run(f)
+    {
         return;
     }
     rayon::in_place_scope(|s| {
