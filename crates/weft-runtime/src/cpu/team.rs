@@ -1,10 +1,11 @@
 //! A team of persistent helper threads for parallel launches, handing work over
-//! through shared atomics: a helper spins for a while after each job before it
-//! parks, and the launching thread spins while it waits for the helpers. A
-//! fork-join through rayon's scope costs ~15 µs on the 2-core development VM (the
-//! worker sleeps and is woken through the kernel, and so is the caller); through
-//! a spinning team it costs ~1 µs, which is most of the difference for launches
-//! of a few hundred µs made back to back (a simulation's substeps).
+//! through shared atomics. A fork-join through rayon's scope costs ~15 µs on the
+//! 2-core development VM when the worker has gone to sleep (it is woken through
+//! the kernel, and so is the caller waiting for it); here a waiting thread — an
+//! idle helper, or the launching thread waiting for the helpers — spins for a
+//! few µs, then yields its core between checks, and parks only after
+//! [`PARK_AFTER`], so launches made back to back (a simulation's substeps) hand
+//! over in ~1 µs while a loaded machine's other threads still get the cores.
 //!
 //! One launch at a time uses the team; a launch that finds it busy (another
 //! thread's launch), or that is made from inside rayon's pool (nested
@@ -19,53 +20,63 @@ use std::sync::{Mutex, OnceLock, TryLockError};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-/// How long a waiting thread (an idle helper, or the launching thread waiting
-/// for the helpers) spins on the shared atomics before it starts yielding its
-/// core at each check: on a machine with more runnable threads than cores, the
-/// thread it waits for may need that core.
+/// How long a waiting thread spins on the shared atomics before it starts
+/// yielding its core between checks: on a machine with more runnable threads
+/// than cores, the thread it waits for may need that core.
 const SPIN: Duration = Duration::from_micros(5);
-/// How long an idle helper waits for the next job (spinning, then yielding)
-/// before it parks: longer than the host work between two launches of a
-/// simulation loop.
-const HELPER_WAIT: Duration = Duration::from_micros(200);
+/// How long a waiting thread waits (spinning, then yielding) before it parks:
+/// longer than the host work between two launches of a simulation loop and
+/// than the usual imbalance of the runners' last pieces.
+const PARK_AFTER: Duration = Duration::from_micros(150);
 
-/// `wait_step`'s counter from which on it yields instead of spinning.
-const YIELDING: u32 = u32::MAX / 2;
-
-/// One step of a wait that started at `start`: a spin while the wait is shorter
-/// than [`SPIN`] (the clock is read every 64th step), a yield of the core after.
-/// `steps` is the wait's counter (start it at 0). Returns the time waited as last
-/// read (zero between reads).
-fn wait_step(start: Instant, steps: &mut u32) -> Duration {
-    *steps += 1;
-    if *steps > YIELDING {
-        std::thread::yield_now();
-        return start.elapsed();
+/// Waits until `done()` holds: spins for [`SPIN`] (reading the clock every 64th
+/// check), then yields between checks, then after [`PARK_AFTER`] parks with
+/// `parked` set, so that whoever makes `done()` true and then sees `parked`
+/// unparks this thread.
+fn wait_for(done: impl Fn() -> bool, parked: &AtomicBool) {
+    let start = Instant::now();
+    let mut checks = 0u32;
+    let mut yielding = false;
+    while !done() {
+        checks = checks.wrapping_add(1);
+        if yielding || checks.is_multiple_of(64) {
+            let waited = start.elapsed();
+            if waited > PARK_AFTER {
+                parked.store(true, Ordering::SeqCst);
+                // `done` is re-read after the flag is set: a waker that changed
+                // it before seeing the flag would not unpark us.
+                while !done() {
+                    std::thread::park();
+                }
+                parked.store(false, Ordering::SeqCst);
+                return;
+            }
+            yielding = waited > SPIN;
+        }
+        if yielding {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
     }
-    std::hint::spin_loop();
-    if !steps.is_multiple_of(64) {
-        return Duration::ZERO;
-    }
-    let waited = start.elapsed();
-    if waited > SPIN {
-        *steps = YIELDING;
-    }
-    waited
 }
 
 /// A job: the function each runner calls with its index. The lifetime is erased;
-/// [`Team::run`] does not return before every helper has finished calling it.
+/// [`Team::try_run`] does not return before every helper has finished calling it.
 type Job = *const (dyn Fn(usize) + Sync + 'static);
 
 /// What the launching thread and the helpers share.
 struct Shared {
-    /// Bumped (release) after `job` is set: a helper that sees a new value runs it.
+    /// Bumped after `job` is set: a helper that sees a new value runs it.
     generation: AtomicU64,
-    /// The current job; written only by the team's lock holder before it bumps
-    /// `generation`, read by helpers after they see the bump.
-    job: UnsafeCell<Option<Job>>,
+    /// The current job and the thread that launched it; written only by the
+    /// team's lock holder before it bumps `generation`, read by helpers after
+    /// they see the bump and before they report done.
+    job: UnsafeCell<Option<(Job, Thread)>>,
     /// Helpers that have not finished the current job.
     pending: AtomicUsize,
+    /// Whether the launching thread is parked waiting for `pending` to reach 0.
+    leader_parked: AtomicBool,
     /// The first panic of a helper in the current job.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
@@ -104,6 +115,7 @@ impl Team {
             generation: AtomicU64::new(0),
             job: UnsafeCell::new(None),
             pending: AtomicUsize::new(0),
+            leader_parked: AtomicBool::new(false),
             panic: Mutex::new(None),
         }));
         let helpers = (1..=helpers)
@@ -111,10 +123,7 @@ impl Team {
                 let slot: &'static OnceLock<&'static Helper> = Box::leak(Box::new(OnceLock::new()));
                 let handle = std::thread::Builder::new()
                     .name(format!("weft-cpu-{r}"))
-                    .spawn(move || {
-                        let me = *slot.wait();
-                        helper_loop(shared, me, r);
-                    })
+                    .spawn(move || helper_loop(shared, slot.wait(), r))
                     .expect("spawning a CPU helper thread");
                 let helper: &'static Helper = Box::leak(Box::new(Helper {
                     thread: handle.thread().clone(),
@@ -148,9 +157,9 @@ impl Team {
             std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), Job>(f as *const _)
         };
         // SAFETY: we hold the team's lock and the previous job's helpers have all
-        // finished (`pending` was 0 when it returned), so nobody reads `job`.
-        unsafe { *s.job.get() = Some(job) };
-        s.pending.store(self.helpers.len(), Ordering::Relaxed);
+        // finished with it (`pending` was 0 when that run returned).
+        unsafe { *s.job.get() = Some((job, std::thread::current())) };
+        s.pending.store(self.helpers.len(), Ordering::SeqCst);
         s.generation.fetch_add(1, Ordering::SeqCst);
         for h in &self.helpers {
             if h.parked.load(Ordering::SeqCst) {
@@ -158,11 +167,7 @@ impl Team {
             }
         }
         let mine = catch_unwind(AssertUnwindSafe(|| f(0)));
-        let start = Instant::now();
-        let mut steps = 0u32;
-        while s.pending.load(Ordering::Acquire) != 0 {
-            wait_step(start, &mut steps);
-        }
+        wait_for(|| s.pending.load(Ordering::SeqCst) == 0, &s.leader_parked);
         let theirs = s.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Err(p) = mine {
             resume_unwind(p);
@@ -174,43 +179,28 @@ impl Team {
     }
 }
 
-/// A helper's life: wait for a new generation (spinning, then parked), run the
-/// job as runner `r`, report.
+/// A helper's life: wait for a new generation, run the job as runner `r`, report.
 fn helper_loop(s: &'static Shared, me: &'static Helper, r: usize) {
     // The team starts at generation 0: a job published before this thread first
     // looks is still seen as new.
     let mut seen = 0;
     loop {
-        let start = Instant::now();
-        let mut steps = 0u32;
-        loop {
-            let g = s.generation.load(Ordering::Acquire);
-            if g != seen {
-                seen = g;
-                break;
-            }
-            if wait_step(start, &mut steps) > HELPER_WAIT {
-                me.parked.store(true, Ordering::SeqCst);
-                // Re-check after announcing: a job published before the flag was
-                // set would not unpark us.
-                if s.generation.load(Ordering::SeqCst) == seen {
-                    std::thread::park();
-                }
-                me.parked.store(false, Ordering::SeqCst);
-            } else {
-                std::hint::spin_loop();
-            }
-        }
-        // SAFETY: the job was written before the generation bump we acquired, and
-        // stays valid until we decrement `pending`.
-        let job = unsafe { (*s.job.get()).expect("a published job") };
-        // SAFETY: as above; the launching thread waits for us.
+        wait_for(|| s.generation.load(Ordering::SeqCst) != seen, &me.parked);
+        seen = s.generation.load(Ordering::SeqCst);
+        // SAFETY: the job was written before the generation bump we saw, and stays
+        // until we report done (the launching thread waits for us).
+        let (job, leader) = unsafe { (*s.job.get()).clone().expect("a published job") };
+        // SAFETY: as above.
         let f = unsafe { &*job };
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(r))) {
             let mut slot = s.panic.lock().unwrap_or_else(|e| e.into_inner());
             slot.get_or_insert(p);
         }
-        s.pending.fetch_sub(1, Ordering::Release);
+        // The last helper wakes the launching thread if it has parked (an unpark
+        // of a later launch's thread is only a spurious wake-up).
+        if s.pending.fetch_sub(1, Ordering::SeqCst) == 1 && s.leader_parked.load(Ordering::SeqCst) {
+            leader.unpark();
+        }
     }
 }
 
@@ -224,12 +214,17 @@ mod tests {
         let hits: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
         for job in 1..=50 {
             assert!(team.try_run(&|r| {
+                // Now and then a helper outlasts the caller's spin, so that the
+                // caller parks and is woken by it.
+                if job % 7 == 0 && r == 2 {
+                    std::thread::sleep(PARK_AFTER * 3);
+                }
                 hits[r].fetch_add(1, Ordering::Relaxed);
             }));
             assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == job));
-            // Let the helpers park now and then, so jobs also wake parked helpers.
+            // Let the helpers park now and then, so that jobs also wake parked helpers.
             if job % 10 == 0 {
-                std::thread::sleep(HELPER_WAIT * 3);
+                std::thread::sleep(PARK_AFTER * 3);
             }
         }
     }
