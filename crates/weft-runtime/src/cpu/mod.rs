@@ -10,6 +10,7 @@ mod accumulate;
 mod policy;
 mod pool;
 mod runners;
+mod team;
 
 pub use accumulate::{AccTarget, Private, launch_accumulate};
 pub use policy::{

@@ -7,6 +7,8 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::team::Team;
+
 /// Pieces per runner: a few, for load balance.
 const PIECES_PER_RUNNER: usize = 4;
 /// No piece is smaller than this many threads (each piece costs an atomic claim
@@ -61,12 +63,22 @@ impl Pieces {
     }
 }
 
-/// Calls `f(r)` for each runner `r` in `0..runners`: `f(0)` on the calling
-/// thread, the others as jobs on the rayon pool; returns when all have returned.
-/// A panic in any of them is resumed on the caller after all have finished.
+/// Runs `f(r)` for the runners `r` in `0..runners`: `f(0)` on the calling
+/// thread, the others on the helper team ([`super::team`]) or, when it is busy or
+/// the caller is inside rayon's pool, as jobs on the rayon pool; returns when all
+/// that started have returned. A panic in any of them is resumed on the caller
+/// after all have finished. On the team a helper that has not picked the job up
+/// by the time `f(0)` returns is skipped, so `f(0)` must be able to do all the
+/// work alone: every caller claims its work from shared counters ([`Pieces`]).
 pub(crate) fn run(runners: usize, f: &(dyn Fn(usize) + Sync)) {
     if runners <= 1 {
         f(0);
+        return;
+    }
+    if rayon::current_thread_index().is_none()
+        && let Some(team) = Team::get(runners)
+        && team.try_run(f)
+    {
         return;
     }
     rayon::in_place_scope(|s| {
@@ -98,11 +110,18 @@ mod tests {
     }
 
     #[test]
-    fn every_runner_runs_once() {
+    fn every_runner_runs_at_most_once_and_the_work_is_done() {
         let hits: Vec<AtomicUsize> = (0..5).map(|_| AtomicUsize::new(0)).collect();
+        let pieces = Pieces::new(100_000, 5);
+        let claimed = AtomicUsize::new(0);
         run(5, &|r| {
             hits[r].fetch_add(1, Ordering::Relaxed);
+            while let Some(range) = pieces.claim() {
+                claimed.fetch_add(range.len(), Ordering::Relaxed);
+            }
         });
-        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        assert_eq!(hits[0].load(Ordering::Relaxed), 1);
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) <= 1));
+        assert_eq!(claimed.load(Ordering::Relaxed), 100_000);
     }
 }
