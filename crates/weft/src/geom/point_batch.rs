@@ -9,8 +9,8 @@
 //! limit, a query from near the middle of a closed mesh visits most of the tree
 //! (every face is about equally far), and the kernel waits for the slowest
 //! thread; so each query stops after a node budget, and those that did not
-//! finish are searched again by 32 threads each, one subtree 5 levels down per
-//! thread, from the bound the first pass found. All on the device, without a
+//! finish are searched again by 32 threads each, 32 of the 1024 subtrees 10
+//! levels down per thread, from the bound the first pass found. All on the device, without a
 //! synchronisation:
 //!
 //! 1. `order_count` (a thread per point): its cell, 2^18 in the mesh's box grown
@@ -23,9 +23,10 @@
 //! 4. `closest_first_pass` (a thread per slot): the search of the point in that
 //!    slot, with the node budget; the answer at the point's index, or the point
 //!    appended to the list of unfinished queries with its bound;
-//! 5. `closest_split_pass`: each unfinished query on [`SPLIT_LANES`] threads, one
-//!    subtree each ([`mesh_query_point_subtree`]), the answers combined by a
-//!    64-bit `atomic_min` on (squared distance bits, face);
+//! 5. `closest_split_pass`: each unfinished query on [`SPLIT_LANES`] threads,
+//!    which share out its 1024 subtrees 10 levels down
+//!    ([`mesh_query_point_subtree`]), the answers combined by a 64-bit
+//!    `atomic_min` on (squared distance bits, face);
 //! 6. `closest_finish`: the combined answers at their points' indices.
 //!
 //! The results do not depend on the order or the budget: each is
@@ -34,7 +35,9 @@
 
 use super::grid_build::{grid_cells, grid_chunk_base, grid_chunk_prefix, grid_chunk_sums, grow};
 #[allow(unused_imports)] // named by the generated code
-use super::{BvhNode, DeviceMesh, mesh_query_point_face, mesh_query_point_subtree};
+use super::{
+    BvhNode, DeviceMesh, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
+};
 use super::{grid_build, lbvh_kernels::morton_code};
 use crate::prelude::*;
 
@@ -47,16 +50,17 @@ const FAR_BITS: u32 = 15;
 /// Cells of the order: those in the box, then those outside.
 const CELLS: usize = (1 << CELL_BITS) + (1 << FAR_BITS);
 
-/// Levels below the root at which [`ClosestPoints`] splits a slow query.
-pub const SPLIT_LEVELS: u32 = 5;
-/// Threads that share a slow query: one per subtree `SPLIT_LEVELS` below the root.
-pub const SPLIT_LANES: i32 = 1 << SPLIT_LEVELS;
+/// Levels below the root at which [`ClosestPoints`] splits a slow query into
+/// subtrees (`split_subtree` and `closest_split_pass` count on 10).
+pub const SPLIT_LEVELS: u32 = 10;
+/// Threads that share a slow query, each searching 32 of its 1024 subtrees.
+pub const SPLIT_LANES: i32 = 32;
 /// Slow queries in flight at once in the split pass (each on [`SPLIT_LANES`]
 /// threads; a few waves of an H200).
 const SPLIT_QUERIES: usize = 8192;
 /// The default node budget of the first pass on a GPU (see
 /// [`ClosestPoints::set_budget`]).
-pub const GPU_BUDGET: i32 = 1024;
+pub const GPU_BUDGET: i32 = 1536;
 
 /// Step 1: each point's cell and rank in it (`keyed[i] = (cell, rank)`), counting
 /// the cells' points. The cells divide the root box of `mesh` grown by
@@ -164,12 +168,50 @@ pub fn closest_first_pass(
     }
 }
 
-/// Step 5: the unfinished queries, [`SPLIT_LANES`] threads each, every thread
-/// searching one subtree [`SPLIT_LEVELS`] levels below the root (the one its
-/// lane's bits pick, left for 0; a leaf met higher up belongs to the lane whose
-/// remaining bits are 0) from the first pass's bound, and combining its answer
-/// into `best` with a 64-bit `atomic_min`. `queries` heavy queries at a time
-/// (the launch has `queries · SPLIT_LANES` threads), over all of them.
+/// The root of subtree `sub` of the [`SPLIT_LEVELS`] levels below the root
+/// (the bits of `sub` from the highest pick the children, 0 the left), if it
+/// exists and its path stays within `bound_d2` of `p`; -1 otherwise. A leaf met
+/// higher up stands for the subtree whose remaining bits are all 0.
+#[weft::func]
+fn split_subtree(mesh: &DeviceMesh, sub: i32, p: Vec3, bound_d2: f32) -> i32 {
+    let leaf_bit = 1u32 << 31;
+    let mut node = 0;
+    let mut level = 0;
+    let mut going = mesh.nodes.len() > 0;
+    if !going {
+        node = -1;
+    }
+    while going {
+        let n = mesh.nodes[node];
+        if point_box_distance_sq(p, n.lower, n.upper) > bound_d2 {
+            node = -1;
+            going = false;
+        } else if level == 10 {
+            going = false;
+        } else if (n.right_or_count & leaf_bit) != 0 {
+            if (sub & ((1 << (10 - level)) - 1)) != 0 {
+                node = -1;
+            }
+            going = false;
+        } else {
+            if ((sub >> (9 - level)) & 1) == 0 {
+                node += 1;
+            } else {
+                node = n.right_or_count as i32;
+            }
+            level += 1;
+        }
+    }
+    node
+}
+
+/// Step 5: the unfinished queries, 32 threads each: of the 2^[`SPLIT_LEVELS`]
+/// subtrees that many levels below the root, thread `lane` searches those
+/// numbered `lane`, `lane + 32`, … ([`split_subtree`]; neighbouring subtrees go
+/// to different threads, so the part of the mesh near the point is shared out)
+/// from the first pass's bound, and combines its answer into `best` with a 64-bit
+/// `atomic_min`. `queries` heavy queries at a time (the launch has `queries · 32`
+/// threads), over all of them.
 #[weft::kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn closest_split_pass(
@@ -181,36 +223,25 @@ pub fn closest_split_pass(
     queries: i32,
     best: &mut Array<u64>,
 ) {
-    let leaf_bit = 1u32 << 31;
     let t = tid();
     let lane = t % 32;
     let count = heavy_count[0];
-    // This lane's subtree (the same for every query).
-    let mut root = 0;
-    let mut level = 0;
-    let mut mine = true;
-    let mut descending = mesh.nodes.len() > 0;
-    while descending && level < 5 {
-        let rc = mesh.nodes[root].right_or_count;
-        if (rc & leaf_bit) != 0 {
-            mine = (lane & ((1 << (5 - level)) - 1)) == 0;
-            descending = false;
-        } else {
-            if ((lane >> (4 - level)) & 1) == 0 {
-                root += 1;
-            } else {
-                root = rc as i32;
-            }
-            level += 1;
-        }
-    }
     let mut h = t / 32;
-    while mine && h < count {
+    while h < count {
         let b = bound[h];
         let d2 = f32_from_bits((b >> 32) as u32);
         let f = (b & 0xffff_ffffu64) as u32 as i32;
         let p = points[heavy[h]];
-        let (g, e2, _done) = mesh_query_point_subtree(mesh, p, root, d2, f, i32::MAX);
+        let mut g = f;
+        let mut e2 = d2;
+        for k in 0..32 {
+            let root = split_subtree(mesh, lane + 32 * k, p, e2);
+            if root >= 0 {
+                let (g1, e1, _done) = mesh_query_point_subtree(mesh, p, root, e2, g, i32::MAX);
+                g = g1;
+                e2 = e1;
+            }
+        }
         if g >= 0 {
             atomic_min(&mut best[h], pack_answer(e2, g));
         }
@@ -240,7 +271,7 @@ pub fn closest_finish(
 /// in no particular order: the queries run sorted along a Morton curve, and the
 /// slowest are split across 32 threads (see the source of `point_batch.rs`; on an
 /// H200, 1M random points around a 327,680-triangle sphere: 1.7× the per-thread
-/// kernel within a limit, 1.45× without). Holds the buffers of the sort and the
+/// kernel within a limit, 1.8× without). Holds the buffers of the sort and the
 /// split, which grow to the largest batch and are reused, so a batch of an
 /// unchanged size allocates nothing and can be captured in a CUDA graph.
 ///
