@@ -609,10 +609,9 @@ fn caterpillar(
 fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
     // 40 copies of one triangle in a 40-level chain: every ray or point meets
     // all of them at one distance, and the answer (the smallest index, face 0)
-    // hangs off the root: the first entry the 16-slot (rays) and 32-slot (closest
-    // points) stacks drop.
+    // hangs off the root: the first entry the 32-slot stacks (rays and closest
+    // points) drop.
     let levels = 40;
-    assert!(levels > weft::geom::NODE_STACK_SLOTS as u32);
     assert!(levels > weft::geom::TRAVERSAL_STACK_SLOTS as u32);
     let corners = [Vec3::ZERO, Vec3::X, Vec3::Y];
     let bounds = (Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0));

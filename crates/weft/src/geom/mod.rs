@@ -2,8 +2,7 @@
 //! structure ([`DeviceMesh`]) and funcs that traverse it on every back end.
 //!
 //! The ray and closest-point searches walk down to the nearer child first and keep
-//! the farther one on a stack (in registers for rays, [`NodeStack`]; in a local
-//! array for closest points), skipping it when
+//! the farther one on a stack (a local array), skipping it when
 //! the best answer so far has moved closer than its box. Nodes are in depth-first
 //! order with parent links (the layout of [`weft_geom::BvhNode`]): a search whose
 //! stack overflowed, and the box iterator, which holds no stack, climb to the first
@@ -54,7 +53,6 @@ mod mesh;
 #[doc(hidden)]
 pub mod point_batch;
 mod ray;
-mod stack;
 
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
 pub use closest::{
@@ -66,9 +64,8 @@ pub use lbvh::LbvhBuilder;
 pub use mesh::{BvhNode, DeviceMesh, leaf_triangles};
 pub use point_batch::ClosestPoints;
 pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_order, ray_triangle};
-pub use stack::{NODE_STACK_SLOTS, NodeStack, node_stack, node_stack_pop, node_stack_push};
 
-/// How many pending subtrees the closest-point search keeps in its stack (a
-/// local array) before it overwrites the oldest; deeper trees stay correct
-/// through parent links (see [`mesh_query_point_face`]).
+/// How many pending subtrees the ray and closest-point searches keep in their
+/// stacks (local arrays) before they overwrite the oldest; deeper trees stay
+/// correct through parent links (see [`mesh_query_point_face`]).
 pub const TRAVERSAL_STACK_SLOTS: i32 = 32;

@@ -2,8 +2,6 @@
 //! ray–triangle intersection.
 
 #[allow(unused_imports)] // named by the generated code
-use super::stack::{NodeStack, node_stack, node_stack_pop, node_stack_push};
-#[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
 
@@ -60,7 +58,7 @@ pub fn ray_order(
 }
 
 /// Where a ray search continues once its stack ran empty after dropping entries
-/// (see [`NodeStack`]): climbing from the finished node `done`, the farther child
+/// (see [`mesh_query_ray_face`]): climbing from the finished node `done`, the farther child
 /// of the first ancestor whose nearer child holds `done` and whose farther child
 /// the ray meets within `t_max`; -1 when there is none.
 #[weft::func]
@@ -156,31 +154,15 @@ fn ray_leaf_best(
     out
 }
 
-/// The next node of a ray search after `done`: the top of `stack`, or where
-/// [`ray_resume`] continues when the stack ran empty after dropping entries;
-/// -1 when the search is over. Returns it with the stack without it.
-#[weft::func]
-fn ray_pop(
-    mesh: &DeviceMesh,
-    stack: NodeStack,
-    done: i32,
-    o: Vec3,
-    inv: Vec3,
-    t_max: f32,
-) -> (i32, NodeStack) {
-    let (top, rest) = node_stack_pop(stack);
-    let mut next = top;
-    if next < 0 && rest.dropped != 0 {
-        next = ray_resume(mesh, done, o, inv, t_max);
-    }
-    (next, rest)
-}
-
 /// The face the ray `o + t d`, `0 <= t <= max_t`, meets first (the smallest
 /// index among faces hit at the same `t`), or -1. A search: integer result, no
 /// gradient (evaluate the hit with [`ray_triangle`]). Depth first, the child the
-/// ray enters first before the other, which waits on a [`NodeStack`] and is
-/// skipped when a nearer hit is found before it is taken off.
+/// ray enters first before the other, which waits on a stack in local memory
+/// ([`TRAVERSAL_STACK_SLOTS`](super::TRAVERSAL_STACK_SLOTS) entries) and is
+/// skipped when a nearer hit is found before it is taken off (its box is tested
+/// again then). A full stack overwrites its oldest entry; once it runs empty
+/// after that, the search climbs parent links to find the dropped subtrees
+/// ([`ray_resume`]), so any tree depth is correct.
 ///
 /// For the GPU: an inner node reads both children (whose boxes decide the
 /// order) and the search enters the nearer one with its node already in
@@ -195,7 +177,12 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
     let inv = Vec3::new(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
     let mut best_t = max_t;
     let mut best = -1;
-    let mut stack = node_stack();
+    // `TRAVERSAL_STACK_SLOTS` entries in local memory, used as a ring: `top`
+    // counts pushes minus pops, `len` the entries held.
+    let mut stack = [0i32; 32];
+    let mut top = 0;
+    let mut len = 0;
+    let mut dropped = false;
     let mut cur = 0;
     let mut node = no_node();
     // Whether `node` is still to be read and its box tested: the root and every
@@ -247,7 +234,13 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
                         next = near;
                         node = near_node;
                         if far_hit {
-                            stack = node_stack_push(stack, far);
+                            stack[top & 31] = far;
+                            top += 1;
+                            if len < 32 {
+                                len += 1;
+                            } else {
+                                dropped = true;
+                            }
                         }
                     } else if far_hit {
                         next = far;
@@ -258,9 +251,13 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
             if !at_leaf {
                 fresh = next < 0;
                 if next < 0 {
-                    let (top, rest) = ray_pop(mesh, stack, cur, o, inv, best_t);
-                    stack = rest;
-                    next = top;
+                    if len > 0 {
+                        top -= 1;
+                        len -= 1;
+                        next = stack[top & 31];
+                    } else if dropped {
+                        next = ray_resume(mesh, cur, o, inv, best_t);
+                    }
                 }
                 cur = next;
                 go = next >= 0;
@@ -275,11 +272,17 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
                 best_t = bt;
                 best = b;
             }
-            let (top, rest) = ray_pop(mesh, stack, cur, o, inv, best_t);
-            stack = rest;
+            let mut next = -1;
+            if len > 0 {
+                top -= 1;
+                len -= 1;
+                next = stack[top & 31];
+            } else if dropped {
+                next = ray_resume(mesh, cur, o, inv, best_t);
+            }
             fresh = true;
-            cur = top;
-            go = top >= 0;
+            cur = next;
+            go = next >= 0;
         }
     }
     best
