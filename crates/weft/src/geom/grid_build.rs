@@ -357,6 +357,36 @@ fn merge_plan(n: usize, max_ways: usize) -> (usize, usize) {
     (passes, ways)
 }
 
+/// Steps 2–5 of a build: `starts` and `ends`, the exclusive and inclusive scans of
+/// `counts`, through `chunk_sums`, `chunk_prefix` and `group_sums` (sized by
+/// [`scan_sizes`] for `counts.len()`; the kernel that filled `counts` zeroed
+/// `group_sums` from `groups` on). Also the scans of the LBVH's sort and of
+/// [`ClosestPoints`](super::ClosestPoints)' order.
+pub(super) fn scan_counts(
+    counts: &Array<u32>,
+    chunk_sums: &mut Array<u32>,
+    chunk_prefix: &mut Array<u32>,
+    group_sums: &mut Array<u32>,
+    starts: &mut Array<u32>,
+    ends: &mut Array<u32>,
+) -> Result<(), Error> {
+    let cells = counts.len();
+    let (chunk, chunks, groups, _) = scan_sizes(cells);
+    grid_chunk_sums::launch(chunks, counts, chunk as i32, chunk_sums)?;
+    grid_chunk_prefix::launch(chunks, chunk_sums, groups as i32, chunk_prefix, group_sums)?;
+    grid_chunk_base::launch(chunks, chunk_prefix, group_sums, groups as i32, chunk_sums)?;
+    let per = if counts.device().is_cpu() { chunk } else { 1 };
+    grid_cells::launch(
+        cells.div_ceil(per),
+        counts,
+        chunk_sums,
+        chunk as i32,
+        per as i32,
+        starts,
+        ends,
+    )
+}
+
 /// Replaces `a` by a zeroed array of `n` elements if it holds fewer.
 pub(super) fn grow<T: crate::__private::Elem>(
     a: &mut Array<T>,
@@ -498,7 +528,7 @@ impl DeviceHashGrid {
             });
         }
         let cells = self.cell_start.len();
-        let (chunk, chunks, groups, top) = scan_sizes(cells);
+        let (_, chunks, groups, top) = scan_sizes(cells);
         if self.counts.len() != cells {
             // A grid copied from the host: its build scratch, once.
             self.counts = Array::try_zeros(device, [cells])?;
@@ -545,28 +575,11 @@ impl DeviceHashGrid {
             &mut self.keyed,
             &mut self.group_sums,
         )?;
-        grid_chunk_sums::launch(chunks, &self.counts, chunk as i32, &mut self.chunk_sums)?;
-        grid_chunk_prefix::launch(
-            chunks,
-            &self.chunk_sums,
-            groups as i32,
+        scan_counts(
+            &self.counts,
+            &mut self.chunk_sums,
             &mut self.chunk_prefix,
             &mut self.group_sums,
-        )?;
-        grid_chunk_base::launch(
-            chunks,
-            &self.chunk_prefix,
-            &self.group_sums,
-            groups as i32,
-            &mut self.chunk_sums,
-        )?;
-        let per = if device.is_cpu() { chunk } else { 1 };
-        grid_cells::launch(
-            cells.div_ceil(per),
-            &self.counts,
-            &self.chunk_sums,
-            chunk as i32,
-            per as i32,
             &mut self.cell_start,
             &mut self.cell_end,
         )?;

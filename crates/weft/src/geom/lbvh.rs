@@ -2,9 +2,7 @@
 //! (Morton codes, a radix sort, Karras' hierarchy, bottom-up boxes). The kernels
 //! and the node order are described in the source of `lbvh_kernels.rs`.
 
-use super::grid_build::{
-    grid_cells, grid_chunk_base, grid_chunk_prefix, grid_chunk_sums, grow, scan_sizes,
-};
+use super::grid_build::{grow, scan_counts, scan_sizes};
 use super::lbvh_kernels::{
     PASSES, RADIX_BITS, TILE, lbvh_bounds, lbvh_chain_len, lbvh_chain_place, lbvh_digit_counts,
     lbvh_hierarchy, lbvh_merge_slots, lbvh_morton, lbvh_nodes, lbvh_reset, lbvh_scatter,
@@ -308,30 +306,11 @@ impl LbvhBuilder {
     /// The exclusive (`starts`) and inclusive (`ends`) scan of `counts`; the
     /// kernel that filled `counts` zeroed `group_sums` from `groups` on.
     fn scan(&mut self) -> Result<(), Error> {
-        let cells = self.counts.len();
-        let (chunk, chunks, groups, _) = scan_sizes(cells);
-        grid_chunk_sums::launch(chunks, &self.counts, chunk as i32, &mut self.chunk_sums)?;
-        grid_chunk_prefix::launch(
-            chunks,
-            &self.chunk_sums,
-            groups as i32,
+        scan_counts(
+            &self.counts,
+            &mut self.chunk_sums,
             &mut self.chunk_prefix,
             &mut self.group_sums,
-        )?;
-        grid_chunk_base::launch(
-            chunks,
-            &self.chunk_prefix,
-            &self.group_sums,
-            groups as i32,
-            &mut self.chunk_sums,
-        )?;
-        let per = if self.device.is_cpu() { chunk } else { 1 };
-        grid_cells::launch(
-            cells.div_ceil(per),
-            &self.counts,
-            &self.chunk_sums,
-            chunk as i32,
-            per as i32,
             &mut self.starts,
             &mut self.ends,
         )

@@ -33,7 +33,7 @@
 //! [`mesh_query_point_face`]'s, the smallest face index among equally close ones
 //! included.
 
-use super::grid_build::{grid_cells, grid_chunk_base, grid_chunk_prefix, grid_chunk_sums, grow};
+use super::grid_build::{grow, scan_counts};
 #[allow(unused_imports)] // named by the generated code
 use super::{
     BvhNode, DeviceMesh, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
@@ -412,7 +412,7 @@ impl ClosestPoints {
         grow(&mut self.heavy, device, n)?;
         grow(&mut self.bound, device, n)?;
         grow(&mut self.best, device, n)?;
-        let (chunk, chunks, groups, _) = grid_build::scan_sizes(CELLS);
+        let (_, _, groups, _) = grid_build::scan_sizes(CELLS);
         self.counts.try_fill(0)?;
         order_count::launch(
             n,
@@ -424,28 +424,11 @@ impl ClosestPoints {
             &mut self.keyed,
             &mut self.group_sums,
         )?;
-        grid_chunk_sums::launch(chunks, &self.counts, chunk as i32, &mut self.chunk_sums)?;
-        grid_chunk_prefix::launch(
-            chunks,
-            &self.chunk_sums,
-            groups as i32,
+        scan_counts(
+            &self.counts,
+            &mut self.chunk_sums,
             &mut self.chunk_prefix,
             &mut self.group_sums,
-        )?;
-        grid_chunk_base::launch(
-            chunks,
-            &self.chunk_prefix,
-            &self.group_sums,
-            groups as i32,
-            &mut self.chunk_sums,
-        )?;
-        let per = if device.is_cpu() { chunk } else { 1 };
-        grid_cells::launch(
-            CELLS.div_ceil(per),
-            &self.counts,
-            &self.chunk_sums,
-            chunk as i32,
-            per as i32,
             &mut self.cell_start,
             &mut self.cell_end,
         )?;

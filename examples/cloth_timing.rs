@@ -3,7 +3,7 @@
 //! and along both diagonals, stiffness 1000, damping 10, 16 substeps per 60 Hz
 //! frame) on the CPU, for A/B runs of two builds:
 //!
-//! `cargo run --release -p weft-sim --example cloth_timing -- [dim] [substeps] [warm-up]`
+//! `cargo run --release --example cloth_timing -- [dim] [substeps] [warm-up]`
 //!
 //! Prints wall-clock µs per substep, the process's CPU time per substep (all
 //! threads) and the calling thread's, read from `/proc`, and a checksum of the
@@ -11,36 +11,8 @@
 
 use std::time::Instant;
 
-use glam::Vec3;
 use weft::Device;
-use weft_sim::{Control, ModelBuilder, SemiImplicit, State};
-
-/// The benchmark's grid of `dim × dim` particles hanging from two corners.
-fn builder(dim: usize) -> ModelBuilder {
-    let mut b = ModelBuilder::new();
-    b.ground = None;
-    let id = |x: usize, y: usize| y * dim + x;
-    for y in 0..dim {
-        for x in 0..dim {
-            let fixed = y == dim - 1 && (x == 0 || x == dim - 1);
-            let p = Vec3::new(x as f32 * 0.1, 0.0, y as f32 * 0.1);
-            b.add_particle(p, Vec3::ZERO, if fixed { 0.0 } else { 0.1 }, 0.05);
-        }
-    }
-    for y in 0..dim {
-        for x in 0..dim {
-            for (dx, dy) in [(1, 0), (0, 1), (2, 0), (0, 2), (1, 1)] {
-                if x + dx < dim && y + dy < dim {
-                    b.add_spring(id(x, y), id(x + dx, y + dy), 1000.0, 10.0);
-                }
-            }
-            if x >= 1 && y + 1 < dim {
-                b.add_spring(id(x, y), id(x - 1, y + 1), 1000.0, 10.0);
-            }
-        }
-    }
-    b
-}
+use weft_examples::cloth::Workload;
 
 /// CPU seconds (user + system) from a `/proc/.../stat` file.
 fn cpu_seconds(path: &str) -> f64 {
@@ -60,14 +32,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dim = args.first().copied().unwrap_or(128);
     let steps = args.get(1).copied().unwrap_or(2000);
     let warm = args.get(2).copied().unwrap_or(200);
-    let model = builder(dim).finalize(Device::Cpu)?;
-    let (mut a, mut b) = (State::new(&model)?, State::new(&model)?);
-    let control = Control::empty(Device::Cpu);
-    let mut solver = SemiImplicit::new();
-    let dt = 1.0 / 60.0 / 16.0;
+    let mut w = Workload::new(Device::Cpu, dim)?;
     for _ in 0..warm {
-        solver.simulate(&model, &mut a, &mut b, &control, dt)?;
-        std::mem::swap(&mut a, &mut b);
+        w.substep()?;
     }
     let (p0, t0, w0) = (
         cpu_seconds("/proc/self/stat"),
@@ -75,15 +42,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Instant::now(),
     );
     for _ in 0..steps {
-        solver.simulate(&model, &mut a, &mut b, &control, dt)?;
-        std::mem::swap(&mut a, &mut b);
+        w.substep()?;
     }
     let wall = w0.elapsed().as_secs_f64();
     let (p1, t1) = (
         cpu_seconds("/proc/self/stat"),
         cpu_seconds("/proc/thread-self/stat"),
     );
-    let q = a.particle_q.to_vec();
+    let q = w.a.particle_q.to_vec();
     let sum: f64 = q.iter().map(|p| (p.x + 2.0 * p.y + 3.0 * p.z) as f64).sum();
     let per = |s: f64| s / steps as f64 * 1e6;
     println!(
