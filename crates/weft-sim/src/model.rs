@@ -18,7 +18,7 @@ pub const SHAPE_BOX: i32 = 2;
 /// segment `shape_scale.y`.
 pub const SHAPE_CAPSULE: i32 = 3;
 
-/// A simulation model on one device, made by [`ModelBuilder::finalize`]
+/// A simulation model on one device, made by [`ModelBuilder::finalize`](crate::ModelBuilder::finalize)
 /// (crate::ModelBuilder::finalize). Kernels take it as `&Model`.
 ///
 /// Arrays are indexed by item; per-item parameters that one may want gradients of

@@ -18,7 +18,7 @@ pub enum Comp {
 
 impl Comp {
     /// Bytes in the argument buffer and in memory (bools take 4 in the argument
-    /// buffer; see [`arg_size`]).
+    /// buffer; see [`arg_size`](Self::arg_size)).
     pub fn arg_size(self) -> usize {
         match self {
             Comp::Ptr => 8,

@@ -154,7 +154,7 @@ fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
 /// the time it is taken off; the first leaf reached is the one nearest by box,
 /// so the search radius shrinks at once. A full stack overwrites its oldest
 /// entry; once it runs empty after that, the search climbs parent links to find
-/// the dropped subtrees ([`point_resume`]), so any tree depth is correct. As in
+/// the dropped subtrees (`point_resume`), so any tree depth is correct. As in
 /// [`mesh_query_ray_face`](super::mesh_query_ray_face), a child entered from its
 /// parent comes with its node read and a leaf's triangles are one contiguous read
 /// of [`DeviceMesh::tris`].

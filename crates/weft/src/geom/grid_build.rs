@@ -12,19 +12,19 @@
 //! 2. `grid_chunk_sums` (a thread per chunk of `chunk` consecutive cells): its
 //!    count;
 //! 3. `grid_chunk_prefix` (a thread per chunk): the exclusive prefix of the chunk
-//!    sums within its group of [`GROUP`] chunks; a group's last chunk writes the
+//!    sums within its group of `GROUP` chunks; a group's last chunk writes the
 //!    group's sum and adds it to its group of groups (atomically);
 //! 4. `grid_chunk_base` (a thread per chunk): its first slot, adding at most
-//!    [`GROUP`] − 1 group sums and [`GROUP`] sums of groups of groups;
+//!    `GROUP` − 1 group sums and `GROUP` sums of groups of groups;
 //! 5. `grid_cells` (a thread per cell on a GPU, per chunk on a CPU): `cell_start`
 //!    (the chunk's first slot plus the counts before it in the chunk) and
 //!    `cell_end` — together an exclusive scan over the cells in global memory,
-//!    coalesced on a GPU, no thread reading more than [`GROUP`] values of a level;
+//!    coalesced on a GPU, no thread reading more than `GROUP` values of a level;
 //! 6. `grid_scatter` (a thread per point): `(point, cell)` at cell start plus
 //!    arrival rank — grouped by cell, in arbitrary order within a cell;
 //! 7. `grid_sort_blocks` (a thread per slot): the order by index. A cell of at
-//!    most [`BLOCK`] points is final here (a point's place is the number of
-//!    smaller indices in its cell); a larger one is sorted in blocks of [`BLOCK`]
+//!    most `BLOCK` points is final here (a point's place is the number of
+//!    smaller indices in its cell); a larger one is sorted in blocks of `BLOCK`
 //!    slots and its slots are listed. Also zeroes the counts for the next build;
 //! 8. `grid_merge`, passes over the listed slots only (so a few threads that stop
 //!    at once when no cell is large): `ways` sorted runs become one, each point
@@ -52,7 +52,7 @@ pub const BLOCK: i32 = 256;
 pub const GROUP: i32 = 64;
 
 /// Chunks of cells are at least this long; longer when a grid has more than
-/// `MIN_CHUNK · 2^18` cells, so that at most [`GROUP`] groups of groups remain.
+/// `MIN_CHUNK · 2^18` cells, so that at most `GROUP` groups of groups remain.
 const MIN_CHUNK: usize = 16;
 
 /// The hashed cell of `p` (the rule of `weft_geom::HashGrid::cell_index`):
@@ -324,7 +324,7 @@ pub fn grid_merge(
 }
 
 /// Sizes of the scan over `cells` hashed cells: cells per chunk, chunks, groups of
-/// chunks, groups of groups (at most [`GROUP`]).
+/// chunks, groups of groups (at most `GROUP`).
 pub(super) fn scan_sizes(cells: usize) -> (usize, usize, usize, usize) {
     let g = GROUP as usize;
     let chunk = MIN_CHUNK.max(cells.div_ceil(g * g * g));

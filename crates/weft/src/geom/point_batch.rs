@@ -23,7 +23,7 @@
 //! 4. `closest_first_pass` (a thread per slot): the search of the point in that
 //!    slot, with the node budget; the answer at the point's index, or the point
 //!    appended to the list of unfinished queries with its bound;
-//! 5. `closest_split_pass`: each unfinished query on [`SPLIT_LANES`] threads,
+//! 5. `closest_split_pass`: each unfinished query on `SPLIT_LANES` threads,
 //!    which share out its 1024 subtrees 10 levels down
 //!    ([`mesh_query_point_subtree`]), the answers combined by a 64-bit
 //!    `atomic_min` on (squared distance bits, face);
@@ -55,7 +55,7 @@ const CELLS: usize = (1 << CELL_BITS) + (1 << FAR_BITS);
 pub const SPLIT_LEVELS: u32 = 10;
 /// Threads that share a slow query, each searching 32 of its 1024 subtrees.
 pub const SPLIT_LANES: i32 = 32;
-/// Slow queries in flight at once in the split pass (each on [`SPLIT_LANES`]
+/// Slow queries in flight at once in the split pass (each on `SPLIT_LANES`
 /// threads; a few waves of an H200).
 const SPLIT_QUERIES: usize = 8192;
 /// The default node budget of the first pass on a GPU (see
@@ -168,7 +168,7 @@ pub fn closest_first_pass(
     }
 }
 
-/// The root of subtree `sub` of the [`SPLIT_LEVELS`] levels below the root
+/// The root of subtree `sub` of the `SPLIT_LEVELS` levels below the root
 /// (the bits of `sub` from the highest pick the children, 0 the left), if it
 /// exists and its path stays within `bound_d2` of `p`; -1 otherwise. A leaf met
 /// higher up stands for the subtree whose remaining bits are all 0.
@@ -205,9 +205,9 @@ fn split_subtree(mesh: &DeviceMesh, sub: i32, p: Vec3, bound_d2: f32) -> i32 {
     node
 }
 
-/// Step 5: the unfinished queries, 32 threads each: of the 2^[`SPLIT_LEVELS`]
+/// Step 5: the unfinished queries, 32 threads each: of the 2^`SPLIT_LEVELS`
 /// subtrees that many levels below the root, thread `lane` searches those
-/// numbered `lane`, `lane + 32`, … ([`split_subtree`]; neighbouring subtrees go
+/// numbered `lane`, `lane + 32`, … (`split_subtree`; neighbouring subtrees go
 /// to different threads, so the part of the mesh near the point is shared out)
 /// from the first pass's bound, and combines its answer into `best` with a 64-bit
 /// `atomic_min`. `queries` heavy queries at a time (the launch has `queries · 32`
@@ -335,7 +335,7 @@ impl ClosestPoints {
     }
 
     /// How many nodes a query may visit before it is split across
-    /// [`SPLIT_LANES`] threads (at least 1; `i32::MAX` never splits). The default
+    /// `SPLIT_LANES` threads (at least 1; `i32::MAX` never splits). The default
     /// is [`GPU_BUDGET`] on a GPU, where a warp waits for its slowest query, and
     /// no split on the CPU, where a split only adds work.
     pub fn set_budget(&mut self, nodes: i32) {

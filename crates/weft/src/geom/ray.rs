@@ -162,7 +162,7 @@ fn ray_leaf_best(
 /// skipped when a nearer hit is found before it is taken off (its box is tested
 /// again then). A full stack overwrites its oldest entry; once it runs empty
 /// after that, the search climbs parent links to find the dropped subtrees
-/// ([`ray_resume`]), so any tree depth is correct.
+/// (`ray_resume`), so any tree depth is correct.
 ///
 /// For the GPU: an inner node reads both children (whose boxes decide the
 /// order) and the search enters the nearer one with its node already in
