@@ -158,6 +158,10 @@ fn main() {
                 weft::geom::point_batch::closest_first_pass::PTX,
             ),
             (
+                "closest_regroup_pass",
+                weft::geom::point_batch::closest_regroup_pass::PTX,
+            ),
+            (
                 "closest_split_pass",
                 weft::geom::point_batch::closest_split_pass::PTX,
             ),
@@ -681,25 +685,36 @@ fn closest_batches(
         .ok()
         .map(|v| v.split(',').filter_map(|b| b.parse().ok()).collect())
         .unwrap_or_else(|| vec![weft::geom::point_batch::GPU_BUDGET]);
+    // `WEFT_REGROUP_BUDGETS=a,b`: first-pass budgets to compare.
+    let regroups: Vec<i32> = std::env::var("WEFT_REGROUP_BUDGETS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|b| b.parse().ok()).collect())
+        .unwrap_or_else(|| vec![weft::geom::point_batch::GPU_REGROUP_BUDGET]);
     for (label, max_dist) in [
         ("unbounded", f32::INFINITY),
         ("within 10 % of the size", 0.2 * 3f32.sqrt()),
     ] {
         for &budget in &budgets {
-            batch.set_budget(budget);
-            batch.faces(mesh, pts, max_dist, &mut faces).unwrap();
-            let split = batch.last_split_count().unwrap();
-            let t = time(dev, 10, || {
-                batch.faces(mesh, pts, max_dist, &mut faces).unwrap()
-            });
-            rows.push((
-                format!("{tree}mesh 327,680 tris: ClosestPoints {label} (1M, budget {budget})"),
-                format!(
-                    "{:.3} ms, {:.0} M/s ({split} split)",
-                    t * 1e3,
-                    m as f64 / t / 1e6
-                ),
-            ));
+            for &regroup in &regroups {
+                batch.set_budget(budget);
+                batch.set_regroup_budget(regroup);
+                batch.faces(mesh, pts, max_dist, &mut faces).unwrap();
+                let split = batch.last_split_count().unwrap();
+                let queued = batch.last_regroup_count().unwrap();
+                let t = time(dev, 10, || {
+                    batch.faces(mesh, pts, max_dist, &mut faces).unwrap()
+                });
+                rows.push((
+                    format!(
+                        "{tree}mesh 327,680 tris: ClosestPoints {label} (1M, budget {budget}, regroup {regroup})"
+                    ),
+                    format!(
+                        "{:.3} ms, {:.0} M/s ({queued} regrouped, {split} split)",
+                        t * 1e3,
+                        m as f64 / t / 1e6
+                    ),
+                ));
+            }
         }
     }
 }

@@ -334,16 +334,32 @@ fn closest_point_batches_match_one_query_per_thread() {
                 let (mut want, mut q) = (Array::zeros(dev, [n]), Array::zeros(dev, [n]));
                 nearest::launch(n, &dm, &pa, max_dist, &mut want, &mut q).unwrap();
                 // Budgets small enough that most queries are split across 32
-                // subtrees, and none.
-                for budget in [1, 8, 64, i32::MAX] {
+                // subtrees, and none; regrouped after 1 or a few nodes, and not.
+                for (budget, regroup) in [
+                    (1, i32::MAX),
+                    (8, 2),
+                    (64, 1),
+                    (64, 4),
+                    (i32::MAX, 3),
+                    (i32::MAX, i32::MAX),
+                ] {
                     batch.set_budget(budget);
+                    batch.set_regroup_budget(regroup);
                     let mut got = Array::from_vec(dev, vec![-7; n]);
                     batch.faces(&dm, &pa, max_dist, &mut got).unwrap();
                     assert_eq!(
                         got.to_vec(),
                         want.to_vec(),
-                        "{dev}, {name}, max_dist {max_dist}, budget {budget}"
+                        "{dev}, {name}, max_dist {max_dist}, budget {budget}, regroup {regroup}"
                     );
+                    let queued = batch.last_regroup_count().unwrap();
+                    if regroup >= budget || !max_dist.is_finite() {
+                        assert_eq!(queued, 0);
+                    } else if *name != "empty" && max_dist > 0.0 {
+                        // Within 0.2, the searches near the surface take more
+                        // than a node or two.
+                        assert!(queued > n / 200, "{dev}, {name}: {queued} regrouped");
+                    }
                     let split = batch.last_split_count().unwrap();
                     if *name != "empty" && budget == 1 {
                         // Unbounded, every search takes more than one node; within

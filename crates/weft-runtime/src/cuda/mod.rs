@@ -17,6 +17,8 @@
 //! `WEFT_CUDA_VERBOSE=1` prints every PTX module load (time, JIT log) to stderr;
 //! [`module_load_stats`] returns the same records. `WEFT_CUDA_MAXREG=N` caps the
 //! registers per thread of every module compiled after it is read (a tuning knob).
+//! `WEFT_CUDA_PTX_DIR=DIR` loads a kernel's PTX from `DIR/<kernel>.ptx` where that
+//! file exists, instead of the embedded text (for experiments with edited PTX).
 //!
 //! ```
 //! use weft_runtime::{Device, cuda};

@@ -241,6 +241,8 @@ fn load_module(
         )
     };
     dev.bind()?;
+    let replaced = replacement_ptx(kernel).map_err(|r| fail(what(), r))?;
+    let ptx: &str = replaced.as_deref().unwrap_or(ptx);
     let (major, _) = dev.ctx.compute_capability().map_err(|e| err(what(), e))?;
     let waiting = super::dependent::with_grid_dependency(ptx, major);
     let dependent = waiting.is_some();
@@ -325,6 +327,35 @@ fn load_module(
     Ok((module, dependent))
 }
 
+/// `WEFT_CUDA_PTX_DIR`: a folder of replacement PTX, for experiments with edited
+/// PTX (the bench's `--ptx DIR` writes the originals): a kernel whose
+/// `<kernel>.ptx` is there loads that text instead of its own, with a note on
+/// stderr. `None` when the variable is unset or the file is absent.
+fn replacement_ptx(kernel: &str) -> Result<Option<String>, String> {
+    replacement_ptx_in(std::env::var_os("WEFT_CUDA_PTX_DIR"), kernel)
+}
+
+/// [`replacement_ptx`] from the folder `dir`.
+fn replacement_ptx_in(
+    dir: Option<std::ffi::OsString>,
+    kernel: &str,
+) -> Result<Option<String>, String> {
+    let Some(dir) = dir.filter(|d| !d.is_empty()) else {
+        return Ok(None);
+    };
+    let path = std::path::Path::new(&dir).join(format!("{kernel}.ptx"));
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the replacement PTX {}: {e}", path.display()))?;
+    eprintln!(
+        "weft: kernel `{kernel}` loads its PTX from {}",
+        path.display()
+    );
+    Ok(Some(text))
+}
+
 /// `WEFT_CUDA_MAXREG`: a cap on registers per thread for every module the JIT
 /// compiles (a tuning knob: fewer registers, more resident warps, maybe spills).
 fn max_registers() -> Option<u32> {
@@ -339,7 +370,26 @@ fn max_registers() -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::ptx_param_bytes;
+    use super::{ptx_param_bytes, replacement_ptx_in};
+
+    #[test]
+    fn replacement_ptx_comes_from_the_kernels_file() {
+        let dir = std::env::temp_dir().join(format!("weft-ptx-dir-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("edited.ptx"), ".version 8.0").unwrap();
+        let d = Some(dir.clone().into_os_string());
+        assert_eq!(
+            replacement_ptx_in(d.clone(), "edited").unwrap().as_deref(),
+            Some(".version 8.0")
+        );
+        assert_eq!(replacement_ptx_in(d, "other").unwrap(), None);
+        assert_eq!(replacement_ptx_in(None, "edited").unwrap(), None);
+        assert_eq!(replacement_ptx_in(Some("".into()), "edited").unwrap(), None);
+        std::fs::create_dir_all(dir.join("folder.ptx")).unwrap();
+        let e = replacement_ptx_in(Some(dir.clone().into_os_string()), "folder").unwrap_err();
+        assert!(e.contains("cannot read the replacement PTX"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn parameter_size_from_ptx() {

@@ -157,7 +157,9 @@ fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
 /// the dropped subtrees (`point_resume`), so any tree depth is correct. As in
 /// [`mesh_query_ray_face`](super::mesh_query_ray_face), a child entered from its
 /// parent comes with its node read and a leaf's triangles are one contiguous read
-/// of [`DeviceMesh::tris`].
+/// of [`DeviceMesh::tris`], tested one per turn of the search loop (on a GPU,
+/// threads of a warp at leaves and at inner nodes then take turns a triangle at
+/// a time rather than a whole leaf).
 /// A point that is not finite, a negative or NaN `max_dist` or an empty mesh give
 /// -1 at once (a NaN point would otherwise visit every node).
 /// For many points at once on a GPU, [`ClosestPoints`](super::ClosestPoints) is
@@ -218,57 +220,73 @@ pub fn mesh_query_point_subtree(
         let mut dropped = false;
         let mut cur = root;
         let mut steps = 0;
+        // Triangles `tri..tri_end` of the leaf `cur` remain to be tested, one
+        // per iteration.
+        let mut tri = 0;
+        let mut tri_end = 0;
         while go {
-            let rc = node.right_or_count;
-            let mut next = -1;
-            if (rc & leaf_bit) != 0 {
-                let first = node.left_or_first as i32;
-                let count = (rc & !leaf_bit) as i32;
-                for k in first..first + count {
-                    let d2 = point_leaf_triangle(mesh, k, p);
-                    if d2 <= best_d2 {
-                        let f = mesh.prims[k] as i32;
-                        if d2 < best_d2 || best < 0 || f < best {
-                            best_d2 = d2;
-                            best = f;
-                        }
+            let mut pop = false;
+            if tri == tri_end {
+                // Visit `cur` (its box is within `best_d2`; `node` holds it).
+                steps += 1;
+                let rc = node.right_or_count;
+                if (rc & leaf_bit) != 0 {
+                    tri = node.left_or_first as i32;
+                    tri_end = tri + (rc & !leaf_bit) as i32;
+                    pop = tri == tri_end;
+                } else {
+                    // The order of `point_order` (box distance, left on ties).
+                    let (l, r) = (cur + 1, rc as i32);
+                    let ln = mesh.nodes[l];
+                    let rn = mesh.nodes[r];
+                    let dl = point_box_distance_sq(p, ln.lower, ln.upper);
+                    let dr = point_box_distance_sq(p, rn.lower, rn.upper);
+                    let mut near = l;
+                    let mut near_d2 = dl;
+                    let mut near_node = ln;
+                    let mut far = r;
+                    let mut far_d2 = dr;
+                    if dr < dl {
+                        near = r;
+                        near_d2 = dr;
+                        near_node = rn;
+                        far = l;
+                        far_d2 = dl;
                     }
-                }
-            } else {
-                // The order of `point_order` (box distance, left on ties).
-                let (l, r) = (cur + 1, rc as i32);
-                let ln = mesh.nodes[l];
-                let rn = mesh.nodes[r];
-                let dl = point_box_distance_sq(p, ln.lower, ln.upper);
-                let dr = point_box_distance_sq(p, rn.lower, rn.upper);
-                let mut near = l;
-                let mut near_d2 = dl;
-                let mut near_node = ln;
-                let mut far = r;
-                let mut far_d2 = dr;
-                if dr < dl {
-                    near = r;
-                    near_d2 = dr;
-                    near_node = rn;
-                    far = l;
-                    far_d2 = dl;
-                }
-                if near_d2 <= best_d2 {
-                    next = near;
-                    node = near_node;
-                    if far_d2 <= best_d2 {
-                        stack[top & 31] = far;
-                        dist[top & 31] = far_d2;
-                        top += 1;
-                        if len < 32 {
-                            len += 1;
-                        } else {
-                            dropped = true;
+                    if near_d2 <= best_d2 {
+                        cur = near;
+                        node = near_node;
+                        if far_d2 <= best_d2 {
+                            stack[top & 31] = far;
+                            dist[top & 31] = far_d2;
+                            top += 1;
+                            if len < 32 {
+                                len += 1;
+                            } else {
+                                dropped = true;
+                            }
                         }
+                    } else {
+                        pop = true;
                     }
                 }
             }
-            if next < 0 {
+            if tri < tri_end {
+                let d2 = point_leaf_triangle(mesh, tri, p);
+                if d2 <= best_d2 {
+                    let f = mesh.prims[tri] as i32;
+                    if d2 < best_d2 || best < 0 || f < best {
+                        best_d2 = d2;
+                        best = f;
+                    }
+                }
+                tri += 1;
+                pop = tri == tri_end;
+            }
+            if pop {
+                // `cur` is done: the next node is the latest pending one still
+                // within `best_d2`.
+                let mut next = -1;
                 while next < 0 && len > 0 {
                     top -= 1;
                     len -= 1;
@@ -282,11 +300,13 @@ pub fn mesh_query_point_subtree(
                 if next >= 0 {
                     node = mesh.nodes[next];
                 }
+                cur = next;
             }
-            cur = next;
-            steps += 1;
-            go = next >= 0 && steps < budget;
-            finished = next < 0;
+            // The budget counts nodes: a leaf's triangles are always finished.
+            if tri == tri_end {
+                go = cur >= 0 && steps < budget;
+                finished = cur < 0;
+            }
         }
     }
     (best, best_d2, finished)

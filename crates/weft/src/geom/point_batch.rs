@@ -21,13 +21,18 @@
 //! 3. `order_scatter` (a thread per point): its index at its cell's start plus
 //!    its rank;
 //! 4. `closest_first_pass` (a thread per slot): the search of the point in that
-//!    slot, with the node budget; the answer at the point's index, or the point
-//!    appended to the list of unfinished queries with its bound;
-//! 5. `closest_split_pass`: each unfinished query on `SPLIT_LANES` threads,
+//!    slot, with a small node budget (the regroup budget); the answer at the
+//!    point's index, or the point appended to a queue with its bound;
+//! 5. `closest_regroup_pass` (a thread per queued point): its search again, from
+//!    the root and its bound, with the node budget; the answer, or the point
+//!    appended to the list of unfinished queries. Most threads of the first pass
+//!    finish within a few nodes and would idle in a warp that waits for the
+//!    others; the queue packs the longer searches into full warps;
+//! 6. `closest_split_pass`: each unfinished query on `SPLIT_LANES` threads,
 //!    which share out its 1024 subtrees 10 levels down
 //!    ([`mesh_query_point_subtree`]), the answers combined by a 64-bit
 //!    `atomic_min` on (squared distance bits, face);
-//! 6. `closest_finish`: the combined answers at their points' indices.
+//! 7. `closest_finish`: the combined answers at their points' indices.
 //!
 //! The results do not depend on the order or the budget: each is
 //! [`mesh_query_point_face`]'s, the smallest face index among equally close ones
@@ -58,9 +63,12 @@ pub const SPLIT_LANES: i32 = 32;
 /// Slow queries in flight at once in the split pass (each on `SPLIT_LANES`
 /// threads; a few waves of an H200).
 const SPLIT_QUERIES: usize = 8192;
-/// The default node budget of the first pass on a GPU (see
+/// The default node budget of a query on a GPU before it is split (see
 /// [`ClosestPoints::set_budget`]).
 pub const GPU_BUDGET: i32 = 1536;
+/// The default node budget of the first pass on a GPU before the unfinished
+/// queries are regrouped (see [`ClosestPoints::set_regroup_budget`]).
+pub const GPU_REGROUP_BUDGET: i32 = 24;
 
 /// Step 1: each point's cell and rank in it (`keyed[i] = (cell, rank)`), counting
 /// the cells' points. The cells divide the root box of `mesh` grown by
@@ -162,9 +170,49 @@ pub fn closest_first_pass(
     faces[i] = f;
     if !done {
         let h = atomic_add(&mut heavy_count[0], 1);
+        let packed = pack_answer(d2, f);
         heavy[h] = i;
-        bound[h] = pack_answer(d2, f);
-        best[h] = pack_answer(d2, f);
+        bound[h] = packed;
+        best[h] = packed;
+    }
+}
+
+/// Step 5: the queries the first pass left unfinished (`queue[..queue_count]`,
+/// in the order they were appended, so with every thread busy), searched again
+/// from the root and from their bounds (`queue_bound`), stopping after `budget`
+/// nodes: the answer at the point's index, or, if unfinished again, the point
+/// appended to `heavy` as in `closest_first_pass`. A thread per queued query;
+/// threads past the queue's end do nothing.
+#[weft::kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn closest_regroup_pass(
+    mesh: &DeviceMesh,
+    points: &Array<Vec3>,
+    queue: &Array<i32>,
+    queue_count: &Array<i32>,
+    queue_bound: &Array<u64>,
+    budget: i32,
+    faces: &mut Array<i32>,
+    heavy: &mut Array<i32>,
+    heavy_count: &mut Array<i32>,
+    bound: &mut Array<u64>,
+    best: &mut Array<u64>,
+) {
+    let t = tid();
+    if t < queue_count[0] {
+        let i = queue[t];
+        let b = queue_bound[t];
+        let d2 = f32_from_bits((b >> 32) as u32);
+        let f = (b & 0xffff_ffffu64) as u32 as i32;
+        let (f, d2, done) = mesh_query_point_subtree(mesh, points[i], 0, d2, f, budget);
+        faces[i] = f;
+        if !done {
+            let h = atomic_add(&mut heavy_count[0], 1);
+            let packed = pack_answer(d2, f);
+            heavy[h] = i;
+            bound[h] = packed;
+            best[h] = packed;
+        }
     }
 }
 
@@ -205,7 +253,7 @@ fn split_subtree(mesh: &DeviceMesh, sub: i32, p: Vec3, bound_d2: f32) -> i32 {
     node
 }
 
-/// Step 5: the unfinished queries, 32 threads each: of the 2^`SPLIT_LEVELS`
+/// Step 6: the unfinished queries, 32 threads each: of the 2^`SPLIT_LEVELS`
 /// subtrees that many levels below the root, thread `lane` searches those
 /// numbered `lane`, `lane + 32`, … (`split_subtree`; neighbouring subtrees go
 /// to different threads, so the part of the mesh near the point is shared out)
@@ -249,7 +297,7 @@ pub fn closest_split_pass(
     }
 }
 
-/// Step 6: the split queries' answers, at their points' indices.
+/// Step 7: the split queries' answers, at their points' indices.
 #[weft::kernel]
 pub fn closest_finish(
     heavy: &Array<i32>,
@@ -303,7 +351,13 @@ pub struct ClosestPoints {
     heavy_count: Array<i32>,
     bound: Array<u64>,
     best: Array<u64>,
+    queue: Array<i32>,
+    queue_count: Array<i32>,
+    queue_bound: Array<u64>,
     budget: i32,
+    regroup: i32,
+    /// Whether the last batch ran the regroup pass.
+    regrouped: bool,
 }
 
 impl ClosestPoints {
@@ -326,11 +380,20 @@ impl ClosestPoints {
             heavy_count: Array::try_zeros(device, [1])?,
             bound: Array::try_zeros(device, [0])?,
             best: Array::try_zeros(device, [0])?,
+            queue: Array::try_zeros(device, [0])?,
+            queue_count: Array::try_zeros(device, [1])?,
+            queue_bound: Array::try_zeros(device, [0])?,
             budget: if device.is_cpu() {
                 i32::MAX
             } else {
                 GPU_BUDGET
             },
+            regroup: if device.is_cpu() {
+                i32::MAX
+            } else {
+                GPU_REGROUP_BUDGET
+            },
+            regrouped: false,
         })
     }
 
@@ -347,12 +410,40 @@ impl ClosestPoints {
         self.budget
     }
 
+    /// How many nodes a query may visit in the first, sorted pass before it is
+    /// queued to run again from its bound, packed with the other unfinished
+    /// queries (at least 1; a budget at or above [`ClosestPoints::budget`] turns
+    /// the regrouping off). Only batches with a finite `max_dist` are
+    /// regrouped: the queued searches start again from the root, which costs
+    /// little when a limit keeps them short. The default is [`GPU_REGROUP_BUDGET`] on a GPU and
+    /// none on the CPU, where threads do not wait on each other.
+    pub fn set_regroup_budget(&mut self, nodes: i32) {
+        self.regroup = nodes.max(1);
+    }
+
+    /// The first pass's node budget of [`ClosestPoints::set_regroup_budget`].
+    pub fn regroup_budget(&self) -> i32 {
+        self.regroup
+    }
+
     /// How many queries of the last batch were split (a read from the device,
     /// which waits for the batch: for tests and tuning).
     ///
     /// Errors: the device's.
     pub fn last_split_count(&self) -> Result<usize, Error> {
         Ok(self.heavy_count.try_to_vec()?[0] as usize)
+    }
+
+    /// How many queries of the last batch the first pass queued to run again
+    /// (0 without regrouping; a read from the device, which waits for the
+    /// batch: for tests and tuning).
+    ///
+    /// Errors: the device's.
+    pub fn last_regroup_count(&self) -> Result<usize, Error> {
+        if !self.regrouped {
+            return Ok(0);
+        }
+        Ok(self.queue_count.try_to_vec()?[0] as usize)
     }
 
     /// The device the buffers live on.
@@ -434,19 +525,57 @@ impl ClosestPoints {
         )?;
         order_scatter::launch(n, &self.keyed, &self.cell_start, &mut self.order)?;
         self.heavy_count.try_fill(0)?;
-        closest_first_pass::launch(
-            n,
-            mesh,
-            points,
-            &self.order,
-            max_dist,
-            self.budget,
-            faces,
-            &mut self.heavy,
-            &mut self.heavy_count,
-            &mut self.bound,
-            &mut self.best,
-        )?;
+        // A restart from the bound pays when a limit keeps the searches short;
+        // without one, the long searches are split instead.
+        self.regrouped = self.regroup < self.budget && max_dist.is_finite();
+        if self.regrouped {
+            grow(&mut self.queue, device, n)?;
+            grow(&mut self.queue_bound, device, n)?;
+            self.queue_count.try_fill(0)?;
+            // `best` is scratch here: the regroup pass writes the entries the
+            // split pass reads.
+            closest_first_pass::launch(
+                n,
+                mesh,
+                points,
+                &self.order,
+                max_dist,
+                self.regroup,
+                faces,
+                &mut self.queue,
+                &mut self.queue_count,
+                &mut self.queue_bound,
+                &mut self.best,
+            )?;
+            closest_regroup_pass::launch(
+                n,
+                mesh,
+                points,
+                &self.queue,
+                &self.queue_count,
+                &self.queue_bound,
+                self.budget,
+                faces,
+                &mut self.heavy,
+                &mut self.heavy_count,
+                &mut self.bound,
+                &mut self.best,
+            )?;
+        } else {
+            closest_first_pass::launch(
+                n,
+                mesh,
+                points,
+                &self.order,
+                max_dist,
+                self.budget,
+                faces,
+                &mut self.heavy,
+                &mut self.heavy_count,
+                &mut self.bound,
+                &mut self.best,
+            )?;
+        }
         if self.budget == i32::MAX {
             return Ok(());
         }
