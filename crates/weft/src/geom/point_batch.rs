@@ -13,14 +13,16 @@
 //! levels down per thread, from the bound the first pass found. All on the device, without a
 //! synchronisation:
 //!
-//! 1. `order_count` (a thread per point): its cell, 2^18 in the mesh's box grown
-//!    by `min(max_dist, its diagonal)`, then 2^15 for the points outside by index
-//!    (with a finite radius, queries that end at the root); an `atomic_add` on
-//!    the cell's count, whose old value is the point's rank in it;
+//! 1. `order_count` (a thread per point): the answer -1 for a point farther than
+//!    `max_dist` from the mesh's box (a search that would end at the root),
+//!    which takes no further part; for the others, the cell, 2^18 in the
+//!    mesh's box grown by `min(max_dist, its diagonal)`, then 2^15 by index for
+//!    the few outside it; an `atomic_add` on the cell's count, whose old value
+//!    is the point's rank in it;
 //! 2. the exclusive scan of the counts, with the hash grid's scan kernels;
 //! 3. `order_scatter` (a thread per point): its index at its cell's start plus
 //!    its rank;
-//! 4. `closest_first_pass` (a thread per slot): the search of the point in that
+//! 4. `closest_first_pass` (a thread per sorted point): the search of the point in that
 //!    slot, with a small node budget (the regroup budget); the answer at the
 //!    point's index, or the point appended to a queue with its bound;
 //! 5. `closest_regroup_pass` (a thread per queued point): its search again, from
@@ -42,6 +44,7 @@ use super::grid_build::{grow, scan_counts};
 #[allow(unused_imports)] // named by the generated code
 use super::{
     BvhNode, DeviceMesh, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
+    ray::no_node,
 };
 use super::{grid_build, lbvh_kernels::morton_code};
 use crate::prelude::*;
@@ -72,8 +75,11 @@ pub const GPU_REGROUP_BUDGET: i32 = 24;
 
 /// Step 1: each point's cell and rank in it (`keyed[i] = (cell, rank)`), counting
 /// the cells' points. The cells divide the root box of `mesh` grown by
-/// `min(max_dist, its diagonal)` on each side; thread 0 zeroes the atomically
-/// summed tail of `group_sums` (from `zero_from`).
+/// `min(max_dist, its diagonal)` on each side. A point whose search would end
+/// at the root (farther from the root box than `max_dist`, not finite, or an
+/// empty mesh: the first test of `mesh_query_point_subtree`) gets its answer,
+/// -1, here, and no cell (`keyed[i].x = u32::MAX`). Thread 0 zeroes the
+/// atomically summed tail of `group_sums` (from `zero_from`).
 #[weft::kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn order_count(
@@ -81,14 +87,28 @@ pub fn order_count(
     points: &Array<Vec3>,
     max_dist: f32,
     zero_from: i32,
+    faces: &mut Array<i32>,
     counts: &mut Array<u32>,
     keyed: &mut Array<UVec2>,
     group_sums: &mut Array<u32>,
 ) {
     let i = tid();
-    let mut cell = 0u32;
-    if mesh.nodes.len() > 0 {
-        let root = mesh.nodes[0];
+    let p = points[i];
+    let mut limit = -1.0;
+    if max_dist >= 0.0 {
+        limit = max_dist * max_dist;
+    }
+    let mut searched = abs(p.x) < f32::INFINITY
+        && abs(p.y) < f32::INFINITY
+        && abs(p.z) < f32::INFINITY
+        && limit >= 0.0
+        && mesh.nodes.len() > 0;
+    let mut root = no_node();
+    if searched {
+        root = mesh.nodes[0];
+        searched = point_box_distance_sq(p, root.lower, root.upper) <= limit;
+    }
+    if searched {
         let pad = max(min(max_dist, length(root.upper - root.lower)), 0.0);
         let lo = root.lower - Vec3::new(pad, pad, pad);
         let ext = root.upper - root.lower + Vec3::new(2.0 * pad, 2.0 * pad, 2.0 * pad);
@@ -102,24 +122,25 @@ pub fn order_count(
         if ext.z > 0.0 {
             inv.z = 1.0 / ext.z;
         }
-        let p = points[i];
         let q = (p - lo) * inv;
         let inside =
             q.x >= 0.0 && q.x <= 1.0 && q.y >= 0.0 && q.y <= 1.0 && q.z >= 0.0 && q.z <= 1.0;
+        let mut cell = 0u32;
         if inside {
             cell = morton_code(p, lo, inv) >> 12;
         } else {
-            // Farther from the mesh's box than the grown margin (or NaN): with
-            // a finite `max_dist`, a search that ends at the root, in any order.
-            // After the others, where such threads fill the multiprocessors
-            // that slower blocks leave idle; in cells by index, 32 consecutive
-            // points each, so that few share a count (atomics on one address
-            // are serialised).
+            // Outside the grown box but within `max_dist` of the root box (a
+            // limit beyond the diagonal, or rounding): after the others, in
+            // cells by index, 32 consecutive points each, so that few share a
+            // count (atomics on one address are serialised).
             cell = (1u32 << 18) + ((i as u32 / 32) & 0x7fff);
         }
+        let rank = atomic_add(&mut counts[cell as i32], 1);
+        keyed[i] = UVec2::new(cell, rank);
+    } else {
+        faces[i] = -1;
+        keyed[i] = UVec2::new(u32::MAX, 0);
     }
-    let rank = atomic_add(&mut counts[cell as i32], 1);
-    keyed[i] = UVec2::new(cell, rank);
     if i == 0 {
         for e in zero_from..group_sums.len() {
             group_sums[e] = 0;
@@ -132,7 +153,9 @@ pub fn order_count(
 pub fn order_scatter(keyed: &Array<UVec2>, cell_start: &Array<u32>, order: &mut Array<u32>) {
     let i = tid();
     let k = keyed[i];
-    order[(cell_start[k.x as i32] + k.y) as i32] = i as u32;
+    if k.x != u32::MAX {
+        order[(cell_start[k.x as i32] + k.y) as i32] = i as u32;
+    }
 }
 
 /// `(squared distance, face)` as one 64-bit number that orders like the pair
@@ -146,13 +169,15 @@ fn pack_answer(d2: f32, face: i32) -> u64 {
 /// Step 4: the query of the point in slot `tid()` of `order`, stopping after
 /// `budget` nodes: its answer at the point's own index, or, if unfinished, the
 /// point's index appended to `heavy` with the answer so far (a bound) packed
-/// into `bound` and `best`.
+/// into `bound` and `best`. The slots end at the last cell's end (`cell_end`,
+/// the scan's inclusive sums); threads past it do nothing.
 #[weft::kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn closest_first_pass(
     mesh: &DeviceMesh,
     points: &Array<Vec3>,
     order: &Array<u32>,
+    cell_end: &Array<u32>,
     max_dist: f32,
     budget: i32,
     faces: &mut Array<i32>,
@@ -161,19 +186,22 @@ pub fn closest_first_pass(
     bound: &mut Array<u64>,
     best: &mut Array<u64>,
 ) {
-    let i = order[tid()] as i32;
-    let mut limit = -1.0;
-    if max_dist >= 0.0 {
-        limit = max_dist * max_dist;
-    }
-    let (f, d2, done) = mesh_query_point_subtree(mesh, points[i], 0, limit, -1, budget);
-    faces[i] = f;
-    if !done {
-        let h = atomic_add(&mut heavy_count[0], 1);
-        let packed = pack_answer(d2, f);
-        heavy[h] = i;
-        bound[h] = packed;
-        best[h] = packed;
+    let t = tid();
+    if t < cell_end[cell_end.len() - 1] as i32 {
+        let i = order[t] as i32;
+        let mut limit = -1.0;
+        if max_dist >= 0.0 {
+            limit = max_dist * max_dist;
+        }
+        let (f, d2, done) = mesh_query_point_subtree(mesh, points[i], 0, limit, -1, budget);
+        faces[i] = f;
+        if !done {
+            let h = atomic_add(&mut heavy_count[0], 1);
+            let packed = pack_answer(d2, f);
+            heavy[h] = i;
+            bound[h] = packed;
+            best[h] = packed;
+        }
     }
 }
 
@@ -511,6 +539,7 @@ impl ClosestPoints {
             points,
             max_dist,
             groups as i32,
+            faces,
             &mut self.counts,
             &mut self.keyed,
             &mut self.group_sums,
@@ -539,6 +568,7 @@ impl ClosestPoints {
                 mesh,
                 points,
                 &self.order,
+                &self.cell_end,
                 max_dist,
                 self.regroup,
                 faces,
@@ -567,6 +597,7 @@ impl ClosestPoints {
                 mesh,
                 points,
                 &self.order,
+                &self.cell_end,
                 max_dist,
                 self.budget,
                 faces,
