@@ -344,10 +344,11 @@ pub fn closest_finish(
 
 /// Closest faces of a [`DeviceMesh`] to many points at once: what a kernel calling
 /// [`mesh_query_point_face`] once per point computes, faster on a GPU for points
-/// in no particular order: the queries run sorted along a Morton curve, and the
-/// slowest are split across 32 threads (see the source of `point_batch.rs`; on an
-/// H200, 1M random points around a 327,680-triangle sphere: 1.7× the per-thread
-/// kernel within a limit, 1.8× without). Holds the buffers of the sort and the
+/// in no particular order: the queries run sorted along a Morton curve, those
+/// still running after a few nodes are packed into full warps, and the slowest
+/// are split across 32 threads (see the source of `point_batch.rs`; on an H200,
+/// 1M random points around a 327,680-triangle sphere: 2.2× the per-thread kernel
+/// within a limit, 2× without). Holds the buffers of the sort and the
 /// split, which grow to the largest batch and are reused, so a batch of an
 /// unchanged size allocates nothing and can be captured in a CUDA graph.
 ///
