@@ -635,7 +635,7 @@ mod scalar {
     pub const COVERED: &[&str] = &[
         "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp",
         "exp2", "log", "log2", "log10", "pow", "sqrt", "cbrt", "floor", "ceil", "round", "trunc",
-        "abs", "sign", "min", "max", "clamp",
+        "abs", "sign", "min", "max", "clamp", "fma",
     ];
 
     kernels! {
@@ -666,6 +666,7 @@ mod scalar {
         fn min_k(a: f64, b: f64) -> f64 { min(a, b) }
         fn max_k(a: f64, b: f64) -> f64 { max(a, b) }
         fn clamp_k(x: f64, lo: f64, hi: f64) -> f64 { clamp(x, lo, hi) }
+        fn fma_k(a: f64, b: f64, c: f64) -> f64 { fma(a, b, c) }
         /// Method syntax lowers to the same builtins (`powf` and `powi` to `pow`,
         /// `ln` to `log`); `powi` allows a negative base.
         fn methods_k(x: f64, y: f64) -> f64 { x.abs().powf(y) + x.powi(3) + (x * x + 0.5).ln() + x.sin().exp() }
@@ -702,6 +703,7 @@ mod scalar {
         #[test] fn min_(c in batch(distinct_pair(-4.0, 4.0, 0.01))) { check::<min_k, _>(&c, F64)?; }
         #[test] fn max_(c in batch(distinct_pair(-4.0, 4.0, 0.01))) { check::<max_k, _>(&c, F64)?; }
         #[test] fn clamp_(c in batch(clamp_triple(0.01))) { check::<clamp_k, _>(&c, F64)?; }
+        #[test] fn fma_(c in batch((-4.0..4.0f64, -4.0..4.0f64, -4.0..4.0f64))) { check::<fma_k, _>(&c, F64)?; }
         #[test] fn methods(c in batch((away(0.1, 2.0), -2.0..2.0f64))) { check::<methods_k, _>(&c, F64)?; }
     }
 }
@@ -775,6 +777,7 @@ mod vector {
         "min",
         "max",
         "clamp",
+        "fma",
     ];
 
     kernels! {
@@ -799,6 +802,7 @@ mod vector {
         fn min_k(a: DVec3, b: DVec3) -> DVec3 { min(a, b) }
         fn max_k(a: DVec3, b: DVec3) -> DVec3 { max(a, b) }
         fn clamp_k(x: DVec3, lo: DVec3, hi: DVec3) -> DVec3 { clamp(x, lo, hi) }
+        fn fma_k(a: DVec3, b: DVec3, c: DVec3) -> DVec3 { fma(a, b, c) }
         // Operators, componentwise and with scalars.
         fn add_k(a: DVec3, b: DVec3) -> DVec3 { a + b }
         fn sub_k(a: DVec3, b: DVec3) -> DVec3 { a - b }
@@ -931,6 +935,7 @@ mod vector {
         #[test] fn min_(c in batch(distinct_vectors())) { check::<min_k, _>(&c, F64)?; }
         #[test] fn max_(c in batch(distinct_vectors())) { check::<max_k, _>(&c, F64)?; }
         #[test] fn clamp_(c in batch(clamp_vectors())) { check::<clamp_k, _>(&c, F64)?; }
+        #[test] fn fma_(c in batch((dvec3(-3.0, 3.0), dvec3(-3.0, 3.0), dvec3(-3.0, 3.0)))) { check::<fma_k, _>(&c, F64)?; }
         #[test] fn add(c in batch((dvec3(-3.0, 3.0), dvec3(-3.0, 3.0)))) { check::<add_k, _>(&c, F64)?; }
         #[test] fn sub(c in batch((dvec3(-3.0, 3.0), dvec3(-3.0, 3.0)))) { check::<sub_k, _>(&c, F64)?; }
         #[test] fn mul(c in batch((dvec3(-3.0, 3.0), dvec3(-3.0, 3.0)))) { check::<mul_k, _>(&c, F64)?; }
@@ -1320,6 +1325,7 @@ mod f32_paths {
         /// truncate; the rule follows the forward.
         fn rem4_k(a: Vec4, b: Vec4) -> Vec4 { a % b }
         fn min_max_clamp_k(a: Vec4, b: Vec4) -> Vec4 { clamp(min(a, b) * 2.0, -Vec4::ONE, max(a, b)) + abs(a) }
+        fn fma_k(a: Vec3, b: Vec3, s: f32) -> Vec3 { fma(a, b, Vec3::splat(fma(s, s, -1.0))) }
     }
 
     fn rem4_args() -> impl Strategy<Value = (Vec4, Vec4)> {
@@ -1372,6 +1378,7 @@ mod f32_paths {
         }))) { check::<spatial_matvec_k, _>(&c, F32)?; }
         #[test] fn rem4(c in batch(rem4_args())) { check::<rem4_k, _>(&c, F32)?; }
         #[test] fn min_max_clamp(c in batch(min_max_clamp_args())) { check::<min_max_clamp_k, _>(&c, F32)?; }
+        #[test] fn fma_(c in batch((vec3(-3.0, 3.0), vec3(-3.0, 3.0), -2.0..2.0f32))) { check::<fma_k, _>(&c, F32)?; }
     }
 
     pub(super) const PTX_TABLE_2: &[weft_examples::devices::KernelPtx] =

@@ -467,3 +467,83 @@ fn every_kernel_here_has_ptx() {
         &[],
     );
 }
+
+#[weft::kernel]
+fn fused(
+    a: &Array<Vec3>,
+    b: &Array<Vec3>,
+    c: &Array<Vec3>,
+    out: &mut Array<Vec3>,
+    wide: &mut Array<f64>,
+) {
+    let i = tid();
+    out[i] = fma(a[i], b[i], c[i]);
+    let (x, y, z) = (a[i].x as f64, b[i].y as f64, c[i].z as f64);
+    wide[i] = fma(x * 0.1, y * 0.3, z);
+}
+
+/// `fma` rounds once, exactly as IEEE's fused multiply-add (`mul_add`), bit for bit
+/// on the CPU and on CUDA, including where the separately rounded `a * b + c` differs.
+#[test]
+fn fma_is_fused_and_identical_on_every_device() {
+    let n = 4096;
+    let mut rng = 0x2545_f491u32;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 17;
+        rng ^= rng << 5;
+        rng as f32 / u32::MAX as f32 * 4.0 - 2.0
+    };
+    let mut abc: [Vec<Vec3>; 3] = Default::default();
+    for v in &mut abc {
+        *v = (0..n).map(|_| Vec3::new(next(), next(), next())).collect();
+    }
+    // A product's rounding error survives only when fused: 0.1 * 10 - 1.
+    abc[0][0] = Vec3::splat(0.1);
+    abc[1][0] = Vec3::splat(10.0);
+    abc[2][0] = Vec3::splat(-1.0);
+    let run = |d: Device| {
+        let [a, b, c] = abc.each_ref().map(|v| Array::from_slice(d, v));
+        let mut out = Array::zeros(d, [n]);
+        let mut wide = Array::zeros(d, [n]);
+        fused::launch(n, &a, &b, &c, &mut out, &mut wide).unwrap();
+        (out.to_vec(), wide.to_vec())
+    };
+    let (out, wide) = run(Device::Cpu);
+    let mut differs = 0;
+    for i in 0..n {
+        let (a, b, c) = (abc[0][i], abc[1][i], abc[2][i]);
+        for k in 0..3 {
+            let fused = a[k].mul_add(b[k], c[k]);
+            assert_eq!(out[i][k].to_bits(), fused.to_bits(), "fma at {i}.{k}");
+            differs += (fused != a[k] * b[k] + c[k]) as usize;
+        }
+        let (x, y, z) = (a.x as f64 * 0.1, b.y as f64 * 0.3, c.z as f64);
+        assert_eq!(
+            wide[i].to_bits(),
+            x.mul_add(y, z).to_bits(),
+            "f64 fma at {i}"
+        );
+    }
+    assert_eq!(out[0], Vec3::splat(1.4901161e-8));
+    assert!(
+        differs > n / 10,
+        "only {differs} fused results differ from a * b + c"
+    );
+    if let Some(d) = weft_examples::devices::cuda() {
+        let (g_out, g_wide) = run(d);
+        let bits = |v: &[Vec3]| -> Vec<u32> {
+            v.iter()
+                .flat_map(|v| v.to_array())
+                .map(f32::to_bits)
+                .collect()
+        };
+        assert_eq!(bits(&out), bits(&g_out), "CUDA fma differs from the CPU's");
+        let bits64 = |v: &[f64]| -> Vec<u64> { v.iter().map(|x| x.to_bits()).collect() };
+        assert_eq!(
+            bits64(&wide),
+            bits64(&g_wide),
+            "CUDA f64 fma differs from the CPU's"
+        );
+    }
+}

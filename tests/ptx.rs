@@ -196,3 +196,26 @@ fn the_grid_dependency_mark_is_the_runtimes() {
     assert_eq!(p.matches(weft::cuda::GRID_DEPENDENCY_MARK).count(), 1);
     assert!(!p[..mark].contains("ld.global") && !p[..mark].contains("st.shared"));
 }
+
+#[weft::kernel]
+fn fused_k(a: &Array<Vec3>, s: &Array<f64>, out: &mut Array<Vec3>, wide: &mut Array<f64>) {
+    let i = tid();
+    out[i] = fma(a[i], a[i], Vec3::ONE);
+    wide[i] = fma(s[i], 3.0, s[i]);
+}
+
+#[test]
+fn fma_is_the_only_fused_arithmetic() {
+    let p = fused_k::PTX.unwrap();
+    assert_eq!(p.matches("fma.rn.f32").count(), 3, "{p}");
+    assert_eq!(p.matches("fma.rn.f64").count(), 1, "{p}");
+    assert_eq!(p.matches("fma.").count(), 4, "{p}");
+    ptxas("fused_k", p);
+    // Its adjoint multiplies (`adj_fma`): `a * b + c` is never contracted.
+    let adj = fused_k::ADJOINT_PTX.unwrap();
+    assert!(
+        adj.contains("mul.rn.f32") && adj.contains("mul.rn.f64"),
+        "{adj}"
+    );
+    ptxas("fused_k_adjoint", adj);
+}

@@ -11,6 +11,7 @@
 //! ```sh
 //! cargo bench -p weft-geom --bench mesh_queries              # both meshes
 //! cargo bench -p weft-geom --bench mesh_queries -- mesh_327680 # one mesh
+//! WEFT_TREE=2/8 cargo bench -p weft-geom --bench mesh_queries   # SAH cost 2, leaves ≤ 8
 //! ```
 
 #[path = "workloads/mod.rs"]
@@ -20,10 +21,30 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use weft_geom::{Bvh, MeshBvh, bvh::face_aabbs, generate};
+use weft_geom::{BuildOptions, Bvh, MeshBvh, bvh::face_aabbs, generate};
 use workloads::*;
 
+/// The SAH options: the defaults, or `WEFT_TREE=cost/leaf` (traversal cost and
+/// largest leaf) to compare trees.
+fn tree_options() -> BuildOptions {
+    let Ok(spec) = std::env::var("WEFT_TREE") else {
+        return BuildOptions::default();
+    };
+    let parsed = spec
+        .split_once('/')
+        .and_then(|(cost, leaf)| Some((cost.parse().ok()?, leaf.parse().ok()?)));
+    let Some((traversal_cost, max_leaf_size)) = parsed else {
+        panic!("WEFT_TREE must be `cost/leaf`, e.g. `2/8`; got `{spec}`");
+    };
+    BuildOptions {
+        traversal_cost,
+        max_leaf_size,
+        ..Default::default()
+    }
+}
+
 fn bench_mesh(c: &mut Criterion, subdivisions: u32) {
+    let options = tree_options();
     let mesh = generate::bench_sphere(subdivisions);
     let faces = mesh.num_faces() as u64;
     let aabbs = face_aabbs(&mesh);
@@ -35,12 +56,12 @@ fn bench_mesh(c: &mut Criterion, subdivisions: u32) {
 
     g.throughput(Throughput::Elements(faces));
     g.bench_function("build_sah (face boxes given)", |b| {
-        b.iter(|| Bvh::build(black_box(&aabbs)))
+        b.iter(|| Bvh::build_with(black_box(&aabbs), &options).unwrap())
     });
     g.bench_function("mesh_bvh_new (boxes + build + leaf triangles)", |b| {
-        b.iter(|| MeshBvh::new(black_box(mesh.clone())))
+        b.iter(|| MeshBvh::with_options(black_box(mesh.clone()), &options).unwrap())
     });
-    let mut mesh = MeshBvh::new(mesh);
+    let mut mesh = MeshBvh::with_options(mesh, &options).unwrap();
     g.bench_function("refit (leaf triangles + boxes)", |b| {
         b.iter(|| mesh.refit())
     });

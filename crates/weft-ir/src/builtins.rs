@@ -55,6 +55,7 @@ table! {
     "min": "(T, T) -> T for scalars and vectors (componentwise)", true;
     "max": "(T, T) -> T for scalars and vectors (componentwise)", true;
     "clamp": "(x: T, lo: T, hi: T) -> T for scalars and vectors", true;
+    "fma": "(a: T, b: T, c: T) -> T, a * b + c rounded once, for float scalars and vectors (componentwise)", true;
     "dot": "(V, V) -> F; (Quat, Quat) -> F; (SpatialVector, SpatialVector) -> F", true;
     "cross": "(Vec3, Vec3) -> Vec3", true;
     "length": "(V) -> F; (Quat) -> F", true;
@@ -182,6 +183,17 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Type, String> {
                     if *s != Scalar::Bool
                         && same(&args[0], &args[1])
                         && same(&args[0], &args[2]) =>
+                {
+                    Some(args[0].clone())
+                }
+                _ => None,
+            }
+        }
+        "fma" => {
+            arity(3)?;
+            match &args[0] {
+                T::Scalar(s) | T::Vector(_, s)
+                    if s.is_float() && same(&args[0], &args[1]) && same(&args[0], &args[2]) =>
                 {
                     Some(args[0].clone())
                 }
@@ -380,8 +392,15 @@ mod tests {
                 .contains("takes 2 arguments")
         );
         assert_eq!(
-            resolve("outer", &[v3.clone(), v3]),
+            resolve("outer", &[v3.clone(), v3.clone()]),
             Ok(Type::Matrix(3, Scalar::F32))
         );
+        assert_eq!(
+            resolve("fma", &[v3.clone(), v3.clone(), v3.clone()]),
+            Ok(v3.clone())
+        );
+        assert_eq!(resolve("fma", &[Type::F64; 3]), Ok(Type::F64));
+        assert!(resolve("fma", &[Type::I32; 3]).is_err());
+        assert!(resolve("fma", &[v3, Type::F32, Type::F32]).is_err());
     }
 }

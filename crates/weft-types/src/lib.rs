@@ -14,7 +14,8 @@
 //! evaluated left to right, no fused multiply-add, `sqrt` correctly rounded, elementary
 //! functions from `weft_math`). rustc never contracts `a * b + c` into an FMA, so the CPU
 //! results are reproducible bit for bit by a back end that follows the same order with
-//! round-to-nearest `mul`/`add` instructions.
+//! round-to-nearest `mul`/`add` instructions. A kernel fuses only where it calls the
+//! `fma` builtin, which is IEEE's correctly rounded fused multiply-add everywhere.
 //!
 //! # Memory layout
 //!

@@ -65,6 +65,9 @@ overloads! {
     clamp: [adj_clamp(F, F, F, F), adj_clamp(D, D, D, D), adj_clamp(V2, V2, V2, V2),
         adj_clamp(V3, V3, V3, V3), adj_clamp(V4, V4, V4, V4), adj_clamp(DV2, DV2, DV2, DV2),
         adj_clamp(DV3, DV3, DV3, DV3), adj_clamp(DV4, DV4, DV4, DV4)];
+    fma: [adj_fma(F, F, F, F), adj_fma(D, D, D, D), adj_fma(V2, V2, V2, V2),
+        adj_fma(V3, V3, V3, V3), adj_fma(V4, V4, V4, V4), adj_fma(DV2, DV2, DV2, DV2),
+        adj_fma(DV3, DV3, DV3, DV3), adj_fma(DV4, DV4, DV4, DV4)];
     dot: [adj_dot(V2, V2, F), adj_dot(V3, V3, F), adj_dot(V4, V4, F), adj_dot(DV2, DV2, D),
         adj_dot(DV3, DV3, D), adj_dot(DV4, DV4, D), adj_dot(Q, Q, F), adj_dot(DQ, DQ, D),
         adj_dot(S, S, F), adj_dot(DS, DS, D)];

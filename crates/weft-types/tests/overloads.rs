@@ -78,6 +78,8 @@ overloads! {
         clamp(IVec4::ONE, IVec4::ZERO, IVec4::ONE), clamp(UVec3::ONE, UVec3::ZERO, UVec3::ONE),
         clamp(I64Vec2::ONE, I64Vec2::ZERO, I64Vec2::ONE),
         clamp(U64Vec4::ONE, U64Vec4::ZERO, U64Vec4::ONE)];
+    fma: [fma(F, F, F), fma(D, D, D), fma(V2, V2, V2), fma(V3, V3, V3), fma(V4, V4, V4),
+        fma(DV2, DV2, DV2), fma(DV3, DV3, DV3), fma(DV4, DV4, DV4)];
     dot: [dot(V2, V2), dot(V3, V3), dot(V4, V4), dot(DV2, DV2), dot(DV3, DV3), dot(DV4, DV4),
         dot(Q, Q), dot(DQ, DQ), dot(S, S), dot(DS, DS)];
     cross: [cross(V3, V3), cross(DV3, DV3)];

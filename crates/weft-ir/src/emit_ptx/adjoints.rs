@@ -175,6 +175,7 @@ fn rule(b: &B, name: &str, a: &[Vec<Reg>], at: &[Type]) -> Option<Res<Vec<Reg>>>
             }
             cat(ga, gb)
         }
+        ("fma", 4) => cat(cat(b.vmul(g, &a[1]), b.vmul(g, x)), g.clone()),
         ("clamp", 4) => {
             let (mut gx, mut glo, mut ghi) = (Vec::new(), Vec::new(), Vec::new());
             for (((&x, &lo), &hi), &g) in x.iter().zip(&a[1]).zip(&a[2]).zip(g) {

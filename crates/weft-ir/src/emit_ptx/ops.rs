@@ -624,6 +624,16 @@ impl Em<'_> {
                 }
                 out
             }
+            "fma" => {
+                // One rounding, as IEEE `fusedMultiplyAdd` (the CPU's `mul_add`).
+                let mut out = Vec::new();
+                for ((x, y), z) in a[0].iter().zip(&a[1]).zip(&a[2]) {
+                    let o = self.c.reg(x.class);
+                    self.c.ins(format!("fma.rn.{} {o}, {x}, {y}, {z}", ty(s)));
+                    out.push(o);
+                }
+                out
+            }
             "rand_init" => vec![self.rand_init(a[0][0], a[1][0])],
             "dot" => vec![self.dot(s, &a[0], &a[1])],
             "length_sq" => vec![self.dot(s, &a[0], &a[0])],

@@ -37,6 +37,7 @@
 //! assert_eq!(adj_dot(a, b, 2.0), (b * 2.0, a * 2.0));
 //! ```
 
+mod fused;
 mod matrix;
 mod ops;
 mod quat;
@@ -46,6 +47,7 @@ pub mod traits;
 mod transform;
 mod vector;
 
+pub use fused::adj_fma;
 pub use matrix::{
     adj_determinant, adj_diag, adj_inverse, adj_outer, adj_skew, adj_trace, adj_transpose,
 };

@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | [`Real`] | `sin … trunc`, `atan2`, `pow` | `f32 f64` |
 //! | [`AdjSigned`], [`AdjMinMax`] | `abs sign`, `min max clamp` | `f32 f64` and their vectors |
+//! | [`MulAdd`](crate::builtins::traits::MulAdd) (no trait of its own) | `fma` | `f32 f64` and their vectors |
 //! | [`AdjDot`] | `dot` | float vectors, quaternions, spatial vectors |
 //! | [`AdjNorm`] | `length length_sq normalize` | float vectors, quaternions |
 //! | [`AdjCross`], [`AdjSkew`] | `cross`, `skew` | `Vec3 DVec3` |

@@ -10,6 +10,7 @@
 //! | [`FloatMath`](traits::FloatMath) | `sin cos tan asin acos atan atan2 sinh cosh tanh exp exp2 log log2 log10 pow sqrt cbrt floor ceil round trunc` | `f32 f64` |
 //! | [`Signed`](traits::Signed) | `abs sign` | `f32 f64 i32 i64` and their vectors |
 //! | [`MinMax`](traits::MinMax) | `min max clamp` | all numeric scalars (not `bool`) and their vectors |
+//! | [`MulAdd`](traits::MulAdd) | `fma` | `f32 f64` and their vectors |
 //! | [`Dot`](traits::Dot) | `dot` | float vectors, quaternions, spatial vectors |
 //! | [`Norm`](traits::Norm) | `length length_sq normalize` | float vectors, quaternions |
 //! | [`Cross`](traits::Cross) | `cross` | `Vec3 DVec3` |
@@ -26,10 +27,12 @@
 //! `rand_init randi randf randf_range randn` and the bit casts are plain functions.
 //!
 //! Every function documents its exact floating-point operation order; "left to right"
-//! means `((a + b) + c) + d`, each operation rounded to nearest, no fused multiply-add.
+//! means `((a + b) + c) + d`, each operation rounded to nearest, no fused multiply-add
+//! (only the `fma` builtin fuses, where the kernel asks for it).
 
 mod bits;
 mod fence;
+mod fused;
 pub(crate) mod matrix;
 mod quat;
 mod random;
@@ -40,6 +43,7 @@ mod vector;
 
 pub use bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
 pub use fence::thread_fence;
+pub use fused::fma;
 pub use matrix::{determinant, diag, inverse, outer, skew, trace, transpose};
 pub use quat::{
     quat_from_axis_angle, quat_from_matrix, quat_inverse, quat_rotate, quat_rotate_inv,
@@ -60,6 +64,7 @@ pub use vector::{cross, dot, length, length_sq, normalize};
 /// into scope: the traits' method names (`min`, `abs`, `dot`, ...) would otherwise make
 /// method calls such as `1i32.min(2)` ambiguous.
 pub mod traits {
+    pub use super::fused::MulAdd;
     pub use super::matrix::{Diag, Inverse, Outer, Skew, SquareMatrix};
     pub use super::quat::{AxisAngle, FromRotationMatrix, Rotation};
     pub use super::scalar::{FloatMath, MinMax, Signed};
