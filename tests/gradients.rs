@@ -826,3 +826,117 @@ fn arrays_only_read_through_a_mutable_structure_are_not_overwrites() {
     // loss = Σ x² + 0.1 v with v = 2x (the second write replaces the first).
     assert_eq!(s.x.grad_to_vec().unwrap(), vec![2.0 + 0.2, -4.0 + 0.2]);
 }
+
+/// A func with more parameters than the smaller tuples the runtime spells out.
+#[weft::func]
+fn twelve(
+    a: f64,
+    b: f64,
+    c: Vec3,
+    d: f64,
+    e: f64,
+    f: f64,
+    g: f64,
+    h: f64,
+    k: f64,
+    m: f64,
+    n: i32,
+    o: f64,
+) -> f64 {
+    let s0 = a * b + (c.x as f64) * d;
+    let s1 = e * f - g * h;
+    let s2 = k * m * (n as f64) + o;
+    s0 + s1 * s2
+}
+
+#[weft::kernel]
+fn many_params(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let v = x[i];
+    let c = Vec3::new(0.5, 1.0, 2.0);
+    y[i] = twelve(
+        v,
+        v * v,
+        c,
+        2.0 * v,
+        sin(v),
+        3.0,
+        v,
+        v + 1.0,
+        0.5,
+        v,
+        3,
+        cos(v),
+    );
+}
+
+#[test]
+fn funcs_with_many_parameters_are_differentiable() {
+    let n = 32;
+    let x0 = inputs(n, 9, -2.0, 2.0);
+    let err = check(n, &x0, &|x, y| many_params::launch(n, x, y).unwrap());
+    assert!(err < 1e-6, "worst relative error {err}");
+}
+
+/// A loop that carries ten differentiated values from one iteration to the next.
+#[weft::kernel]
+fn ten_carried(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let v = x[i];
+    let (mut a, mut b, mut c, mut d, mut e) = (v, 1.0f64, 0.5 * v, 0.0f64, 2.0f64);
+    let (mut f, mut g, mut h, mut k, mut m) = (v * v, 0.1f64, -v, 0.3f64, 1.5f64);
+    for _step in 0..3 {
+        let t = a;
+        a = 0.5 * b + 0.1 * m;
+        b = 0.9 * c - 0.2 * t;
+        c = sin(d) + 0.3 * e;
+        d = 0.7 * e * f;
+        e = 0.4 * f + g;
+        f = 0.2 * g * h + 0.5;
+        g = 0.6 * h - 0.1 * k;
+        h = cos(k) * 0.8;
+        k = 0.5 * m + 0.2 * t;
+        m = 0.3 * t + 0.1 * a;
+    }
+    y[i] = a + b + c + d + e + f + g + h + k + m;
+}
+
+#[test]
+fn loops_carrying_many_values_are_differentiable() {
+    let n = 32;
+    let x0 = inputs(n, 10, -2.0, 2.0);
+    let err = check(n, &x0, &|x, y| ten_carried::launch(n, x, y).unwrap());
+    assert!(err < 1e-6, "worst relative error {err}");
+}
+
+/// A func that returns ten values.
+#[weft::func]
+fn ten_out(v: f64) -> (f64, f64, f64, f64, f64, f64, f64, f64, i32, f64) {
+    (
+        v,
+        2.0 * v,
+        v * v,
+        sin(v),
+        cos(v),
+        0.5 * v,
+        -v,
+        v + 1.0,
+        3,
+        v * 3.0,
+    )
+}
+
+#[weft::kernel]
+fn ten_results(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let (a, b, c, d, e, f, g, h, k, m) = ten_out(x[i]);
+    y[i] = a + b * c + d * e + f * g + h * (k as f64) + m;
+}
+
+#[test]
+fn funcs_returning_many_values_are_differentiable() {
+    let n = 32;
+    let x0 = inputs(n, 11, -2.0, 2.0);
+    let err = check(n, &x0, &|x, y| ten_results::launch(n, x, y).unwrap());
+    assert!(err < 1e-6, "worst relative error {err}");
+}

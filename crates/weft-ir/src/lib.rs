@@ -20,4 +20,4 @@ pub mod types;
 
 pub use builder::{Builder, Env, Error, Result};
 pub use ir::*;
-pub use types::{Access, Scalar, Type};
+pub use types::{Access, MAX_TUPLE, Scalar, Type};

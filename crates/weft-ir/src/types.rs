@@ -78,6 +78,10 @@ pub enum Access {
     Write,
 }
 
+/// The most elements a kernel-language tuple may hold (the runtime's gradient
+/// helpers are implemented for tuples up to this size).
+pub const MAX_TUPLE: usize = 16;
+
 /// A type of the kernel language.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
@@ -108,7 +112,8 @@ pub enum Type {
     },
     /// A user struct declared with `#[weft::structure]`.
     Struct(String),
-    /// A tuple (function results, `tid()` in 2–4-D launches).
+    /// A tuple (function results, `tid()` in 2–4-D launches) of at most
+    /// [`MAX_TUPLE`] elements.
     Tuple(Vec<Type>),
     /// A fixed-size array of scalars in the thread's own memory (`[0i32; 32]`):
     /// only the type of a local variable, indexed with `a[i]`; never a value that

@@ -659,6 +659,16 @@ impl<'e> Lower<'e> {
                 if t.elems.is_empty() {
                     return Ok(self.unit(t.span()));
                 }
+                if t.elems.len() > weft_ir::MAX_TUPLE {
+                    return err(
+                        t.span(),
+                        format!(
+                            "a tuple holds at most {} values, this one {}",
+                            weft_ir::MAX_TUPLE,
+                            t.elems.len()
+                        ),
+                    );
+                }
                 let vals = t
                     .elems
                     .iter()

@@ -44,6 +44,16 @@ pub fn lower_type(env: &Env, t: &syn::Type, param: bool) -> Result<Type> {
             if tt.elems.is_empty() {
                 return Ok(Type::Unit);
             }
+            if tt.elems.len() > weft_ir::MAX_TUPLE {
+                return Err(Error::new(
+                    t.span(),
+                    format!(
+                        "a tuple holds at most {} values, this one {}",
+                        weft_ir::MAX_TUPLE,
+                        tt.elems.len()
+                    ),
+                ));
+            }
             let ts = tt
                 .elems
                 .iter()

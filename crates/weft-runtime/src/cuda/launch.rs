@@ -30,6 +30,37 @@ pub(crate) fn env_block() -> Option<u32> {
     })
 }
 
+/// `WEFT_CUDA_BLOCKS=kernel=N,other=M`: block sizes for single kernels (a tuning
+/// knob, ahead of `WEFT_CUDA_BLOCK` and [`fitting_block`]). `Ok(None)` for a kernel
+/// it does not name; `Err` says what is wrong with the variable.
+pub(crate) fn kernel_block(kernel: &str) -> Result<Option<u32>, String> {
+    static SPEC: OnceLock<Result<Vec<(String, u32)>, String>> = OnceLock::new();
+    let spec = SPEC.get_or_init(|| {
+        parse_kernel_blocks(&std::env::var("WEFT_CUDA_BLOCKS").unwrap_or_default())
+    });
+    let spec = spec
+        .as_ref()
+        .map_err(|e| format!("WEFT_CUDA_BLOCKS: {e}"))?;
+    Ok(spec.iter().find(|(k, _)| k == kernel).map(|&(_, b)| b))
+}
+
+/// Parses `kernel=N,other=M` (blank: none).
+pub(crate) fn parse_kernel_blocks(spec: &str) -> Result<Vec<(String, u32)>, String> {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(|entry| {
+            let bad = || format!("`{entry}` is not `kernel=threads` with 1 to 1024 threads");
+            let (k, b) = entry.split_once('=').ok_or_else(bad)?;
+            let b: u32 = b.trim().parse().map_err(|_| bad())?;
+            if k.trim().is_empty() || !(1..=1024).contains(&b) {
+                return Err(bad());
+            }
+            Ok((k.trim().to_string(), b))
+        })
+        .collect()
+}
+
 /// The block size a kernel `f` is launched with when the caller sets none:
 /// [`DEFAULT_BLOCK`], or half of it when that keeps more threads resident per
 /// multiprocessor (a kernel of 65–80 registers fits three blocks of 256 threads,
@@ -190,20 +221,22 @@ pub fn launch(
 pub struct Launcher {
     device: usize,
     block: u32,
-    /// Whether `block` was chosen ([`Launcher::block_size`], `WEFT_CUDA_BLOCK`);
-    /// otherwise each kernel gets its own ([`fitting_block`]).
+    /// Whether `block` was chosen ([`Launcher::block_size`]); otherwise each kernel
+    /// gets its own (`WEFT_CUDA_BLOCKS`, `WEFT_CUDA_BLOCK`, [`fitting_block`]).
     chosen: bool,
 }
 
 impl Launcher {
-    /// A launcher for CUDA device `device` with the default block size
-    /// (`WEFT_CUDA_BLOCK`, or per kernel: [`DEFAULT_BLOCK`], or half of it for a
-    /// kernel whose registers leave more threads resident in smaller blocks).
+    /// A launcher for CUDA device `device` with each kernel's default block size:
+    /// `WEFT_CUDA_BLOCKS` for that kernel, else `WEFT_CUDA_BLOCK`, else
+    /// [`DEFAULT_BLOCK`] or half of it for a kernel whose registers leave more
+    /// threads resident in smaller blocks.
     pub fn new(device: usize) -> Launcher {
         Launcher {
             device,
             block: default_block(),
-            chosen: env_block().is_some(),
+            // The kernel's own (`WEFT_CUDA_BLOCKS`, `WEFT_CUDA_BLOCK`, fitting).
+            chosen: false,
         }
     }
 
@@ -283,5 +316,18 @@ mod tests {
         assert_eq!(reduction_waves(), 0);
         set_reduction_waves(before);
         assert_eq!(reduction_waves(), before);
+    }
+
+    #[test]
+    fn per_kernel_block_sizes() {
+        assert_eq!(parse_kernel_blocks(""), Ok(vec![]));
+        assert_eq!(
+            parse_kernel_blocks("a=128, b = 64,"),
+            Ok(vec![("a".into(), 128), ("b".into(), 64)])
+        );
+        for bad in ["a", "a=0", "a=2048", "=64", "a=x"] {
+            let e = parse_kernel_blocks(bad).unwrap_err();
+            assert!(e.contains("is not `kernel=threads`"), "{bad}: {e}");
+        }
     }
 }

@@ -19,6 +19,8 @@
 //! registers per thread of every module compiled after it is read (a tuning knob).
 //! `WEFT_CUDA_PTX_DIR=DIR` loads a kernel's PTX from `DIR/<kernel>.ptx` where that
 //! file exists, instead of the embedded text (for experiments with edited PTX).
+//! `WEFT_CUDA_BLOCK=N` sets the threads per block of every launch that does not set
+//! its own, `WEFT_CUDA_BLOCKS=kernel=N,other=M` those of single kernels.
 //!
 //! ```
 //! use weft_runtime::{Device, cuda};

@@ -137,15 +137,18 @@ fn load_function(dev: &Dev, ptx: &'static str, kernel: &'static str) -> Result<F
         // Adjoint kernels report under their forward kernel's id.
         register_default_name(kernel_id(base), base);
     }
+    let own = super::launch::kernel_block(kernel).map_err(|e| fail(what(), e))?;
     let (wave_sms, resident_blocks, block) = if ptx.contains(&format!("__weft_red_{kernel}[")) {
-        let block = super::launch::default_block();
+        let block = own.unwrap_or_else(super::launch::default_block);
         (
             Some(dev.multiprocessors()?),
             resident_blocks(f, block),
             block,
         )
     } else {
-        let block = super::launch::env_block().unwrap_or_else(|| super::launch::fitting_block(f));
+        let block = own
+            .or_else(super::launch::env_block)
+            .unwrap_or_else(|| super::launch::fitting_block(f));
         (None, 0, block)
     };
     Ok(Func {
