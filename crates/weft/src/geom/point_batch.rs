@@ -166,6 +166,33 @@ fn pack_answer(d2: f32, face: i32) -> u64 {
     ((f32_to_bits(d2) as u64) << 32) | (face as u32 as u64)
 }
 
+/// The end of a search of point `i` in the first and regroup passes: its
+/// answer `f` at `faces[i]`, and if the search is unfinished (`done` false),
+/// `i` appended to `heavy` with the answer so far (squared distance `d2`) as
+/// its bound and best entry, for the split pass.
+#[weft::func]
+#[allow(clippy::too_many_arguments)]
+fn answer_or_defer(
+    i: i32,
+    f: i32,
+    d2: f32,
+    done: bool,
+    faces: &mut Array<i32>,
+    heavy: &mut Array<i32>,
+    heavy_count: &mut Array<i32>,
+    bound: &mut Array<u64>,
+    best: &mut Array<u64>,
+) {
+    faces[i] = f;
+    if !done {
+        let h = atomic_add(&mut heavy_count[0], 1);
+        let packed = pack_answer(d2, f);
+        heavy[h] = i;
+        bound[h] = packed;
+        best[h] = packed;
+    }
+}
+
 /// Step 4: the query of the point in slot `tid()` of `order`, stopping after
 /// `budget` nodes: its answer at the point's own index, or, if unfinished, the
 /// point's index appended to `heavy` with the answer so far (a bound) packed
@@ -194,14 +221,7 @@ pub fn closest_first_pass(
             limit = max_dist * max_dist;
         }
         let (f, d2, done) = mesh_query_point_subtree(mesh, points[i], 0, limit, -1, budget);
-        faces[i] = f;
-        if !done {
-            let h = atomic_add(&mut heavy_count[0], 1);
-            let packed = pack_answer(d2, f);
-            heavy[h] = i;
-            bound[h] = packed;
-            best[h] = packed;
-        }
+        answer_or_defer(i, f, d2, done, faces, heavy, heavy_count, bound, best);
     }
 }
 
@@ -233,14 +253,7 @@ pub fn closest_regroup_pass(
         let d2 = f32_from_bits((b >> 32) as u32);
         let f = (b & 0xffff_ffffu64) as u32 as i32;
         let (f, d2, done) = mesh_query_point_subtree(mesh, points[i], 0, d2, f, budget);
-        faces[i] = f;
-        if !done {
-            let h = atomic_add(&mut heavy_count[0], 1);
-            let packed = pack_answer(d2, f);
-            heavy[h] = i;
-            bound[h] = packed;
-            best[h] = packed;
-        }
+        answer_or_defer(i, f, d2, done, faces, heavy, heavy_count, bound, best);
     }
 }
 
