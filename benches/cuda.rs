@@ -21,12 +21,11 @@
 
 use std::time::Instant;
 use weft::geom::{
-    DeviceHashGrid, DeviceMesh, HashGridQuery, LbvhBuilder, closest_point_triangle,
-    hash_grid_query, hash_grid_query_next, mesh_query_point_face, mesh_query_ray_face,
-    ray_triangle,
+    DeviceHashGrid, DeviceMesh, HashGridQuery, LbvhBuilder, hash_grid_query, hash_grid_query_next,
 };
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
+use weft_examples::mesh_workload::{EYE, TENTH, Workload, camera_rays, cast_rays, closest_points};
 use weft_examples::particles::integrate;
 
 const DT: f32 = 1.0 / 600.0;
@@ -64,54 +63,6 @@ fn scale_shared_by_hand(
     gy[i] = 0.0;
     gx[i] = gx[i] + g * k[0];
     atomic_add(&mut gk[0], g * x[i]);
-}
-
-#[weft::kernel]
-fn cast_rays(mesh: &DeviceMesh, o: &Array<Vec3>, d: &Array<Vec3>, t: &mut Array<f32>) {
-    let i = tid();
-    let f = mesh_query_ray_face(mesh, o[i], d[i], 1.0e6);
-    let mut s = -1.0;
-    if f >= 0 {
-        let a = mesh.points[mesh.faces[3 * f] as i32];
-        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
-        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
-        let (_hit, th, _u, _v) = ray_triangle(o[i], d[i], a, b, c);
-        s = th;
-    }
-    t[i] = s;
-}
-
-#[weft::kernel]
-fn camera_rays(mesh: &DeviceMesh, eye: Vec3, width: i32, t: &mut Array<f32>) {
-    let (y, x) = tid();
-    let u = (x as f32 + 0.5) / width as f32 * 2.0 - 1.0;
-    let v = (y as f32 + 0.5) / width as f32 * 2.0 - 1.0;
-    let dir = normalize(Vec3::new(u * 0.6, v * 0.6, 0.0) - eye * 0.5);
-    let f = mesh_query_ray_face(mesh, eye, dir, 1.0e6);
-    let mut s = -1.0;
-    if f >= 0 {
-        let a = mesh.points[mesh.faces[3 * f] as i32];
-        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
-        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
-        let (_hit, th, _u, _v) = ray_triangle(eye, dir, a, b, c);
-        s = th;
-    }
-    t[y * width + x] = s;
-}
-
-#[weft::kernel]
-fn closest_points(mesh: &DeviceMesh, p: &Array<Vec3>, max_dist: f32, q: &mut Array<Vec3>) {
-    let i = tid();
-    let f = mesh_query_point_face(mesh, p[i], max_dist);
-    let mut c = p[i];
-    if f >= 0 {
-        let a = mesh.points[mesh.faces[3 * f] as i32];
-        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
-        let cc = mesh.points[mesh.faces[3 * f + 2] as i32];
-        let (point, _w) = closest_point_triangle(p[i], a, b, cc);
-        c = point;
-    }
-    q[i] = c;
 }
 
 #[weft::kernel]
@@ -193,16 +144,13 @@ fn main() {
     assert_eq!(z.to_vec()[7], 5.0);
 
     // Mesh queries: a 327,680-triangle sphere (radius 1), 1M queries each.
-    let sphere = weft_geom::generate::icosphere(1.0, 7);
-    let mesh = DeviceMesh::new(dev, &sphere).unwrap();
     let m = 1 << 20;
-    let r = weft_examples::random_f32s(6 * m, 3, -1.0, 1.0);
-    let origins: Vec<Vec3> = (0..m)
-        .map(|i| Vec3::new(r[6 * i], r[6 * i + 1], r[6 * i + 2]) * 2.0)
-        .collect();
-    let dirs: Vec<Vec3> = (0..m)
-        .map(|i| Vec3::new(r[6 * i + 3], r[6 * i + 4], r[6 * i + 5]) * 0.7 - origins[i])
-        .collect();
+    let Workload {
+        sphere,
+        origins,
+        dirs,
+    } = Workload::new(m);
+    let mesh = DeviceMesh::new(dev, &sphere).unwrap();
     let (oa, da) = (
         Array::from_vec(dev, origins.clone()),
         Array::from_vec(dev, dirs),
@@ -217,7 +165,7 @@ fn main() {
         format!("{:.3} ms, {:.0} Mrays/s", rays * 1e3, m as f64 / rays / 1e6),
     ));
     let w = 1024;
-    let eye = Vec3::new(0.3, 0.2, 3.0);
+    let eye = EYE;
     let mut img = Array::zeros(dev, [w * w]);
     camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap();
     let cam = time(dev, 10, || {
@@ -233,8 +181,7 @@ fn main() {
     ));
     let pts = Array::from_vec(dev, origins);
     let mut q = Array::zeros(dev, [m]);
-    // 10 % of the mesh's size (its bounding-box diagonal, 2√3).
-    let tenth = 0.2 * 3f32.sqrt();
+    let tenth = TENTH;
     for (label, max_dist) in [
         ("unbounded", f32::INFINITY),
         ("within 10 % of the size", tenth),
@@ -640,7 +587,7 @@ fn lbvh(
     ));
     let w = 1024;
     let mut img = Array::zeros(dev, [w * w]);
-    let eye = Vec3::new(0.3, 0.2, 3.0);
+    let eye = EYE;
     let cam = time(dev, 10, || {
         camera_rays::launch([w, w], &mesh, eye, w as i32, &mut img).unwrap()
     });
@@ -655,7 +602,7 @@ fn lbvh(
     let mut q = Array::zeros(dev, [m]);
     for (label, max_dist) in [
         ("unbounded", f32::INFINITY),
-        ("within 10 % of the size", 0.2 * 3f32.sqrt()),
+        ("within 10 % of the size", TENTH),
     ] {
         let cp = time(dev, 10, || {
             closest_points::launch(m, &mesh, pts, max_dist, &mut q).unwrap()
@@ -692,7 +639,7 @@ fn closest_batches(
         .unwrap_or_else(|| vec![weft::geom::point_batch::GPU_REGROUP_BUDGET]);
     for (label, max_dist) in [
         ("unbounded", f32::INFINITY),
-        ("within 10 % of the size", 0.2 * 3f32.sqrt()),
+        ("within 10 % of the size", TENTH),
     ] {
         for &budget in &budgets {
             for &regroup in &regroups {

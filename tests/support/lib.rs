@@ -7,6 +7,7 @@ pub mod cloth;
 pub mod cloth_throw;
 pub mod devices;
 pub mod granular;
+pub mod mesh_workload;
 pub mod particles;
 pub mod sph;
 pub mod spring_robot;
