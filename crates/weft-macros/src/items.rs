@@ -420,7 +420,8 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 let func_blockers = func_adjoint_blockers(&funcs, &ir);
                 let math = math_funcs();
                 let ptx = crate::ptx::constants(&ir, &[&funcs, &math]);
-                Ok(expand_kernel(&f, &ir, func_blockers, ptx))
+                let fma = uses_fma(&ir, &funcs);
+                Ok(expand_kernel(&f, &ir, func_blockers, ptx, fma))
             }
         }
     }
@@ -640,6 +641,40 @@ fn differentiated_calls(f: &weft_ir::Function, b: &weft_ir::Block) -> Vec<String
     out
 }
 
+/// Whether kernel `f`, or a func it calls (directly or through others), uses the
+/// `fma` builtin.
+fn uses_fma(f: &weft_ir::Function, funcs: &HashMap<String, weft_ir::Function>) -> bool {
+    use weft_ir::{Block, Expr, Stmt};
+    fn walk(b: &Block, calls: &mut Vec<String>) -> bool {
+        b.0.iter().any(|s| match s {
+            Stmt::Def(_, Expr::Builtin("fma", _)) => true,
+            Stmt::Def(_, Expr::Call { name, .. }) => {
+                calls.push(name.clone());
+                false
+            }
+            Stmt::If(_, a, c) => walk(a, calls) | walk(c, calls),
+            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, calls),
+            Stmt::While(c, _, body) => walk(c, calls) | walk(body, calls),
+            _ => false,
+        })
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = Vec::new();
+    if walk(&f.body, &mut todo) {
+        return true;
+    }
+    while let Some(name) = todo.pop() {
+        if seen.insert(name.clone()) {
+            if let Some(g) = funcs.get(&name) {
+                if walk(&g.body, &mut todo) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
 /// The check that a launch grid has the dimensions `tid()` is destructured into.
 fn dims_check(ir: &weft_ir::Function) -> TokenStream {
     let rt = quote!(::weft::__private);
@@ -685,8 +720,19 @@ fn cpu_launch(
     args: &[TokenStream],
     fast_arrays: &[TokenStream],
     targets: &[TokenStream],
+    fma: bool,
 ) -> TokenStream {
     let rt = quote!(::weft::__private);
+    // A kernel that calls `fma` (itself or through its funcs) runs its loops
+    // compiled for the CPU's FMA instructions where it has them (`with_fma`),
+    // instead of calling the C library's `fmaf`.
+    let dispatch = |loops: TokenStream| {
+        if fma {
+            quote!(#rt::cpu::with_fma(|| { #loops });)
+        } else {
+            loops
+        }
+    };
     let loops = |private: TokenStream, accs: &[syn::Ident]| {
         quote! {
             // Below `__fast` every array in the list holds element `__tid`: the
@@ -706,7 +752,7 @@ fn cpu_launch(
         let __split = __fast.max(__range.start);
     };
     if targets.is_empty() {
-        let loops = loops(quote!(), &[]);
+        let loops = dispatch(loops(quote!(), &[]));
         return quote! {
             #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
                 #prelude
@@ -718,8 +764,8 @@ fn cpu_launch(
         .map(|k| format_ident!("__acc{}", k))
         .collect();
     let ks = 0..targets.len();
-    let atomic = loops(quote!(::<false>), &accs);
-    let private = loops(quote!(::<true>), &accs);
+    let atomic = dispatch(loops(quote!(::<false>), &accs));
+    let private = dispatch(loops(quote!(::<true>), &accs));
     quote! {
         let __targets = [#(#rt::cpu::AccTarget::new(&#targets)),*];
         #rt::cpu::launch_accumulate(
@@ -757,7 +803,11 @@ fn target_places(f: &weft_ir::Function) -> Vec<TokenStream> {
 
 /// The hidden `__adjoint` launch of a kernel: primal arrays read-only, then one
 /// optional gradient array per float array parameter.
-fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> TokenStream {
+fn expand_adjoint_launch(
+    ir: &weft_ir::Function,
+    func_blockers: Vec<String>,
+    fma: bool,
+) -> TokenStream {
     let rt = quote!(::weft::__private);
     let adj = weft_ir::autodiff::adjoint(ir);
     let body_ident = format_ident!("__weft_adjoint_body_{}", ir.name);
@@ -864,7 +914,7 @@ fn expand_adjoint_launch(ir: &weft_ir::Function, func_blockers: Vec<String>) -> 
     let fast_arrays = fast_arrays(&adj.function);
     let dims_check = dims_check(ir);
     let places = target_places(&adj.function);
-    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places, fma);
     quote! {
         /// Runs the kernel's adjoint: accumulates into the gradients of the input
         /// arrays (those created with `requires_grad`) the gradients of the inputs,
@@ -900,6 +950,7 @@ fn expand_kernel(
     ir: &weft_ir::Function,
     func_blockers: Vec<String>,
     ptx: TokenStream,
+    fma: bool,
 ) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
@@ -907,7 +958,7 @@ fn expand_kernel(
     let attrs = &f.attrs;
     let body_ident = format_ident!("__weft_body_{}", name);
     let body = emit_kernel_body(ir, &body_ident);
-    let adjoint_launch = expand_adjoint_launch(ir, func_blockers);
+    let adjoint_launch = expand_adjoint_launch(ir, func_blockers, fma);
     let rt = quote!(::weft::__private);
 
     let mut sig_params = Vec::new();
@@ -1000,7 +1051,7 @@ fn expand_kernel(
     let fast_arrays = fast_arrays(ir);
     let dims_check = dims_check(ir);
     let places = target_places(ir);
-    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places, fma);
     let rec_names: Vec<_> = ir
         .params
         .iter()

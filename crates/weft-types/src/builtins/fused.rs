@@ -46,9 +46,10 @@ impl_mul_add_vector! {
 /// `a * b + c`, and one instruction on a GPU, where the separate multiply and add
 /// of kernel code are never fused (CPU and GPU results stay equal bit for bit).
 ///
-/// On the CPU it is `f32::mul_add`: one instruction when the crate is built with
-/// the `fma` target feature (e.g. `RUSTFLAGS="-C target-cpu=native"`), otherwise a
-/// call to the C library's `fmaf`, slower but with the same result.
+/// On the CPU it is `f32::mul_add`: one instruction in code compiled with the
+/// `fma` target feature — kernels that call `fma` run their CPU loops so compiled
+/// where the processor has it (`weft_runtime::cpu::with_fma`) — otherwise a call
+/// to the C library's `fmaf`, slower but with the same result.
 ///
 /// ```
 /// use weft_types::builtins::fma;
