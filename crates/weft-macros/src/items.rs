@@ -664,12 +664,11 @@ fn uses_fma(f: &weft_ir::Function, funcs: &HashMap<String, weft_ir::Function>) -
         return true;
     }
     while let Some(name) = todo.pop() {
-        if seen.insert(name.clone()) {
-            if let Some(g) = funcs.get(&name) {
-                if walk(&g.body, &mut todo) {
-                    return true;
-                }
-            }
+        if seen.insert(name.clone())
+            && let Some(g) = funcs.get(&name)
+            && walk(&g.body, &mut todo)
+        {
+            return true;
         }
     }
     false
