@@ -17,6 +17,13 @@ fn ratio01(n: f32, d: f32) -> f32 {
     r
 }
 
+/// `dot(a, b)` with fused multiply-adds: `a.z b.z + (a.y b.y + a.x b.x)`, each
+/// step rounded once.
+#[weft::func]
+pub fn dot_fma(a: Vec3, b: Vec3) -> f32 {
+    fma(a.z, b.z, fma(a.y, b.y, a.x * b.x))
+}
+
 /// Closest point to `p` over the three edges of a degenerate triangle, with its
 /// barycentric weights.
 #[weft::func]
@@ -47,37 +54,37 @@ pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3
     let ab = b - a;
     let ac = c - a;
     let ap = p - a;
-    let d1 = dot(ab, ap);
-    let d2 = dot(ac, ap);
+    let d1 = dot_fma(ab, ap);
+    let d2 = dot_fma(ac, ap);
     if d1 <= 0.0 && d2 <= 0.0 {
         return (a, Vec3::new(1.0, 0.0, 0.0));
     }
     let bp = p - b;
-    let d3 = dot(ab, bp);
-    let d4 = dot(ac, bp);
+    let d3 = dot_fma(ab, bp);
+    let d4 = dot_fma(ac, bp);
     if d3 >= 0.0 && d4 <= d3 {
         return (b, Vec3::new(0.0, 1.0, 0.0));
     }
-    let vc = d1 * d4 - d3 * d2;
+    let vc = fma(d1, d4, -(d3 * d2));
     if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
         let s = ratio01(d1, d1 - d3);
-        return (a + ab * s, Vec3::new(1.0 - s, s, 0.0));
+        return (fma(ab, Vec3::splat(s), a), Vec3::new(1.0 - s, s, 0.0));
     }
     let cp = p - c;
-    let d5 = dot(ab, cp);
-    let d6 = dot(ac, cp);
+    let d5 = dot_fma(ab, cp);
+    let d6 = dot_fma(ac, cp);
     if d6 >= 0.0 && d5 <= d6 {
         return (c, Vec3::new(0.0, 0.0, 1.0));
     }
-    let vb = d5 * d2 - d1 * d6;
+    let vb = fma(d5, d2, -(d1 * d6));
     if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
         let s = ratio01(d2, d2 - d6);
-        return (a + ac * s, Vec3::new(1.0 - s, 0.0, s));
+        return (fma(ac, Vec3::splat(s), a), Vec3::new(1.0 - s, 0.0, s));
     }
-    let va = d3 * d6 - d5 * d4;
+    let va = fma(d3, d6, -(d5 * d4));
     if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
         let s = ratio01(d4 - d3, (d4 - d3) + (d5 - d6));
-        return (b + (c - b) * s, Vec3::new(0.0, 1.0 - s, s));
+        return (fma(c - b, Vec3::splat(s), b), Vec3::new(0.0, 1.0 - s, s));
     }
     let sum = va + vb + vc;
     if !(sum > 0.0) || sum == f32::INFINITY {
@@ -85,14 +92,15 @@ pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3
     }
     let v = vb / sum;
     let w = vc / sum;
-    (a + ab * v + ac * w, Vec3::new(1.0 - v - w, v, w))
+    let q = fma(ac, Vec3::splat(w), fma(ab, Vec3::splat(v), a));
+    (q, Vec3::new(1.0 - v - w, v, w))
 }
 
 /// Squared distance from `p` to the box `lo..hi` (0 inside).
 #[weft::func]
 pub fn point_box_distance_sq(p: Vec3, lo: Vec3, hi: Vec3) -> f32 {
     let d = max(max(lo - p, p - hi), Vec3::ZERO);
-    dot(d, d)
+    dot_fma(d, d)
 }
 
 /// The children `l` and `r` of an inner node, nearer to `p` first (by box
@@ -142,7 +150,7 @@ fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
     let b = tri_corner(mesh.tris[3 * k + 1]);
     let c = tri_corner(mesh.tris[3 * k + 2]);
     let (q, _w) = closest_point_triangle(p, a, b, c);
-    length_sq(q - p)
+    dot_fma(q - p, q - p)
 }
 
 /// The face closest to `p` within `max_dist` (inclusive; `f32::INFINITY` for no
