@@ -9,7 +9,8 @@ use weft::geom::lbvh_kernels::{
 };
 use weft::geom::{
     BvhNode, DeviceMesh, LbvhBuilder, MeshAabbQuery, closest_point_triangle, mesh_query_aabb,
-    mesh_query_aabb_next, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+    mesh_query_aabb_next, mesh_query_point_face, mesh_query_ray_face, point_triangle_distance_sq,
+    ray_triangle,
 };
 use weft::prelude::*;
 use weft_examples::devices::devices;
@@ -90,8 +91,7 @@ fn nearest(
         let a = mesh.points[mesh.faces[3 * g] as i32];
         let b = mesh.points[mesh.faces[3 * g + 1] as i32];
         let c = mesh.points[mesh.faces[3 * g + 2] as i32];
-        let (q, _w) = closest_point_triangle(x, a, b, c);
-        let d2 = length_sq(q - x);
+        let d2 = point_triangle_distance_sq(x, a, b, c);
         if d2 < best_d2 || (d2 == best_d2 && best < 0) {
             best_d2 = d2;
             best = g;

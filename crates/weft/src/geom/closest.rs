@@ -20,7 +20,7 @@ fn ratio01(n: f32, d: f32) -> f32 {
 /// `dot(a, b)` with fused multiply-adds: `a.z b.z + (a.y b.y + a.x b.x)`, each
 /// step rounded once.
 #[weft::func]
-pub fn dot_fma(a: Vec3, b: Vec3) -> f32 {
+fn dot_fma(a: Vec3, b: Vec3) -> f32 {
     fma(a.z, b.z, fma(a.y, b.y, a.x * b.x))
 }
 
@@ -49,6 +49,8 @@ fn closest_on_edges(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3) {
 /// region tests as `weft_geom::query::closest_point_triangle`; degenerate
 /// triangles fall back to their edges, never NaN for finite input).
 /// Differentiable in `p` and the corners (piecewise: vertex, edge or face region).
+/// Its dot products and interpolations are fused multiply-adds ([`fma`](crate::builtins::fma)):
+/// the same bits on every device, and within rounding of the host's.
 #[weft::func]
 pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3) {
     let ab = b - a;
@@ -96,7 +98,8 @@ pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3
     (q, Vec3::new(1.0 - v - w, v, w))
 }
 
-/// Squared distance from `p` to the box `lo..hi` (0 inside).
+/// Squared distance from `p` to the box `lo..hi` (0 inside), summed with fused
+/// multiply-adds.
 #[weft::func]
 pub fn point_box_distance_sq(p: Vec3, lo: Vec3, hi: Vec3) -> f32 {
     let d = max(max(lo - p, p - hi), Vec3::ZERO);
@@ -142,6 +145,17 @@ fn point_resume(mesh: &DeviceMesh, root: i32, done: i32, p: Vec3, best_d2: f32) 
     next
 }
 
+/// The squared distance from `p` to triangle `(a, b, c)` exactly as the
+/// closest-point searches compute and compare it (closest point by
+/// [`closest_point_triangle`], squares summed with fused multiply-adds): a loop
+/// over faces that keeps the smallest, first index on ties, picks the face
+/// [`mesh_query_point_face`] returns. Differentiable.
+#[weft::func]
+pub fn point_triangle_distance_sq(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32 {
+    let (q, _w) = closest_point_triangle(p, a, b, c);
+    dot_fma(q - p, q - p)
+}
+
 /// The squared distance from `p` to the triangle in leaf slot `k` of
 /// [`DeviceMesh::tris`].
 #[weft::func]
@@ -149,8 +163,7 @@ fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
     let a = tri_corner(mesh.tris[3 * k]);
     let b = tri_corner(mesh.tris[3 * k + 1]);
     let c = tri_corner(mesh.tris[3 * k + 2]);
-    let (q, _w) = closest_point_triangle(p, a, b, c);
-    dot_fma(q - p, q - p)
+    point_triangle_distance_sq(p, a, b, c)
 }
 
 /// The face closest to `p` within `max_dist` (inclusive; `f32::INFINITY` for no

@@ -57,7 +57,7 @@ mod ray;
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
 pub use closest::{
     closest_point_triangle, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
-    point_order,
+    point_order, point_triangle_distance_sq,
 };
 pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
 pub use lbvh::LbvhBuilder;
