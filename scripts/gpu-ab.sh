@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# A/B of the CUDA mesh-query benchmark between the working tree (A) and a git ref
-# (B), built here, run alternately on the GPU machine in one device call:
-#     bash scripts/gpu-ab.sh exp/fma-closest
+# A/B of the CUDA mesh-query benchmark between the working tree (A) and git refs
+# (B, C, ...), built here, run alternately on the GPU machine in one device call:
+#     bash scripts/gpu-ab.sh exp/fma-closest [another-ref ...]
 #     run(command="bash target-ab/run.sh", carry=["target-ab"])
-# The runner alternates A and B for $ROUNDS rounds (default 3) with
+# The runner alternates the builds for $ROUNDS rounds (default 3) with
 # WEFT_CUDA_BENCH=mesh, then once more each under every setting listed in
 # target-ab/settings.txt (one line of environment assignments per setting, e.g.
 # `WEFT_TREES=2/4,2/8` or `WEFT_CUDA_BLOCKS=closest_regroup_pass=128`; edit it
@@ -12,7 +12,7 @@
 # prints per-kernel times of one `ClosestPoints` call of each build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ref="${1:?usage: gpu-ab.sh GIT_REF}"
+[ $# -ge 1 ] || { echo "usage: gpu-ab.sh GIT_REF [GIT_REF ...]" >&2; exit 2; }
 root=$PWD
 rm -rf target-ab && mkdir -p target-ab
 bench_bin() {
@@ -24,18 +24,24 @@ for line in sys.stdin:
         print(m["executable"])'
 }
 cp "$(bench_bin)" target-ab/cuda-A
-# B: a worktree of the ref, built into its own target folder (kept between runs).
+printf 'A = working tree at %s\n' "$(git rev-parse --short HEAD)" >target-ab/versions.txt
+# B, C, ...: a worktree of each ref, built into its own target folder (kept
+# between runs).
 wt="$root/target-exp/ab-worktree"
-git worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
-git worktree add --detach "$wt" "$ref" >/dev/null
-(cd "$wt" && CARGO_TARGET_DIR="$root/target-exp/ab-target" bench_bin) >target-ab/b-path.txt
-cp "$(cat target-ab/b-path.txt)" target-ab/cuda-B
-git worktree remove --force "$wt"
-rm target-ab/b-path.txt
-strip target-ab/cuda-A target-ab/cuda-B
-gzip -9 target-ab/cuda-A target-ab/cuda-B
-printf 'A = working tree at %s\nB = %s (%s)\n' "$(git rev-parse --short HEAD)" "$ref" \
-    "$(git rev-parse --short "$ref")" >target-ab/versions.txt
+letters=(B C D E F G)
+k=0
+for ref in "$@"; do
+    v=${letters[$k]}
+    k=$((k + 1))
+    git worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+    git worktree add --detach "$wt" "$ref" >/dev/null
+    (cd "$wt" && CARGO_TARGET_DIR="$root/target-exp/ab-target" bench_bin) >target-ab/path.txt
+    cp "$(cat target-ab/path.txt)" "target-ab/cuda-$v"
+    git worktree remove --force "$wt"
+    rm target-ab/path.txt
+    printf '%s = %s (%s)\n' "$v" "$ref" "$(git rev-parse --short "$ref")" >>target-ab/versions.txt
+done
+for b in target-ab/cuda-*; do strip "$b" && gzip -9 "$b"; done
 cat >target-ab/settings.txt <<'SETTINGS'
 WEFT_CUDA_BLOCKS=closest_regroup_pass=128
 WEFT_CUDA_BLOCKS=closest_regroup_pass=64
@@ -48,7 +54,13 @@ cd "$(dirname "$0")/.."
 out="${OUT:-/tmp}"
 bin=/tmp/weft-ab-bin
 rm -rf "$bin" && mkdir -p "$bin"
-for v in A B; do gunzip -c "target-ab/cuda-$v.gz" >"$bin/cuda-$v"; done
+variants=""
+for z in target-ab/cuda-*.gz; do
+    v=$(basename "$z" .gz)
+    v=${v#cuda-}
+    variants+="$v "
+    gunzip -c "$z" >"$bin/cuda-$v"
+done
 chmod +x "$bin"/*
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 cat target-ab/versions.txt
@@ -63,18 +75,15 @@ one() { # one(label, variant, env...)
     summary+="| $v | $label $* | $(grep -E '^\| mesh 327,680 tris: ClosestPoints within 10' "$log" | head -1 | cut -d'|' -f3) |"$'\n'
 }
 for r in $(seq "${ROUNDS:-3}"); do
-    one "round $r" A
-    one "round $r" B
+    for v in $variants; do one "round $r" "$v"; done
 done
 while read -r setting; do
     [ -z "$setting" ] && continue
     # shellcheck disable=SC2086
-    one "setting" A $setting
-    # shellcheck disable=SC2086
-    one "setting" B $setting
+    for v in $variants; do one "setting" "$v" $setting; done
 done <target-ab/settings.txt
 if [ "${NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
-    for v in A B; do
+    for v in $variants; do
         echo "== ncu $v"
         # The batch's kernels in launch order (the unbounded calls come first,
         # then those within 10 %), each with its duration.
