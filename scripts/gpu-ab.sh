@@ -3,7 +3,7 @@
 # (B, C, ...), built here, run alternately on the GPU machine in one device call:
 #     bash scripts/gpu-ab.sh exp/fma-closest [another-ref ...]
 #     run(command="bash target-ab/run.sh", carry=["target-ab"])
-# The runner alternates the builds for $ROUNDS rounds (default 3) with
+# The runner alternates the builds for $ROUNDS rounds (default 3; ROUNDS=0 for none) with
 # WEFT_CUDA_BENCH=mesh, then once more each under every setting listed in
 # target-ab/settings.txt (one line of environment assignments per setting, e.g.
 # `WEFT_TREES=2/4,2/8` or `WEFT_CUDA_BLOCKS=closest_regroup_pass=128`; edit it
@@ -77,7 +77,9 @@ one() { # one(label, variant, env...)
 for r in $(seq "${ROUNDS:-3}"); do
     for v in $variants; do one "round $r" "$v"; done
 done
-while read -r setting; do
+# SETTINGS=0 skips them (a device call is limited to 10 minutes: run the rounds
+# and the settings in two calls when there are three builds or more).
+[ "${SETTINGS:-1}" = 1 ] && while read -r setting; do
     [ -z "$setting" ] && continue
     # shellcheck disable=SC2086
     for v in $variants; do one "setting" "$v" $setting; done
