@@ -166,6 +166,15 @@ fn pack_answer(d2: f32, face: i32) -> u64 {
     ((f32_to_bits(d2) as u64) << 32) | (face as u32 as u64)
 }
 
+/// The `(squared distance, face)` of [`pack_answer`].
+#[weft::func]
+fn unpack_answer(packed: u64) -> (f32, i32) {
+    (
+        f32_from_bits((packed >> 32) as u32),
+        (packed & 0xffff_ffffu64) as u32 as i32,
+    )
+}
+
 /// The end of a search of point `i` in the first and regroup passes: its
 /// answer `f` at `faces[i]`, and if the search is unfinished (`done` false),
 /// `i` appended to `heavy` with the answer so far (squared distance `d2`) as
@@ -249,9 +258,7 @@ pub fn closest_regroup_pass(
     let t = tid();
     if t < queue_count[0] {
         let i = queue[t];
-        let b = queue_bound[t];
-        let d2 = f32_from_bits((b >> 32) as u32);
-        let f = (b & 0xffff_ffffu64) as u32 as i32;
+        let (d2, f) = unpack_answer(queue_bound[t]);
         let (f, d2, done) = mesh_query_point_subtree(mesh, points[i], 0, d2, f, budget);
         answer_or_defer(i, f, d2, done, faces, heavy, heavy_count, bound, best);
     }
@@ -317,9 +324,7 @@ pub fn closest_split_pass(
     let count = heavy_count[0];
     let mut h = t / 32;
     while h < count {
-        let b = bound[h];
-        let d2 = f32_from_bits((b >> 32) as u32);
-        let f = (b & 0xffff_ffffu64) as u32 as i32;
+        let (d2, f) = unpack_answer(bound[h]);
         let p = points[heavy[h]];
         let mut g = f;
         let mut e2 = d2;
@@ -350,7 +355,8 @@ pub fn closest_finish(
     let mut h = tid();
     let count = heavy_count[0];
     while h < count {
-        faces[heavy[h]] = (best[h] & 0xffff_ffffu64) as u32 as i32;
+        let (_d2, f) = unpack_answer(best[h]);
+        faces[heavy[h]] = f;
         h += queries;
     }
 }
