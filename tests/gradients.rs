@@ -940,3 +940,69 @@ fn funcs_returning_many_values_are_differentiable() {
     let err = check(n, &x0, &|x, y| ten_results::launch(n, x, y).unwrap());
     assert!(err < 1e-6, "worst relative error {err}");
 }
+
+/// A table of coefficients a func reads (a float array inside a structure).
+#[weft::structure]
+pub struct Coefficients {
+    /// One coefficient per launch index.
+    pub values: Array<f64>,
+}
+
+/// `c x²` with the coefficient read inside the func as a constant.
+#[weft::func]
+fn stopped_lookup(c: &Coefficients, k: i32, x: f64) -> f64 {
+    stop_gradient(c.values[k]) * x * x
+}
+
+/// The same without `stop_gradient`: its adjoint would need gradients through an
+/// array read inside a func, which are not supported.
+#[weft::func]
+fn plain_lookup(c: &Coefficients, k: i32, x: f64) -> f64 {
+    c.values[k] * x * x
+}
+
+/// `y = stop(x) x + c x²`.
+#[weft::kernel]
+fn stopped(c: &Coefficients, x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let s = stop_gradient(x[i]);
+    y[i] = s * x[i] + stopped_lookup(c, i, x[i]);
+}
+
+/// `y = c x²` through [`plain_lookup`].
+#[weft::kernel]
+fn unstopped(c: &Coefficients, x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    y[i] = plain_lookup(c, i, x[i]);
+}
+
+#[test]
+fn stop_gradient_passes_values_and_blocks_gradients() {
+    let n = 32;
+    let x0 = inputs(n, 21, -2.0, 2.0);
+    let c0 = inputs(n, 22, 0.5, 1.5);
+    for d in weft_examples::devices::devices() {
+        let c = Coefficients {
+            values: Array::from_slice(d, &c0).requires_grad(),
+        };
+        let x = Array::from_slice(d, &x0).requires_grad();
+        let mut y = Array::zeros(d, [n]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| stopped::launch(n, &c, &x, &mut y)).unwrap();
+        tape.backward_from(&mut y, &vec![1.0; n]).unwrap();
+        let (y, g) = (y.to_vec(), x.grad_to_vec().unwrap());
+        for i in 0..n {
+            let (x, c) = (x0[i], c0[i]);
+            assert!((y[i] - (x * x + c * x * x)).abs() < 1e-12, "{d:?}");
+            // d/dx of stop(x) x + stop(c) x² = x + 2 c x.
+            assert!((g[i] - (x + 2.0 * c * x)).abs() < 1e-12, "{d:?}: {} against {}", g[i], x + 2.0 * c * x);
+        }
+        assert!(c.values.grad_to_vec().unwrap().iter().all(|&g| g == 0.0), "{d:?}");
+
+        let mut y = Array::zeros(d, [n]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| unstopped::launch(n, &c, &x, &mut y)).unwrap();
+        let e = tape.backward_from(&mut y, &vec![1.0; n]).unwrap_err();
+        assert!(e.to_string().contains("func `plain_lookup`"), "{d:?}: {e}");
+    }
+}

@@ -90,6 +90,7 @@ table! {
     "f32_from_bits": "(u32) -> f32", false;
     "f64_to_bits": "(f64) -> u64", false;
     "f64_from_bits": "(u64) -> f64", false;
+    "stop_gradient": "(T) -> T: its argument, through which no gradient flows back (for float scalars, vectors, matrices, quaternions, transforms and spatial values)", false;
     "thread_fence": "() -> (): orders the thread's memory accesses across the device (writes before it are seen by a thread that sees a later atomic of this one)", false;
 }
 
@@ -340,6 +341,23 @@ pub fn resolve(name: &str, args: &[Type]) -> Result<Type, String> {
             arity(0)?;
             Some(T::Unit)
         }
+        "stop_gradient" => {
+            arity(1)?;
+            match &args[0] {
+                T::Scalar(s)
+                | T::Vector(_, s)
+                | T::Matrix(_, s)
+                | T::Quat(s)
+                | T::Transform(s)
+                | T::SpatialVector(s)
+                | T::SpatialMatrix(s)
+                    if s.is_float() =>
+                {
+                    Some(args[0].clone())
+                }
+                _ => None,
+            }
+        }
         "f32_to_bits" => {
             arity(1)?;
             (args[0] == T::F32).then_some(T::U32)
@@ -400,6 +418,12 @@ mod tests {
             Ok(v3.clone())
         );
         assert_eq!(resolve("fma", &[Type::F64; 3]), Ok(Type::F64));
+        assert_eq!(resolve("stop_gradient", &[Type::F64]), Ok(Type::F64));
+        assert_eq!(
+            resolve("stop_gradient", &[Type::Matrix(3, Scalar::F32)]),
+            Ok(Type::Matrix(3, Scalar::F32))
+        );
+        assert!(resolve("stop_gradient", &[Type::I32]).is_err());
         assert!(resolve("fma", &[Type::I32; 3]).is_err());
         assert!(resolve("fma", &[v3, Type::F32, Type::F32]).is_err());
     }

@@ -122,6 +122,8 @@ overloads! {
     f32_from_bits: [f32_from_bits(1)];
     f64_to_bits: [f64_to_bits(D)];
     f64_from_bits: [f64_from_bits(1)];
+    stop_gradient: [stop_gradient(F), stop_gradient(D), stop_gradient(V3), stop_gradient(DV4),
+        stop_gradient(M3), stop_gradient(DM2), stop_gradient(Q), stop_gradient(T), stop_gradient(S)];
     thread_fence: [thread_fence()];
 }
 

@@ -591,6 +591,8 @@ impl Em<'_> {
             a[0].iter().map(|r| f(em, *r)).collect()
         };
         Ok(match name {
+            // The value itself; only the adjoint differs (it has none).
+            "stop_gradient" => a[0].clone(),
             "thread_fence" => {
                 // Acquire-release at device scope (PTX ISA 6.0, sm_70): what the
                 // message-passing pattern needs, cheaper than `membar.gl`

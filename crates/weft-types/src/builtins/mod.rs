@@ -24,7 +24,8 @@
 //! | [`RigidTransform`](traits::RigidTransform) | `transform_point transform_vector transform_inverse` | `Transform DTransform` |
 //! | [`Spatial`](traits::Spatial) | `spatial_top spatial_bottom spatial_cross spatial_cross_dual` | `SpatialVector DSpatialVector` |
 //!
-//! `rand_init randi randf randf_range randn` and the bit casts are plain functions.
+//! `rand_init randi randf randf_range randn`, `stop_gradient` and the bit casts are plain
+//! functions.
 //!
 //! Every function documents its exact floating-point operation order; "left to right"
 //! means `((a + b) + c) + d`, each operation rounded to nearest, no fused multiply-add
@@ -33,6 +34,7 @@
 mod bits;
 mod fence;
 mod fused;
+mod gradient;
 pub(crate) mod matrix;
 mod quat;
 mod random;
@@ -44,6 +46,7 @@ mod vector;
 pub use bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
 pub use fence::thread_fence;
 pub use fused::fma;
+pub use gradient::stop_gradient;
 pub use matrix::{determinant, diag, inverse, outer, skew, trace, transpose};
 pub use quat::{
     quat_from_axis_angle, quat_from_matrix, quat_inverse, quat_rotate, quat_rotate_inv,
