@@ -995,13 +995,22 @@ fn stop_gradient_passes_values_and_blocks_gradients() {
             let (x, c) = (x0[i], c0[i]);
             assert!((y[i] - (x * x + c * x * x)).abs() < 1e-12, "{d:?}");
             // d/dx of stop(x) x + stop(c) x² = x + 2 c x.
-            assert!((g[i] - (x + 2.0 * c * x)).abs() < 1e-12, "{d:?}: {} against {}", g[i], x + 2.0 * c * x);
+            assert!(
+                (g[i] - (x + 2.0 * c * x)).abs() < 1e-12,
+                "{d:?}: {} against {}",
+                g[i],
+                x + 2.0 * c * x
+            );
         }
-        assert!(c.values.grad_to_vec().unwrap().iter().all(|&g| g == 0.0), "{d:?}");
+        assert!(
+            c.values.grad_to_vec().unwrap().iter().all(|&g| g == 0.0),
+            "{d:?}"
+        );
 
         let mut y = Array::zeros(d, [n]).requires_grad();
         let mut tape = Tape::new();
-        tape.record(|| unstopped::launch(n, &c, &x, &mut y)).unwrap();
+        tape.record(|| unstopped::launch(n, &c, &x, &mut y))
+            .unwrap();
         let e = tape.backward_from(&mut y, &vec![1.0; n]).unwrap_err();
         assert!(e.to_string().contains("func `plain_lookup`"), "{d:?}: {e}");
     }

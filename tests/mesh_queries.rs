@@ -645,6 +645,7 @@ fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
             prims: Array::from_slice(dev, &prims),
             parents: Array::from_slice(dev, &parents),
             tris: Array::from_slice(dev, &weft::geom::leaf_triangles(&corners, &faces, &prims)),
+            winding: Array::zeros(dev, [0]),
         };
         let (oa, da) = (
             Array::from_slice(dev, &origins),

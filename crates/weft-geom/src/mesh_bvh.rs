@@ -136,7 +136,7 @@ impl MeshBvh {
     /// Winding-number data, one entry per BVH node (computed now if needed).
     pub fn winding_nodes(&self) -> &[WindingNode] {
         self.winding
-            .get_or_init(|| winding::build_nodes(&self.mesh, &self.bvh))
+            .get_or_init(|| winding::winding_nodes(&self.mesh, &self.bvh))
     }
 
     /// The points, writable; call [`MeshBvh::refit`] after changing them (queries

@@ -202,6 +202,7 @@ impl Model {
                 prims: self.mesh.prims.share(),
                 parents: self.mesh.parents.share(),
                 tris: self.mesh.tris.share(),
+                winding: self.mesh.winding.share(),
             },
             ..*self
         }

@@ -19,4 +19,4 @@ pub mod winding;
 
 pub use closest::{PointQuery, SignedPointQuery, closest_point_triangle};
 pub use ray::{RayHit, TriangleHit, WatertightRay};
-pub use winding::{DEFAULT_BETA, WindingNode, solid_angle};
+pub use winding::{DEFAULT_BETA, WindingNode, solid_angle, winding_nodes};

@@ -160,8 +160,23 @@ fn far_field(w: &WindingNode, x: Vec3, r: f32) -> f32 {
     (w.area_normal.dot(x) + trace) / r3 - 3.0 * x.dot(w.moment * x) / (r3 * r * r)
 }
 
-/// Winding data for every node of `bvh` (built over the faces of `mesh`).
-pub(crate) fn build_nodes(mesh: &Mesh, bvh: &Bvh) -> Vec<WindingNode> {
+/// Winding data for every node of `bvh`, a BVH over the faces of `mesh`, in the
+/// order of its nodes (what [`MeshBvh::winding_nodes`] holds; for trees kept
+/// elsewhere, such as a device copy).
+///
+/// ```
+/// use weft_geom::{Bvh, generate, query::winding_nodes};
+///
+/// let sphere = generate::icosphere(1.0, 2);
+/// let bvh = Bvh::from_mesh(&sphere);
+/// let w = winding_nodes(&sphere, &bvh);
+/// assert_eq!(w.len(), bvh.nodes().len());
+/// assert!(w[0].area_normal.length() < 1e-4); // a closed surface
+/// ```
+///
+/// # Panics
+/// If `bvh` indexes faces `mesh` does not have.
+pub fn winding_nodes(mesh: &Mesh, bvh: &Bvh) -> Vec<WindingNode> {
     let mut out = vec![bytemuck::Zeroable::zeroed(); bvh.nodes().len()];
     refit_nodes(mesh, bvh, &mut out);
     out

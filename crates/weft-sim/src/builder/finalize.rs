@@ -361,6 +361,7 @@ impl ModelBuilder {
                 prims: Array::try_zeros(device, [0])?,
                 parents: Array::try_zeros(device, [0])?,
                 tris: Array::try_zeros(device, [0])?,
+                winding: Array::try_zeros(device, [0])?,
             }
         } else {
             DeviceMesh::new(device, &weft_geom::Mesh::new(mesh_points, mesh_faces)?)?

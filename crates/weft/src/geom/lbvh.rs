@@ -198,6 +198,7 @@ impl LbvhBuilder {
             prims,
             parents,
             tris,
+            winding: Array::try_zeros(device, [0])?,
         };
         if n > 0 {
             self.run(&mut mesh, true, &mut |_| Ok(()))?;
@@ -222,6 +223,10 @@ impl LbvhBuilder {
                 other: "mesh",
                 other_device: mesh.points.device(),
             });
+        }
+        if !mesh.winding.is_empty() {
+            // Computed for the previous tree; the new one has none.
+            mesh.winding = Array::try_zeros(self.device, [0])?;
         }
         if mesh.num_faces() == 0 {
             if mesh.nodes.len() != 1 {
@@ -273,6 +278,10 @@ impl LbvhBuilder {
         }
         if mesh.tris.len() != 3 * n {
             mesh.tris = Array::try_zeros(device, [3 * n])?;
+        }
+        if !mesh.winding.is_empty() {
+            // Computed for the previous tree; the new one has none.
+            mesh.winding = Array::try_zeros(device, [0])?;
         }
         if self.faces == n {
             return Ok(());

@@ -35,6 +35,30 @@ pub struct DeviceMesh {
     /// contiguous read (see [`leaf_triangles`]). Whoever moves `points` rebuilds
     /// the BVH, which refreshes it.
     pub tris: Array<Vec4>,
+    /// Far-field data of each node for fast winding numbers (the signed queries,
+    /// [`mesh_winding_number`](super::mesh_winding_number)), in node order; or empty,
+    /// and the winding number then sums every face's solid angle (exact, but
+    /// proportional to the face count). A host-built BVH has it; a device build
+    /// ([`LbvhBuilder`](super::LbvhBuilder)) leaves it empty.
+    pub winding: Array<WindingNode>,
+}
+
+/// Far-field data of one BVH node for winding numbers: exactly
+/// [`weft_geom::query::WindingNode`] (80 bytes).
+#[weft::structure]
+pub struct WindingNode {
+    /// Area-weighted centre of the node's faces.
+    pub center: Vec3,
+    /// Radius around `center` holding every corner of the node's faces.
+    pub radius: f32,
+    /// Vector area (sum of the faces' area-weighted normals).
+    pub area_normal: Vec3,
+    /// Total area of the node's faces.
+    pub area: f32,
+    /// First moment of the faces' vector areas about `center`.
+    pub moment: Mat3,
+    /// Padding to 80 bytes.
+    pub pad: Vec3,
 }
 
 /// The corners of face `prims[k]` at `3 k..3 k + 3`, for [`DeviceMesh::tris`]:
@@ -104,6 +128,17 @@ impl DeviceMesh {
             })
             .collect();
         let faces: Vec<u32> = mesh.indices().iter().flatten().copied().collect();
+        let winding: Vec<WindingNode> = weft_geom::query::winding_nodes(mesh, bvh)
+            .iter()
+            .map(|w| WindingNode {
+                center: w.center,
+                radius: w.radius,
+                area_normal: w.area_normal,
+                area: w.area,
+                moment: w.moment,
+                pad: Vec3::ZERO,
+            })
+            .collect();
         Ok(DeviceMesh {
             points: Array::try_from_slice(device, mesh.points())?,
             faces: Array::try_from_slice(device, &faces)?,
@@ -114,6 +149,7 @@ impl DeviceMesh {
                 device,
                 &leaf_triangles(mesh.points(), &faces, bvh.prim_indices()),
             )?,
+            winding: Array::try_from_slice(device, &winding)?,
         })
     }
 

@@ -52,7 +52,9 @@ mod mesh;
 /// The kernels of [`ClosestPoints`] (public for tests of their PTX).
 #[doc(hidden)]
 pub mod point_batch;
+mod query;
 mod ray;
+mod winding;
 
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
 pub use closest::{
@@ -61,9 +63,11 @@ pub use closest::{
 };
 pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
 pub use lbvh::LbvhBuilder;
-pub use mesh::{BvhNode, DeviceMesh, leaf_triangles};
+pub use mesh::{BvhNode, DeviceMesh, WindingNode, leaf_triangles};
 pub use point_batch::ClosestPoints;
+pub use query::{mesh_query_point, mesh_query_point_no_sign, mesh_query_ray};
 pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_order, ray_triangle};
+pub use winding::{mesh_winding_number, solid_angle};
 
 /// How many pending subtrees the ray and closest-point searches keep in their
 /// stacks (local arrays) before they overwrite the oldest; deeper trees stay

@@ -1,0 +1,144 @@
+//! The complete mesh queries: a search for the face, then the differentiable
+//! evaluation on it, in one call.
+//!
+//! Each returns a tuple (funcs cannot differentiate through structure results).
+//! Gradients reach the query (ray origin and direction, the point) through
+//! [`ray_triangle`] and [`closest_point_triangle`]; the mesh is a constant here
+//! (its corners pass through `stop_gradient`). For gradients with respect to the
+//! mesh points, read the corners in the kernel and call those funcs there.
+
+#[allow(unused_imports)] // named by the generated code
+use super::closest::{closest_point_triangle, mesh_query_point_face};
+#[allow(unused_imports)] // named by the generated code
+use super::ray::{mesh_query_ray_face, ray_triangle};
+#[allow(unused_imports)] // named by the generated code
+use super::winding::mesh_winding_number;
+#[allow(unused_imports)] // named by the generated code
+use super::{BvhNode, DeviceMesh, WindingNode};
+use crate::prelude::*;
+
+/// Corners of face `f`, as constants of the adjoint.
+#[weft::func]
+fn face_corners_const(mesh: &DeviceMesh, f: i32) -> (Vec3, Vec3, Vec3) {
+    let a = stop_gradient(mesh.points[mesh.faces[3 * f] as i32]);
+    let b = stop_gradient(mesh.points[mesh.faces[3 * f + 1] as i32]);
+    let c = stop_gradient(mesh.points[mesh.faces[3 * f + 2] as i32]);
+    (a, b, c)
+}
+
+/// The first hit of the ray `o + t d`, `0 <= t <= max_t`, on `mesh`:
+/// `(hit, t, u, v, face, normal, sign)`. The hit point is
+/// `a + u (b - a) + v (c - a)` on face `face` with corners `(a, b, c)`;
+/// `normal` is the face's unit normal (counter-clockwise front) and `sign` is 1
+/// when the ray meets the front, -1 the back. No hit: `(false, 0, 0, 0, -1, 0, 0)`.
+/// The face is [`mesh_query_ray_face`]'s (the smallest index among faces hit at
+/// the same `t`). Differentiable: `t`, `u` and `v` with respect to `o` and `d`.
+///
+/// ```
+/// use weft::prelude::*;
+/// use weft::geom::{DeviceMesh, mesh_query_ray};
+///
+/// #[weft::kernel]
+/// fn depth(mesh: &DeviceMesh, origins: &Array<Vec3>, dir: Vec3, t: &mut Array<f32>, s: &mut Array<f32>) {
+///     let i = tid();
+///     let (hit, ti, _u, _v, _face, _n, sign) = mesh_query_ray(mesh, origins[i], dir, 1.0e6);
+///     t[i] = if hit { ti } else { -1.0 };
+///     s[i] = sign;
+/// }
+///
+/// let mesh = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 2)).unwrap();
+/// let o = Array::from_slice(Device::Cpu, &[Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO]);
+/// let (mut t, mut s) = (Array::zeros(Device::Cpu, [2]), Array::zeros(Device::Cpu, [2]));
+/// depth::launch(2, &mesh, &o, Vec3::NEG_Z, &mut t, &mut s).unwrap();
+/// let (t, s) = (t.to_vec(), s.to_vec());
+/// assert!((t[0] - 4.0).abs() < 0.02 && s[0] == 1.0); // the outside, from outside
+/// assert!((t[1] - 1.0).abs() < 0.02 && s[1] == -1.0); // the inside, from the centre
+/// ```
+#[weft::func]
+pub fn mesh_query_ray(
+    mesh: &DeviceMesh,
+    o: Vec3,
+    d: Vec3,
+    max_t: f32,
+) -> (bool, f32, f32, f32, i32, Vec3, f32) {
+    let f = mesh_query_ray_face(mesh, o, d, max_t);
+    let mut out = (false, 0.0, 0.0, 0.0, -1, Vec3::ZERO, 0.0);
+    if f >= 0 {
+        let (a, b, c) = face_corners_const(mesh, f);
+        let (hit, t, u, v) = ray_triangle(o, d, a, b, c);
+        let n = normalize(cross(b - a, c - a));
+        let mut sign = 1.0;
+        if dot(stop_gradient(d), n) > 0.0 {
+            sign = -1.0;
+        }
+        out = (hit, t, u, v, f, n, sign);
+    }
+    out
+}
+
+/// The point of `mesh` closest to `p` within `max_dist` (inclusive;
+/// `f32::INFINITY` for no limit): `(found, closest, face, u, v)`, with
+/// `closest = a + u (b - a) + v (c - a)` on face `face` with corners `(a, b, c)`;
+/// not found: `(false, 0, -1, 0, 0)`. The face is [`mesh_query_point_face`]'s
+/// (the smallest index among equally close faces). Cheaper than
+/// [`mesh_query_point`], which also tells inside from outside. Differentiable:
+/// `closest`, `u` and `v` with respect to `p`.
+#[weft::func]
+pub fn mesh_query_point_no_sign(
+    mesh: &DeviceMesh,
+    p: Vec3,
+    max_dist: f32,
+) -> (bool, Vec3, i32, f32, f32) {
+    let f = mesh_query_point_face(mesh, p, max_dist);
+    let mut out = (false, Vec3::ZERO, -1, 0.0, 0.0);
+    if f >= 0 {
+        let (a, b, c) = face_corners_const(mesh, f);
+        let (q, w) = closest_point_triangle(p, a, b, c);
+        out = (true, q, f, w.y, w.z);
+    }
+    out
+}
+
+/// [`mesh_query_point_no_sign`] and whether `p` is inside:
+/// `(found, closest, face, u, v, sign)` with `sign` -1 inside and 1 outside
+/// (0 when nothing was found). Inside means a generalized winding number above
+/// 1/2 ([`mesh_winding_number`] with `beta` = 2): robust for closed meshes — it
+/// does not depend on which face, edge or vertex is closest, and a point on the
+/// surface may go either way — and a sensible answer for meshes with small holes.
+/// The winding number costs more than the search; on a mesh whose
+/// [`DeviceMesh::winding`] is empty (built on the device) it sums every face.
+///
+/// ```
+/// use weft::prelude::*;
+/// use weft::geom::{DeviceMesh, mesh_query_point};
+///
+/// #[weft::kernel]
+/// fn sdf(mesh: &DeviceMesh, p: &Array<Vec3>, d: &mut Array<f32>) {
+///     let i = tid();
+///     let (found, q, _face, _u, _v, sign) = mesh_query_point(mesh, p[i], 10.0);
+///     d[i] = if found { sign * length(q - p[i]) } else { 10.0 };
+/// }
+///
+/// let mesh = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 3)).unwrap();
+/// let p = Array::from_slice(Device::Cpu, &[Vec3::ZERO, Vec3::new(0.0, 0.0, 3.0)]);
+/// let mut d = Array::zeros(Device::Cpu, [2]);
+/// sdf::launch(2, &mesh, &p, &mut d).unwrap();
+/// let d = d.to_vec();
+/// assert!((d[0] + 1.0).abs() < 0.02 && (d[1] - 2.0).abs() < 0.02);
+/// ```
+#[weft::func]
+pub fn mesh_query_point(
+    mesh: &DeviceMesh,
+    p: Vec3,
+    max_dist: f32,
+) -> (bool, Vec3, i32, f32, f32, f32) {
+    let (found, q, f, u, v) = mesh_query_point_no_sign(mesh, p, max_dist);
+    let mut sign = 0.0;
+    if found {
+        sign = 1.0;
+        if mesh_winding_number(mesh, stop_gradient(p), 2.0) > 0.5 {
+            sign = -1.0;
+        }
+    }
+    (found, q, f, u, v, sign)
+}

@@ -1,0 +1,461 @@
+//! The complete mesh queries (`mesh_query_ray`, `mesh_query_point`,
+//! `mesh_query_point_no_sign`) and `mesh_winding_number`: their answers against
+//! brute force and the host's exact winding numbers, their gradients against
+//! finite differences, and CPU against CUDA bit for bit; on the CPU and, when
+//! present, a GPU.
+
+use weft::geom::{
+    DeviceMesh, mesh_query_point, mesh_query_point_no_sign, mesh_query_ray, mesh_winding_number,
+};
+use weft::prelude::*;
+use weft_examples::devices::devices;
+use weft_examples::random_f32s;
+use weft_geom::{Mesh, brute_force, generate};
+
+/// Everything `mesh_query_ray` returns, per ray.
+#[weft::kernel]
+fn rays(
+    mesh: &DeviceMesh,
+    o: &Array<Vec3>,
+    d: &Array<Vec3>,
+    max_t: f32,
+    face: &mut Array<i32>,
+    tuv: &mut Array<Vec3>,
+    normal: &mut Array<Vec3>,
+    sign: &mut Array<f32>,
+) {
+    let i = tid();
+    let (hit, t, u, v, f, n, s) = mesh_query_ray(mesh, o[i], d[i], max_t);
+    face[i] = f;
+    if !hit {
+        face[i] = -2 - f;
+    }
+    tuv[i] = Vec3::new(t, u, v);
+    normal[i] = n;
+    sign[i] = s;
+}
+
+/// Everything `mesh_query_point` returns, per point, and whether
+/// `mesh_query_point_no_sign` returned the same (`same` = 1).
+#[weft::kernel]
+fn points(
+    mesh: &DeviceMesh,
+    p: &Array<Vec3>,
+    max_dist: f32,
+    face: &mut Array<i32>,
+    closest: &mut Array<Vec3>,
+    uv: &mut Array<Vec2>,
+    sign: &mut Array<f32>,
+    same: &mut Array<i32>,
+) {
+    let i = tid();
+    let (found, q, f, u, v, s) = mesh_query_point(mesh, p[i], max_dist);
+    let (found2, q2, f2, u2, v2) = mesh_query_point_no_sign(mesh, p[i], max_dist);
+    face[i] = f;
+    if !found {
+        face[i] = -2 - f;
+    }
+    closest[i] = q;
+    uv[i] = Vec2::new(u, v);
+    sign[i] = s;
+    same[i] = 0;
+    if found == found2 && f == f2 && q.x == q2.x && q.y == q2.y && q.z == q2.z && u == u2 && v == v2
+    {
+        same[i] = 1;
+    }
+}
+
+#[weft::kernel]
+fn windings(mesh: &DeviceMesh, p: &Array<Vec3>, beta: f32, w: &mut Array<f32>) {
+    let i = tid();
+    w[i] = mesh_winding_number(mesh, p[i], beta);
+}
+
+fn vec3s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<Vec3> {
+    random_f32s(3 * n, seed, lo, hi)
+        .chunks(3)
+        .map(|c| Vec3::new(c[0], c[1], c[2]))
+        .collect()
+}
+
+/// The closed test meshes.
+fn closed_meshes() -> Vec<(&'static str, Mesh)> {
+    vec![
+        ("icosphere", generate::icosphere(1.0, 3)),
+        ("torus", generate::torus(1.0, 0.25, 48, 24)),
+        ("box", generate::cuboid(Vec3::splat(0.5))),
+    ]
+}
+
+#[test]
+fn ray_queries_match_brute_force() {
+    let n = 1500;
+    let o = vec3s(n, 1, -2.0, 2.0);
+    let d = vec3s(n, 2, -1.0, 1.0);
+    for (name, mesh) in closed_meshes() {
+        for dev in devices() {
+            let dm = DeviceMesh::new(dev, &mesh).unwrap();
+            let (oa, da) = (Array::from_slice(dev, &o), Array::from_slice(dev, &d));
+            let mut face = Array::zeros(dev, [n]);
+            let mut tuv = Array::zeros(dev, [n]);
+            let mut normal = Array::zeros(dev, [n]);
+            let mut sign = Array::zeros(dev, [n]);
+            rays::launch(
+                n,
+                &dm,
+                &oa,
+                &da,
+                10.0,
+                &mut face,
+                &mut tuv,
+                &mut normal,
+                &mut sign,
+            )
+            .unwrap();
+            let (face, tuv, normal, sign) =
+                (face.to_vec(), tuv.to_vec(), normal.to_vec(), sign.to_vec());
+            let mut hits = 0;
+            for i in 0..n {
+                let what = format!("{name} on {dev}, ray {i}");
+                let Some(b) = brute_force::ray(&mesh, o[i], d[i], 10.0) else {
+                    assert_eq!(face[i], -1, "{what}: a hit where brute force has none");
+                    assert_eq!(
+                        (tuv[i], normal[i], sign[i]),
+                        (Vec3::ZERO, Vec3::ZERO, 0.0),
+                        "{what}"
+                    );
+                    continue;
+                };
+                hits += 1;
+                assert!(
+                    face[i] >= 0,
+                    "{what}: no hit (got {}), brute force face {}",
+                    face[i],
+                    b.face
+                );
+                let t = tuv[i].x;
+                assert!(
+                    (t - b.t).abs() <= 1e-5 * b.t.max(1.0),
+                    "{what}: t {t} against {}",
+                    b.t
+                );
+                let [a, bb, c] = mesh.triangle(face[i] as usize);
+                let (u, v) = (tuv[i].y, tuv[i].z);
+                let hit = a + u * (bb - a) + v * (c - a);
+                assert!(
+                    (hit - (o[i] + t * d[i])).length() < 1e-4,
+                    "{what}: barycentrics"
+                );
+                let nrm = (bb - a).cross(c - a).normalize();
+                assert!(
+                    (normal[i] - nrm).length() < 1e-5,
+                    "{what}: normal {} against {nrm}",
+                    normal[i]
+                );
+                let front = d[i].dot(nrm) < 0.0;
+                assert_eq!(sign[i], if front { 1.0 } else { -1.0 }, "{what}: sign");
+            }
+            assert!(hits > n / 25, "{name}: only {hits} hits");
+        }
+    }
+}
+
+#[test]
+fn point_queries_match_brute_force_and_exact_winding_numbers() {
+    let n = 1000;
+    let p = vec3s(n, 3, -1.6, 1.6);
+    for (name, mesh) in closed_meshes() {
+        let inside: Vec<bool> = p
+            .iter()
+            .map(|&x| weft_geom::query::winding::winding_number_exact(&mesh, x) > 0.5)
+            .collect();
+        for dev in devices() {
+            let dm = DeviceMesh::new(dev, &mesh).unwrap();
+            let pa = Array::from_slice(dev, &p);
+            for max_dist in [f32::INFINITY, 0.2] {
+                let mut face = Array::zeros(dev, [n]);
+                let mut closest = Array::zeros(dev, [n]);
+                let mut uv = Array::zeros(dev, [n]);
+                let mut sign = Array::zeros(dev, [n]);
+                let mut same = Array::zeros(dev, [n]);
+                points::launch(
+                    n,
+                    &dm,
+                    &pa,
+                    max_dist,
+                    &mut face,
+                    &mut closest,
+                    &mut uv,
+                    &mut sign,
+                    &mut same,
+                )
+                .unwrap();
+                let (face, closest, uv, sign) =
+                    (face.to_vec(), closest.to_vec(), uv.to_vec(), sign.to_vec());
+                assert!(
+                    same.to_vec().iter().all(|&s| s == 1),
+                    "{name} on {dev}: the no-sign variant differs"
+                );
+                let mut found = 0;
+                for i in 0..n {
+                    let what = format!("{name} on {dev}, point {i}, max_dist {max_dist}");
+                    let b = brute_force::closest_point(&mesh, p[i], f32::INFINITY).unwrap();
+                    if b.distance > max_dist * (1.0 + 1e-5) {
+                        assert_eq!(
+                            face[i], -1,
+                            "{what}: found beyond max_dist ({})",
+                            b.distance
+                        );
+                        assert_eq!(sign[i], 0.0, "{what}");
+                        continue;
+                    }
+                    if b.distance > max_dist * (1.0 - 1e-5) {
+                        continue; // on the limit: either answer
+                    }
+                    found += 1;
+                    assert!(
+                        face[i] >= 0,
+                        "{what}: not found, brute force at {}",
+                        b.distance
+                    );
+                    let dist = (closest[i] - p[i]).length();
+                    assert!(
+                        (dist - b.distance).abs() <= 1e-5 * b.distance.max(1.0),
+                        "{what}: {dist} against {}",
+                        b.distance
+                    );
+                    let [a, bb, c] = mesh.triangle(face[i] as usize);
+                    let q = a + uv[i].x * (bb - a) + uv[i].y * (c - a);
+                    assert!(
+                        (q - closest[i]).length() < 1e-5,
+                        "{what}: barycentrics give {q}, closest {}",
+                        closest[i]
+                    );
+                    if b.distance > 1e-3 {
+                        assert_eq!(sign[i], if inside[i] { -1.0 } else { 1.0 }, "{what}: sign");
+                    }
+                }
+                assert!(found > n / 25, "{name}: only {found} found");
+            }
+        }
+    }
+}
+
+#[test]
+fn winding_numbers_match_the_host_and_work_without_winding_data() {
+    let n = 400;
+    let p = vec3s(n, 4, -1.6, 1.6);
+    let mesh = generate::torus(1.0, 0.25, 24, 12);
+    let host = weft_geom::MeshBvh::new(mesh.clone());
+    let exact: Vec<f32> = p
+        .iter()
+        .map(|&x| weft_geom::query::winding::winding_number_exact(&mesh, x))
+        .collect();
+    for dev in devices() {
+        let pa = Array::from_slice(dev, &p);
+        let dm = DeviceMesh::new(dev, &mesh).unwrap();
+        let mut w = Array::zeros(dev, [n]);
+        windings::launch(n, &dm, &pa, 2.0, &mut w).unwrap();
+        for (i, w) in w.to_vec().into_iter().enumerate() {
+            let h = host.winding_number(p[i]);
+            assert!(
+                (w - h).abs() < 1e-4,
+                "{dev}, point {i}: {w} against the host's {h}"
+            );
+        }
+        // Built on the device: no winding data, every face summed.
+        let built = DeviceMesh::build_on_device(&dm.points, &dm.faces).unwrap();
+        assert_eq!(built.winding.len(), 0);
+        for beta in [2.0, f32::INFINITY] {
+            let mut w = Array::zeros(dev, [n]);
+            windings::launch(n, &built, &pa, beta, &mut w).unwrap();
+            for (i, w) in w.to_vec().into_iter().enumerate() {
+                assert!(
+                    (w - exact[i]).abs() < 1e-4,
+                    "{dev}, device-built, point {i}: {w} against {}",
+                    exact[i]
+                );
+            }
+        }
+        // A point that is not finite, and an empty mesh: 0.
+        let bad = Array::from_slice(
+            dev,
+            &[Vec3::new(f32::NAN, 0.0, 0.0), Vec3::splat(f32::INFINITY)],
+        );
+        let mut w = Array::zeros(dev, [2]);
+        windings::launch(2, &dm, &bad, 2.0, &mut w).unwrap();
+        assert_eq!(w.to_vec(), [0.0, 0.0], "{dev}");
+        let empty =
+            DeviceMesh::build_on_device(&Array::zeros(dev, [0]), &Array::zeros(dev, [0])).unwrap();
+        windings::launch(2, &empty, &pa, 2.0, &mut w).unwrap();
+        assert_eq!(w.to_vec(), [0.0, 0.0], "{dev}");
+    }
+}
+
+#[test]
+fn rebuilding_on_the_device_drops_stale_winding_data() {
+    let mesh = generate::icosphere(1.0, 2);
+    for dev in devices() {
+        let mut dm = DeviceMesh::new(dev, &mesh).unwrap();
+        assert_eq!(dm.winding.len(), dm.nodes.len());
+        let mut builder = weft::geom::LbvhBuilder::new(dev);
+        builder.rebuild(&mut dm).unwrap();
+        assert_eq!(dm.winding.len(), 0, "{dev}");
+        let p = Array::from_slice(dev, &[Vec3::ZERO, Vec3::splat(2.0)]);
+        let mut w = Array::zeros(dev, [2]);
+        windings::launch(2, &dm, &p, 2.0, &mut w).unwrap();
+        let w = w.to_vec();
+        assert!(
+            (w[0] - 1.0).abs() < 1e-4 && w[1].abs() < 1e-4,
+            "{dev}: {w:?}"
+        );
+    }
+}
+
+/// Sum of the hit distances and barycentrics, and of the closest points'
+/// coordinates weighted by (1, 2, 3), through the complete queries.
+#[weft::kernel]
+fn query_loss(
+    mesh: &DeviceMesh,
+    o: &Array<Vec3>,
+    d: &Array<Vec3>,
+    p: &Array<Vec3>,
+    loss: &mut Array<f32>,
+) {
+    let i = tid();
+    let (hit, t, u, v, _f, _n, _s) = mesh_query_ray(mesh, o[i], d[i], 100.0);
+    if hit {
+        atomic_add(&mut loss[0], t + 0.5 * u - 0.25 * v);
+    }
+    // (The closest point's barycentrics jump where the closest face changes.)
+    let (found, q, _g, _u, _v, sign) = mesh_query_point(mesh, p[i], 100.0);
+    if found {
+        atomic_add(&mut loss[0], sign * dot(q, Vec3::new(1.0, 2.0, 3.0)));
+    }
+}
+
+#[test]
+fn gradients_of_the_complete_queries_match_finite_differences() {
+    let mesh = generate::icosphere(1.0, 3);
+    // Rays towards the centre and points off the surface: away from edges, where
+    // the answers are smooth.
+    let o0 = [
+        Vec3::new(3.0, 0.2, 0.1),
+        Vec3::new(0.1, -2.5, 0.3),
+        Vec3::new(0.2, 0.3, 4.0),
+    ];
+    let d0 = [
+        Vec3::new(-1.0, 0.05, 0.0),
+        Vec3::new(0.0, 1.0, 0.1),
+        Vec3::new(-0.1, 0.0, -1.0),
+    ];
+    let p0 = [
+        Vec3::new(1.3, 0.2, 0.1),
+        Vec3::new(-0.2, 1.6, 0.3),
+        Vec3::new(0.1, -0.3, 0.5),
+    ];
+    for dev in devices() {
+        let dm = DeviceMesh::new(dev, &mesh).unwrap();
+        let mut o = Array::from_slice(dev, &o0);
+        let mut d = Array::from_slice(dev, &d0);
+        let mut p = Array::from_slice(dev, &p0);
+        let report = gradcheck(&mut [&mut o, &mut d, &mut p], None, |x, loss| {
+            loss.fill(0.0);
+            query_loss::launch(3, &dm, x[0], x[1], x[2], loss)
+        })
+        .unwrap();
+        println!("{dev}: {report}");
+        assert!(report.max_rel < 2e-2, "{dev}: {report}");
+        // The mesh is a constant of these queries: no gradient reaches its points.
+        let mut dm = dm;
+        dm.points = dm.points.requires_grad();
+        let o = Array::from_slice(dev, &o0).requires_grad();
+        let mut loss = Array::zeros(dev, [1]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| query_loss::launch(3, &dm, &o, &d, &p, &mut loss))
+            .unwrap();
+        tape.backward(&mut loss).unwrap();
+        assert!(
+            dm.points
+                .grad_to_vec()
+                .unwrap()
+                .iter()
+                .all(|g| *g == Vec3::ZERO),
+            "{dev}"
+        );
+        assert!(
+            o.grad_to_vec().unwrap().iter().all(|g| g.length() > 0.0),
+            "{dev}"
+        );
+    }
+}
+
+#[test]
+fn cpu_and_cuda_agree_bit_for_bit() {
+    let Some(gpu) = weft_examples::devices::cuda() else {
+        return;
+    };
+    let n = 2000;
+    let o = vec3s(n, 5, -2.0, 2.0);
+    let d = vec3s(n, 6, -1.0, 1.0);
+    let mesh = generate::torus_knot(2, 3, 1.0, 0.15, 192, 16);
+    let run = |dev: Device| {
+        let dm = DeviceMesh::new(dev, &mesh).unwrap();
+        let (oa, da) = (Array::from_slice(dev, &o), Array::from_slice(dev, &d));
+        let mut face = Array::zeros(dev, [n]);
+        let mut tuv = Array::zeros(dev, [n]);
+        let mut normal = Array::zeros(dev, [n]);
+        let mut sign = Array::zeros(dev, [n]);
+        rays::launch(
+            n,
+            &dm,
+            &oa,
+            &da,
+            10.0,
+            &mut face,
+            &mut tuv,
+            &mut normal,
+            &mut sign,
+        )
+        .unwrap();
+        let mut pface = Array::zeros(dev, [n]);
+        let mut closest = Array::zeros(dev, [n]);
+        let mut uv = Array::zeros(dev, [n]);
+        let mut psign = Array::zeros(dev, [n]);
+        let mut same = Array::zeros(dev, [n]);
+        points::launch(
+            n,
+            &dm,
+            &oa,
+            0.5,
+            &mut pface,
+            &mut closest,
+            &mut uv,
+            &mut psign,
+            &mut same,
+        )
+        .unwrap();
+        let mut w = Array::zeros(dev, [n]);
+        windings::launch(n, &dm, &oa, 2.0, &mut w).unwrap();
+        (
+            (face.to_vec(), tuv.to_vec(), normal.to_vec(), sign.to_vec()),
+            (
+                pface.to_vec(),
+                closest.to_vec(),
+                uv.to_vec(),
+                psign.to_vec(),
+                w.to_vec(),
+            ),
+        )
+    };
+    let (c, g) = (run(Device::Cpu), run(gpu));
+    assert_eq!(c.0.0, g.0.0, "ray faces");
+    assert_eq!(c.0.1, g.0.1, "ray t, u, v");
+    assert_eq!(c.0.2, g.0.2, "ray normals");
+    assert_eq!(c.0.3, g.0.3, "ray signs");
+    assert_eq!(c.1.0, g.1.0, "closest faces");
+    assert_eq!(c.1.1, g.1.1, "closest points");
+    assert_eq!(c.1.2, g.1.2, "closest barycentrics");
+    assert_eq!(c.1.3, g.1.3, "inside signs");
+    assert_eq!(c.1.4, g.1.4, "winding numbers");
+}
