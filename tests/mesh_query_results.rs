@@ -4,8 +4,10 @@
 //! finite differences, and CPU against CUDA bit for bit; on the CPU and, when
 //! present, a GPU.
 
+use weft::geom::winding_build::winding_climb;
 use weft::geom::{
-    DeviceMesh, mesh_query_point, mesh_query_point_no_sign, mesh_query_ray, mesh_winding_number,
+    DeviceMesh, LbvhBuilder, mesh_query_point, mesh_query_point_no_sign, mesh_query_ray,
+    mesh_winding_number,
 };
 use weft::prelude::*;
 use weft_examples::devices::devices;
@@ -263,8 +265,21 @@ fn winding_numbers_match_the_host_and_work_without_winding_data() {
                 "{dev}, point {i}: {w} against the host's {h}"
             );
         }
-        // Built on the device: no winding data, every face summed.
+        // Built on the device: winding data from the device's kernel (another
+        // tree, so other approximations), and without it every face summed.
         let built = DeviceMesh::build_on_device(&dm.points, &dm.faces).unwrap();
+        assert_eq!(built.winding.len(), built.nodes.len());
+        let mut w = Array::zeros(dev, [n]);
+        windings::launch(n, &built, &pa, 2.0, &mut w).unwrap();
+        for (i, w) in w.to_vec().into_iter().enumerate() {
+            assert!(
+                (w - exact[i]).abs() < 0.05,
+                "{dev}, device-built, point {i}: {w} against {}",
+                exact[i]
+            );
+        }
+        let mut plain = LbvhBuilder::new(dev);
+        let built = plain.build(&dm.points, &dm.faces).unwrap();
         assert_eq!(built.winding.len(), 0);
         for beta in [2.0, f32::INFINITY] {
             let mut w = Array::zeros(dev, [n]);
@@ -272,7 +287,7 @@ fn winding_numbers_match_the_host_and_work_without_winding_data() {
             for (i, w) in w.to_vec().into_iter().enumerate() {
                 assert!(
                     (w - exact[i]).abs() < 1e-4,
-                    "{dev}, device-built, point {i}: {w} against {}",
+                    "{dev}, no winding data, point {i}: {w} against {}",
                     exact[i]
                 );
             }
@@ -293,22 +308,93 @@ fn winding_numbers_match_the_host_and_work_without_winding_data() {
 }
 
 #[test]
-fn rebuilding_on_the_device_drops_stale_winding_data() {
+fn rebuilds_compute_winding_data_or_drop_it() {
     let mesh = generate::icosphere(1.0, 2);
+    let p0 = [Vec3::ZERO, Vec3::splat(2.0), Vec3::new(0.3, -0.2, 0.5)];
     for dev in devices() {
+        let p = Array::from_slice(dev, &p0);
         let mut dm = DeviceMesh::new(dev, &mesh).unwrap();
         assert_eq!(dm.winding.len(), dm.nodes.len());
-        let mut builder = weft::geom::LbvhBuilder::new(dev);
+        let mut builder = LbvhBuilder::new(dev);
         builder.rebuild(&mut dm).unwrap();
-        assert_eq!(dm.winding.len(), 0, "{dev}");
-        let p = Array::from_slice(dev, &[Vec3::ZERO, Vec3::splat(2.0)]);
-        let mut w = Array::zeros(dev, [2]);
-        windings::launch(2, &dm, &p, 2.0, &mut w).unwrap();
-        let w = w.to_vec();
-        assert!(
-            (w[0] - 1.0).abs() < 1e-4 && w[1].abs() < 1e-4,
-            "{dev}: {w:?}"
-        );
+        assert_eq!(dm.winding.len(), 0, "{dev}: the host tree's data is stale");
+        builder.set_winding(true);
+        builder.rebuild(&mut dm).unwrap();
+        assert_eq!(dm.winding.len(), dm.nodes.len(), "{dev}");
+        for _ in 0..2 {
+            let mut w = Array::zeros(dev, [3]);
+            windings::launch(3, &dm, &p, 2.0, &mut w).unwrap();
+            let w = w.to_vec();
+            // (The linear BVH's far-field approximation at β = 2 is coarser than
+            // the SAH tree's: 1.05 at the centre.)
+            assert!(
+                (w[0] - 1.0).abs() < 0.1 && w[1].abs() < 0.1 && (w[2] - 1.0).abs() < 0.1,
+                "{dev}: {w:?}"
+            );
+            builder.rebuild(&mut dm).unwrap(); // again: counters reset
+        }
+    }
+}
+
+#[test]
+fn the_winding_kernel_computes_the_hosts_data() {
+    for (name, mesh) in closed_meshes() {
+        for dev in devices() {
+            let dm = DeviceMesh::new(dev, &mesh).unwrap();
+            let nodes = dm.nodes.len();
+            let mut visits = Array::zeros(dev, [nodes]);
+            let mut out = Array::zeros(dev, [nodes]);
+            winding_climb::launch(
+                nodes,
+                &dm.nodes,
+                &dm.parents,
+                &dm.tris,
+                &mut visits,
+                &mut out,
+            )
+            .unwrap();
+            let scale = dm.winding.to_vec()[0].radius;
+            for (i, (g, h)) in out.to_vec().iter().zip(dm.winding.to_vec()).enumerate() {
+                let what = format!("{name} on {dev}, node {i}");
+                let close = |a: f32, b: f32, s: f32| (a - b).abs() <= 1e-4 * s.max(b.abs());
+                let close3 = |a: Vec3, b: Vec3, s: f32| {
+                    (a - b).abs().max_element() <= 1e-4 * s.max(b.abs().max_element())
+                };
+                assert!(
+                    close3(g.center, h.center, scale),
+                    "{what}: centre {} against {}",
+                    g.center,
+                    h.center
+                );
+                assert!(
+                    close(g.radius, h.radius, scale),
+                    "{what}: radius {} against {}",
+                    g.radius,
+                    h.radius
+                );
+                assert!(
+                    close(g.area, h.area, h.area),
+                    "{what}: area {} against {}",
+                    g.area,
+                    h.area
+                );
+                assert!(
+                    close3(g.area_normal, h.area_normal, h.area),
+                    "{what}: vector area {} against {}",
+                    g.area_normal,
+                    h.area_normal
+                );
+                let m = h.area * h.radius;
+                for c in 0..3 {
+                    assert!(
+                        close3(g.moment.col(c), h.moment.col(c), m),
+                        "{what}: moment {} against {}",
+                        g.moment,
+                        h.moment
+                    );
+                }
+            }
+        }
     }
 }
 

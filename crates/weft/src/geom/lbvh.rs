@@ -7,6 +7,7 @@ use super::lbvh_kernels::{
     PASSES, RADIX_BITS, TILE, lbvh_bounds, lbvh_chain_len, lbvh_chain_place, lbvh_digit_counts,
     lbvh_hierarchy, lbvh_merge_slots, lbvh_morton, lbvh_nodes, lbvh_reset, lbvh_scatter,
 };
+use super::winding_build::winding_climb;
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
 
@@ -85,6 +86,10 @@ pub struct LbvhBuilder {
     pos: Array<u32>,
     /// Visit counters of the bottom-up pass.
     visits: Array<u32>,
+    /// Whether builds compute the mesh's winding data.
+    winding: bool,
+    /// Visit counters of the winding pass, one per node.
+    winding_visits: Array<u32>,
     /// The face count the scratch is sized for.
     faces: usize,
 }
@@ -135,8 +140,25 @@ impl LbvhBuilder {
             parent: z(),
             pos: z(),
             visits: z(),
+            winding: false,
+            winding_visits: z(),
             faces: usize::MAX,
         }
+    }
+
+    /// Whether [`LbvhBuilder::build`] and [`LbvhBuilder::rebuild`] also compute
+    /// [`DeviceMesh::winding`] (one more launch: a thread per node, bottom-up), so
+    /// that [`mesh_query_point`](super::mesh_query_point) and
+    /// [`mesh_winding_number`](super::mesh_winding_number) can use far-field
+    /// approximations instead of summing every face. Off by default: a tree
+    /// rebuilt every step for ray casts and unsigned queries does not need it.
+    pub fn set_winding(&mut self, on: bool) {
+        self.winding = on;
+    }
+
+    /// Whether builds compute winding data ([`LbvhBuilder::set_winding`]).
+    pub fn winding(&self) -> bool {
+        self.winding
     }
 
     /// The device the builder builds on.
@@ -224,13 +246,13 @@ impl LbvhBuilder {
                 other_device: mesh.points.device(),
             });
         }
-        if !mesh.winding.is_empty() {
-            // Computed for the previous tree; the new one has none.
-            mesh.winding = Array::try_zeros(self.device, [0])?;
-        }
         if mesh.num_faces() == 0 {
             if mesh.nodes.len() != 1 {
                 (mesh.nodes, mesh.prims, mesh.parents, mesh.tris) = empty_tree(self.device)?;
+            }
+            if !mesh.winding.is_empty() {
+                // Computed for the previous tree (an empty mesh needs none).
+                mesh.winding = Array::try_zeros(self.device, [0])?;
             }
             return Ok(());
         }
@@ -279,9 +301,14 @@ impl LbvhBuilder {
         if mesh.tris.len() != 3 * n {
             mesh.tris = Array::try_zeros(device, [3 * n])?;
         }
-        if !mesh.winding.is_empty() {
-            // Computed for the previous tree; the new one has none.
-            mesh.winding = Array::try_zeros(device, [0])?;
+        // Winding data for the new tree, or none (data of the previous tree would
+        // be wrong for it).
+        let winding = if self.winding { nodes } else { 0 };
+        if mesh.winding.len() != winding {
+            mesh.winding = Array::try_zeros(device, [winding])?;
+        }
+        if self.winding_visits.len() != winding {
+            self.winding_visits = Array::try_zeros(device, [winding])?;
         }
         if self.faces == n {
             return Ok(());
@@ -417,7 +444,20 @@ impl LbvhBuilder {
             &mut mesh.parents,
             &mut mesh.tris,
         )?;
-        mark("boxes")
+        mark("boxes")?;
+        if self.winding {
+            self.winding_visits.try_fill(0)?;
+            winding_climb::launch(
+                mesh.nodes.len(),
+                &mesh.nodes,
+                &mesh.parents,
+                &mesh.tris,
+                &mut self.winding_visits,
+                &mut mesh.winding,
+            )?;
+            mark("winding")?;
+        }
+        Ok(())
     }
 
     /// Sorts `(keys, vals)` by key, stably, [`PASSES`] passes of [`RADIX_BITS`]
@@ -484,9 +524,12 @@ fn check_faces(mesh: &DeviceMesh, bad_index: u32, bad_point: u32) -> Result<(), 
 
 impl DeviceMesh {
     /// A mesh of `points` and `faces` (three vertex indices per face) with its BVH
-    /// built on their device ([`LbvhBuilder::build`] with a builder used once; keep
-    /// an [`LbvhBuilder`] to rebuild without allocating).
+    /// and winding data built on their device ([`LbvhBuilder::build`] with a
+    /// builder used once, [`LbvhBuilder::set_winding`] on; keep an [`LbvhBuilder`]
+    /// to rebuild without allocating).
     pub fn build_on_device(points: &Array<Vec3>, faces: &Array<u32>) -> Result<Self, Error> {
-        LbvhBuilder::new(points.device()).build(points, faces)
+        let mut builder = LbvhBuilder::new(points.device());
+        builder.set_winding(true);
+        builder.build(points, faces)
     }
 }

@@ -55,6 +55,9 @@ pub mod point_batch;
 mod query;
 mod ray;
 mod winding;
+/// The kernel of [`LbvhBuilder::set_winding`] (public for tests of its PTX).
+#[doc(hidden)]
+pub mod winding_build;
 
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
 pub use closest::{
