@@ -39,6 +39,11 @@
 //! ```
 
 mod aabb;
+mod bvh;
+mod bvh_query;
+/// The kernel of [`DeviceBvh::refit`] (public for tests of its PTX).
+#[doc(hidden)]
+pub mod bvh_refit;
 mod closest;
 mod grid;
 /// The kernels of [`DeviceHashGrid::build`] (public for tests of their PTX).
@@ -55,6 +60,10 @@ pub mod point_batch;
 mod ray;
 
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
+pub use bvh::DeviceBvh;
+pub use bvh_query::{
+    BvhQuery, bvh_query_aabb, bvh_query_aabb_next, bvh_query_ray, bvh_query_ray_next, bvh_ray_box,
+};
 pub use closest::{
     closest_point_triangle, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
     point_order, point_triangle_distance_sq,
