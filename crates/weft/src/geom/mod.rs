@@ -1,5 +1,10 @@
 //! Geometry queries inside kernels: a triangle mesh with its BVH as a kernel
-//! structure ([`DeviceMesh`]) and funcs that traverse it on every back end.
+//! structure ([`DeviceMesh`]) and funcs that traverse it on every back end —
+//! complete queries ([`mesh_query_ray`], [`mesh_query_point`],
+//! [`mesh_query_point_no_sign`]), their searches alone, winding numbers
+//! ([`mesh_winding_number`]) and box queries ([`mesh_query_aabb`]); a BVH over any
+//! boxes ([`DeviceBvh`], [`bvh_query_aabb`], [`bvh_query_ray`]); and hashed grids
+//! over points ([`DeviceHashGrid`], [`hash_grid_query`]).
 //!
 //! The ray and closest-point searches walk down to the nearer child first and keep
 //! the farther one on a stack (a local array), skipping it when
@@ -39,6 +44,11 @@
 //! ```
 
 mod aabb;
+mod bvh;
+mod bvh_query;
+/// The kernel of [`DeviceBvh::refit`] (public for tests of its PTX).
+#[doc(hidden)]
+pub mod bvh_refit;
 mod closest;
 mod grid;
 /// The kernels of [`DeviceHashGrid::build`] (public for tests of their PTX).
@@ -60,6 +70,10 @@ mod winding;
 pub mod winding_build;
 
 pub use aabb::{MeshAabbQuery, boxes_overlap, mesh_query_aabb, mesh_query_aabb_next};
+pub use bvh::DeviceBvh;
+pub use bvh_query::{
+    BvhQuery, bvh_query_aabb, bvh_query_aabb_next, bvh_query_ray, bvh_query_ray_next, bvh_ray_box,
+};
 pub use closest::{
     closest_point_triangle, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
     point_order, point_triangle_distance_sq,
