@@ -25,7 +25,10 @@ use weft::geom::{
 };
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
-use weft_examples::mesh_workload::{EYE, TENTH, Workload, camera_rays, cast_rays, closest_points};
+use weft_examples::mesh_workload::{
+    EYE, TENTH, Workload, bvh_box_counts, camera_rays, cast_rays, closest_points, item_boxes,
+    signed_distances,
+};
 use weft_examples::particles::integrate;
 
 const DT: f32 = 1.0 / 600.0;
@@ -104,6 +107,8 @@ fn main() {
             ("cast_rays", cast_rays::PTX),
             ("camera_rays", camera_rays::PTX),
             ("closest_points", closest_points::PTX),
+            ("signed_distances", signed_distances::PTX),
+            ("bvh_box_counts", bvh_box_counts::PTX),
             (
                 "closest_first_pass",
                 weft::geom::point_batch::closest_first_pass::PTX,
@@ -195,6 +200,36 @@ fn main() {
             format!("{:.3} ms, {:.0} M/s", cp * 1e3, m as f64 / cp / 1e6),
         ));
     }
+    // Signed distances: the closest point and the winding number's sign.
+    let mut sd = Array::zeros(dev, [m]);
+    signed_distances::launch(m, &mesh, &pts, tenth, &mut sd).unwrap();
+    let st = time(dev, 10, || {
+        signed_distances::launch(m, &mesh, &pts, tenth, &mut sd).unwrap()
+    });
+    rows.push((
+        "mesh 327,680 tris: signed distances within 10 % (1M, mesh_query_point)".into(),
+        format!("{:.3} ms, {:.0} M/s", st * 1e3, m as f64 / st / 1e6),
+    ));
+    // A generic BVH over 1M boxes (half-width 0.01 around the points): box
+    // queries of half-width 0.05, and a refit.
+    let host_pts = pts.to_vec();
+    let (lo, hi) = item_boxes(&host_pts, 0.01);
+    let mut bvh = weft::geom::DeviceBvh::new(dev, &lo, &hi).unwrap();
+    let mut counts = Array::zeros(dev, [m]);
+    bvh_box_counts::launch(m, &bvh, &pts, 0.05, &mut counts).unwrap();
+    let bq = time(dev, 10, || {
+        bvh_box_counts::launch(m, &bvh, &pts, 0.05, &mut counts).unwrap()
+    });
+    rows.push((
+        "DeviceBvh 1M boxes: bvh_query_aabb (1M boxes)".into(),
+        format!("{:.3} ms, {:.0} M/s", bq * 1e3, m as f64 / bq / 1e6),
+    ));
+    bvh.refit().unwrap();
+    let rf = time(dev, 20, || bvh.refit().unwrap());
+    rows.push((
+        "DeviceBvh 1M boxes: refit".into(),
+        format!("{:.3} ms", rf * 1e3),
+    ));
 
     closest_batches(dev, &mut rows, "", &mesh, &pts);
     // `WEFT_TREES=cost/leaf,...`: the same queries on host SAH trees built with

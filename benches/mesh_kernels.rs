@@ -2,7 +2,8 @@
 //! GPU benchmark's workload (`weft_examples::mesh_workload`: the 327,680-triangle
 //! sphere, points and rays around it), with 2^18 queries, each next to the same
 //! queries through the host API (`weft_geom::MeshBvh`, rows `host_*`; its own
-//! benchmark, on another workload, is `crates/weft-geom/benches/mesh_queries.rs`).
+//! benchmark, on another workload, is `crates/weft-geom/benches/mesh_queries.rs`);
+//! and a `DeviceBvh` over 2^18 small boxes around the points (box queries, refit).
 //!
 //! ```sh
 //! cargo bench --bench mesh_kernels
@@ -13,9 +14,13 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
+use weft::geom::DeviceBvh;
 use weft::geom::{ClosestPoints, DeviceMesh};
 use weft::prelude::*;
-use weft_examples::mesh_workload::{EYE, TENTH, Workload, camera_rays, cast_rays, closest_points};
+use weft_examples::mesh_workload::{
+    EYE, TENTH, Workload, bvh_box_counts, camera_rays, cast_rays, closest_points, item_boxes,
+    signed_distances,
+};
 
 const QUERIES: usize = 1 << 18;
 const WIDTH: usize = 512;
@@ -73,6 +78,23 @@ fn bench(c: &mut Criterion) {
             b.iter(|| host.closest_points(&w.origins, max_dist))
         });
     }
+    let mut sd = Array::zeros(dev, [QUERIES]);
+    g.bench_function("signed_distance_max_dist_10pct", |b| {
+        b.iter(|| signed_distances::launch(QUERIES, &mesh, &o, TENTH, &mut sd).unwrap())
+    });
+    g.bench_function("host_signed_distance_max_dist_10pct", |b| {
+        b.iter(|| host.closest_points_signed(&w.origins, TENTH))
+    });
+
+    // A BVH over 2^18 boxes (half-width 0.01 around the query points), queried
+    // with boxes of half-width 0.05 around the same points, and refitted.
+    let (lo, hi) = item_boxes(&w.origins, 0.01);
+    let mut bvh = DeviceBvh::new(dev, &lo, &hi).unwrap();
+    let mut counts = Array::zeros(dev, [QUERIES]);
+    g.bench_function("bvh_query_aabb", |b| {
+        b.iter(|| bvh_box_counts::launch(QUERIES, &bvh, &o, 0.05, &mut counts).unwrap())
+    });
+    g.bench_function("bvh_refit", |b| b.iter(|| bvh.refit().unwrap()));
     g.finish();
 }
 

@@ -4,7 +4,8 @@
 //! query it.
 
 use weft::geom::{
-    DeviceMesh, closest_point_triangle, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+    BvhQuery, DeviceBvh, DeviceMesh, bvh_query_aabb, bvh_query_aabb_next, closest_point_triangle,
+    mesh_query_point, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;
 
@@ -97,4 +98,42 @@ pub fn closest_points(mesh: &DeviceMesh, p: &Array<Vec3>, max_dist: f32, q: &mut
         c = point;
     }
     q[i] = c;
+}
+
+/// `d[i]`: the signed distance from `p[i]` to `mesh` (negative inside, by winding
+/// number) through [`mesh_query_point`], or `max_dist` beyond it.
+#[weft::kernel]
+pub fn signed_distances(mesh: &DeviceMesh, p: &Array<Vec3>, max_dist: f32, d: &mut Array<f32>) {
+    let i = tid();
+    let (found, q, _f, _u, _v, sign) = mesh_query_point(mesh, p[i], max_dist);
+    let mut s = max_dist;
+    if found {
+        s = sign * length(q - p[i]);
+    }
+    d[i] = s;
+}
+
+/// `n[i]`: how many items of `bvh` overlap the cube of half-width `h` around
+/// `p[i]`.
+#[weft::kernel]
+pub fn bvh_box_counts(bvh: &DeviceBvh, p: &Array<Vec3>, h: f32, n: &mut Array<i32>) {
+    let i = tid();
+    let lo = p[i] - Vec3::splat(h);
+    let hi = p[i] + Vec3::splat(h);
+    let mut k = 0;
+    let mut q = bvh_query_aabb(bvh, lo, hi);
+    while q.item >= 0 {
+        k += 1;
+        q = bvh_query_aabb_next(bvh, q, lo, hi);
+    }
+    n[i] = k;
+}
+
+/// The benchmark's generic BVH items: a box of half-width `h` around each of
+/// `points`.
+pub fn item_boxes(points: &[Vec3], h: f32) -> (Vec<Vec3>, Vec<Vec3>) {
+    (
+        points.iter().map(|p| *p - Vec3::splat(h)).collect(),
+        points.iter().map(|p| *p + Vec3::splat(h)).collect(),
+    )
 }
