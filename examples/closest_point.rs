@@ -1,56 +1,28 @@
-//! A slice of a mesh's signed distance field, computed in a kernel with the BVH
-//! queries of `weft::geom`: the closest point on the mesh gives the distance, and
-//! the parity of ray crossings (first-hit queries repeated along +x) gives the
-//! sign. Writes `out/closest_point.png` (blue inside, orange outside, iso-lines
-//! every 0.05) and prints queries per second. Runs on the GPU when one is present.
+//! A slice of a mesh's signed distance field, computed in a kernel with
+//! `weft::geom::mesh_query_point`: the closest point on the mesh gives the
+//! distance, the generalized winding number the sign. Writes
+//! `out/closest_point.png` (blue inside, orange outside, iso-lines every 0.05) and
+//! prints queries per second. Runs on the GPU when one is present.
 //!
 //! Run: `cargo run --release --example closest_point [-- --size 768 --cpu]`
 
 use std::time::Instant;
 
-use weft::geom::{
-    DeviceMesh, closest_point_triangle, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
-};
+use weft::geom::{DeviceMesh, mesh_query_point};
 use weft::prelude::*;
 
 /// Signed distance to the mesh at each pixel of the plane `y = 0`, `x, z` in
-/// `-extent..extent`; negative inside (odd number of crossings along +x).
+/// `-extent..extent`; negative inside.
 #[weft::kernel]
 fn sdf_slice(mesh: &DeviceMesh, extent: f32, width: i32, sdf: &mut Array<f32>) {
     let (row, col) = tid();
     let x = ((col as f32 + 0.5) / width as f32 * 2.0 - 1.0) * extent;
     let z = (1.0 - (row as f32 + 0.5) / width as f32 * 2.0) * extent;
     let p = Vec3::new(x, 0.0, z);
-    let f = mesh_query_point_face(mesh, p, f32::INFINITY);
+    let (found, q, _face, _u, _v, sign) = mesh_query_point(mesh, p, f32::INFINITY);
     let mut d = f32::INFINITY;
-    if f >= 0 {
-        let a = mesh.points[mesh.faces[3 * f] as i32];
-        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
-        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
-        let (q, _w) = closest_point_triangle(p, a, b, c);
-        d = length(q - p);
-    }
-    // Count crossings along a slightly tilted +x ray (tilted so it does not run
-    // along edges of the axis-aligned tessellation).
-    let dir = normalize(Vec3::new(1.0, 0.0123, 0.0071));
-    let mut o = p;
-    let mut crossings = 0;
-    let mut more = true;
-    while more && crossings < 32 {
-        let h = mesh_query_ray_face(mesh, o, dir, 1.0e6);
-        if h < 0 {
-            more = false;
-        } else {
-            let a = mesh.points[mesh.faces[3 * h] as i32];
-            let b = mesh.points[mesh.faces[3 * h + 1] as i32];
-            let c = mesh.points[mesh.faces[3 * h + 2] as i32];
-            let (_hit, t, _u, _v) = ray_triangle(o, dir, a, b, c);
-            crossings += 1;
-            o = o + dir * (t + 1.0e-4);
-        }
-    }
-    if crossings % 2 == 1 {
-        d = -d;
+    if found {
+        d = sign * length(q - p);
     }
     sdf[row * width + col] = d;
 }
