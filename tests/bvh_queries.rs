@@ -280,15 +280,7 @@ fn assert_queries(what: &str, bvh: &DeviceBvh, lowers: &[Vec3], uppers: &[Vec3],
 
 /// The host BVH's arrays as kernels read them.
 fn host_nodes(bvh: &Bvh) -> Vec<BvhNode> {
-    bvh.nodes()
-        .iter()
-        .map(|n| BvhNode {
-            lower: n.lower,
-            left_or_first: n.left_or_first,
-            upper: n.upper,
-            right_or_count: n.right_or_count,
-        })
-        .collect()
+    bvh.nodes().iter().map(BvhNode::from).collect()
 }
 
 fn aabbs(lowers: &[Vec3], uppers: &[Vec3]) -> Vec<Aabb> {

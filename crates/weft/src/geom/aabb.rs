@@ -58,6 +58,20 @@ pub fn boxes_overlap(alo: Vec3, ahi: Vec3, blo: Vec3, bhi: Vec3) -> bool {
         && ahi.z >= blo.z
 }
 
+/// One step of a stackless walk climbing out of `node` (not the root) of a
+/// depth-first tree with parent links (the layout of [`BvhNode`]): `(right
+/// sibling, 1)` when `node` is a left child (walk down into the sibling next), else
+/// `(parent, 0)` (keep climbing).
+#[weft::func]
+pub fn climb_out(nodes: &Array<BvhNode>, parents: &Array<u32>, node: i32) -> (i32, i32) {
+    let parent = parents[node] as i32;
+    let mut out = (parent, 0);
+    if node == parent + 1 {
+        out = (nodes[parent].right_or_count as i32, 1);
+    }
+    out
+}
+
 /// The first face of `mesh` whose bounding box overlaps `lower..upper` (see
 /// [`MeshAabbQuery`]). Like `weft_geom::MeshBvh::aabb_query`, it tests face bounds:
 /// conservative, for contact generation.
@@ -113,13 +127,9 @@ pub fn mesh_query_aabb_next(
             if node == 0 {
                 break;
             }
-            let parent = mesh.parents[node] as i32;
-            if node == parent + 1 {
-                node = mesh.nodes[parent].right_or_count as i32;
-                down = 1;
-            } else {
-                node = parent;
-            }
+            let (next, into) = climb_out(mesh.nodes, mesh.parents, node);
+            node = next;
+            down = into;
         }
     }
     MeshAabbQuery {

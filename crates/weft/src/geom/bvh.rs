@@ -115,16 +115,7 @@ impl DeviceBvh {
     pub fn new(device: Device, lowers: &[Vec3], uppers: &[Vec3]) -> Result<Self, Error> {
         let boxes = item_boxes(lowers, uppers)?;
         let bvh = weft_geom::Bvh::build(&boxes);
-        let nodes: Vec<BvhNode> = bvh
-            .nodes()
-            .iter()
-            .map(|n| BvhNode {
-                lower: n.lower,
-                left_or_first: n.left_or_first,
-                upper: n.upper,
-                right_or_count: n.right_or_count,
-            })
-            .collect();
+        let nodes: Vec<BvhNode> = bvh.nodes().iter().map(BvhNode::from).collect();
         Ok(DeviceBvh {
             visits: Array::try_zeros(device, [nodes.len()])?,
             nodes: Array::try_from_slice(device, &nodes)?,

@@ -3,6 +3,8 @@
 //! the user's item boxes.
 
 #[allow(unused_imports)] // named by the generated code
+use super::aabb::climb_out;
+#[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceBvh, boxes_overlap};
 use crate::prelude::*;
 
@@ -178,13 +180,9 @@ fn bvh_query_step(
             if node == 0 {
                 break;
             }
-            let parent = bvh.parents[node] as i32;
-            if node == parent + 1 {
-                node = bvh.nodes[parent].right_or_count as i32;
-                down = 1;
-            } else {
-                node = parent;
-            }
+            let (next, into) = climb_out(bvh.nodes, bvh.parents, node);
+            node = next;
+            down = into;
         }
     }
     BvhQuery {

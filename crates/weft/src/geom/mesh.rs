@@ -16,6 +16,17 @@ pub struct BvhNode {
     pub right_or_count: u32,
 }
 
+impl From<&weft_geom::BvhNode> for BvhNode {
+    fn from(n: &weft_geom::BvhNode) -> Self {
+        BvhNode {
+            lower: n.lower,
+            left_or_first: n.left_or_first,
+            upper: n.upper,
+            right_or_count: n.right_or_count,
+        }
+    }
+}
+
 /// A triangle mesh and its BVH in one device's memory, for the queries of
 /// [`weft::geom`](crate::geom).
 #[weft::structure]
@@ -117,16 +128,7 @@ impl DeviceMesh {
                 ),
             });
         }
-        let nodes: Vec<BvhNode> = bvh
-            .nodes()
-            .iter()
-            .map(|n| BvhNode {
-                lower: n.lower,
-                left_or_first: n.left_or_first,
-                upper: n.upper,
-                right_or_count: n.right_or_count,
-            })
-            .collect();
+        let nodes: Vec<BvhNode> = bvh.nodes().iter().map(BvhNode::from).collect();
         let faces: Vec<u32> = mesh.indices().iter().flatten().copied().collect();
         let winding: Vec<WindingNode> = weft_geom::query::winding_nodes(mesh, bvh)
             .iter()

@@ -13,7 +13,7 @@ use super::{BvhNode, DeviceMesh, WindingNode};
 use crate::prelude::*;
 
 #[allow(unused_imports)] // named by the generated code
-use super::ray::tri_corner;
+use super::{aabb::climb_out, ray::tri_corner};
 
 /// Signed solid angle of triangle `(a, b, c)` seen from `q` (positive when `q` is
 /// behind the counter-clockwise front face), in `(-2π, 2π]` (Van Oosterom and
@@ -120,13 +120,9 @@ fn winding_sum_bits(mesh: &DeviceMesh, p: Vec3, beta: f32) -> u32 {
         } else if node == 0 {
             go = false;
         } else {
-            let parent = mesh.parents[node] as i32;
-            if node == parent + 1 {
-                node = mesh.nodes[parent].right_or_count as i32;
-                down = true;
-            } else {
-                node = parent;
-            }
+            let (next, into) = climb_out(mesh.nodes, mesh.parents, node);
+            node = next;
+            down = into == 1;
         }
     }
     f32_to_bits(sum)

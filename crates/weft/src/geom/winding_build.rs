@@ -17,6 +17,16 @@ use super::ray::tri_corner;
 use super::{BvhNode, DeviceMesh, WindingNode};
 use crate::prelude::*;
 
+/// The corners of the triangle in slot `k` of `tris` (a [`DeviceMesh::tris`]),
+/// its vector area (half the cross product) and centroid.
+#[weft::func]
+fn slot_triangle(tris: &Array<Vec4>, k: i32) -> (Vec3, Vec3, Vec3, Vec3, Vec3) {
+    let a = tri_corner(tris[3 * k]);
+    let b = tri_corner(tris[3 * k + 1]);
+    let c = tri_corner(tris[3 * k + 2]);
+    (a, b, c, 0.5 * cross(b - a, c - a), (a + b + c) / 3.0)
+}
+
 /// The winding data of the leaf whose triangles are in slots `first..first +
 /// count` of `tris` (a [`DeviceMesh::tris`]).
 #[weft::func]
@@ -27,11 +37,7 @@ pub fn leaf_winding(tris: &Array<Vec4>, first: i32, count: i32) -> WindingNode {
     let mut mean = Vec3::ZERO;
     let mut k = first;
     while k < first + count {
-        let a = tri_corner(tris[3 * k]);
-        let b = tri_corner(tris[3 * k + 1]);
-        let c = tri_corner(tris[3 * k + 2]);
-        let n = 0.5 * cross(b - a, c - a);
-        let centroid = (a + b + c) / 3.0;
+        let (_a, _b, _c, n, centroid) = slot_triangle(tris, k);
         let fa = length(n);
         area += fa;
         area_normal += n;
@@ -47,11 +53,7 @@ pub fn leaf_winding(tris: &Array<Vec4>, first: i32, count: i32) -> WindingNode {
     let mut radius_sq = 0.0;
     k = first;
     while k < first + count {
-        let a = tri_corner(tris[3 * k]);
-        let b = tri_corner(tris[3 * k + 1]);
-        let c = tri_corner(tris[3 * k + 2]);
-        let n = 0.5 * cross(b - a, c - a);
-        let centroid = (a + b + c) / 3.0;
+        let (a, b, c, n, centroid) = slot_triangle(tris, k);
         moment = moment + outer(n, centroid - center);
         radius_sq = max(radius_sq, length_sq(a - center));
         radius_sq = max(radius_sq, length_sq(b - center));
