@@ -1015,3 +1015,38 @@ fn stop_gradient_passes_values_and_blocks_gradients() {
         assert!(e.to_string().contains("func `plain_lookup`"), "{d:?}: {e}");
     }
 }
+
+/// A destructuring assignment in a loop: `(a, b) = (b, a x)` three times.
+#[weft::kernel]
+fn rotate_products(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let mut a = 1.0;
+    let mut b = x[i];
+    for _k in 0..3 {
+        (a, b) = (b, a * x[i]);
+    }
+    y[i] = a + 2.0 * b;
+}
+
+#[test]
+fn destructuring_assignment_is_differentiable() {
+    let n = 8;
+    let x0 = inputs(n, 31, -1.5, 1.5);
+    for d in weft_examples::devices::devices() {
+        let x = Array::from_slice(d, &x0).requires_grad();
+        let mut y = Array::zeros(d, [n]).requires_grad();
+        let mut tape = Tape::new();
+        tape.record(|| rotate_products::launch(n, &x, &mut y))
+            .unwrap();
+        tape.backward_from(&mut y, &vec![1.0; n]).unwrap();
+        // (a, b): (1, x) → (x, x) → (x, x²) → (x², x²): y = x² + 2 x², dy/dx = 6 x.
+        for ((g, y), x) in x.grad_to_vec().unwrap().iter().zip(y.to_vec()).zip(&x0) {
+            assert!((y - 3.0 * x * x).abs() < 1e-12, "{d:?}");
+            assert!(
+                (g - 6.0 * x).abs() < 1e-12,
+                "{d:?}: {g} against {}",
+                6.0 * x
+            );
+        }
+    }
+}

@@ -570,3 +570,50 @@ fn a_thread_fence_orders_writes_before_a_counter() {
     }
     assert!(last_one_sums::PTX.unwrap().contains("fence.acq_rel.gpu"));
 }
+
+/// `(a, b) = (b, a)` style swaps, nested tuples, `_`, struct fields and vector
+/// components as places, and a func's tuple result assigned to existing variables.
+#[weft::func]
+fn div_rem(a: i32, b: i32) -> (i32, i32) {
+    (a / b, a % b)
+}
+
+#[weft::kernel]
+fn destructuring(out: &mut Array<Vec4>, ints: &mut Array<IVec2>) {
+    let i = tid();
+    let mut a = i as f32;
+    let mut b = 10.0;
+    (a, b) = (b, a);
+    let mut v = Vec2::ZERO;
+    let mut w = 0.0;
+    ((v.x, w), _, v.y) = ((a + 1.0, b * 2.0), 7.0, -a);
+    let mut q = 0;
+    let mut r = 0;
+    (q, r) = div_rem(i as i32 + 17, 5);
+    let mut k = 0;
+    while k < 3 {
+        (q, r) = (r, q + r);
+        k += 1;
+    }
+    out[i] = Vec4::new(a, b, v.x + v.y, w);
+    ints[i] = IVec2::new(q, r);
+}
+
+#[test]
+fn destructuring_assignment() {
+    for d in devices() {
+        let n = 6;
+        let mut out = Array::zeros(d, [n]);
+        let mut ints = Array::zeros(d, [n]);
+        destructuring::launch(n, &mut out, &mut ints).unwrap();
+        for (i, (o, v)) in out.to_vec().into_iter().zip(ints.to_vec()).enumerate() {
+            let (a, b) = (10.0, i as f32);
+            assert_eq!(o, Vec4::new(a, b, (a + 1.0) - a, b * 2.0), "{d:?} {i}");
+            let (mut q, mut r) = ((i as i32 + 17) / 5, (i as i32 + 17) % 5);
+            for _ in 0..3 {
+                (q, r) = (r, q + r);
+            }
+            assert_eq!(v, IVec2::new(q, r), "{d:?} {i}");
+        }
+    }
+}

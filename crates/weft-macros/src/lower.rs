@@ -474,6 +474,9 @@ impl<'e> Lower<'e> {
         rhs: &syn::Expr,
         span: Span,
     ) -> Result<()> {
+        if let syn::Expr::Tuple(t) = lhs {
+            return self.assign_tuple(t, op, rhs);
+        }
         let place = self.place(lhs)?;
         let value = self.expr(rhs)?;
         if let Place::Var(v) = &place {
@@ -488,6 +491,62 @@ impl<'e> Lower<'e> {
             }
         };
         self.write_place(&place, value, span)
+    }
+
+    /// `(a, b, _) = value;`: destructuring assignment of a tuple value to places
+    /// (any nesting; `_` discards an element). The value is computed before any
+    /// place is written, as in Rust.
+    fn assign_tuple(
+        &mut self,
+        t: &syn::ExprTuple,
+        op: Option<BinOp>,
+        rhs: &syn::Expr,
+    ) -> Result<()> {
+        if op.is_some() {
+            return err(
+                t.span(),
+                "compound assignment (`+=`, …) to a tuple is not supported; assign the elements one by one",
+            );
+        }
+        let value = self.expr(rhs)?;
+        self.write_tuple(t, value)
+    }
+
+    /// Writes the elements of tuple `value` to the places of `t`.
+    fn write_tuple(&mut self, t: &syn::ExprTuple, value: ValueId) -> Result<()> {
+        let vt = self.b.ty(value).clone();
+        let Type::Tuple(parts) = &vt else {
+            return err(
+                t.span(),
+                format!("cannot assign a value of type `{vt}` to a tuple of places"),
+            );
+        };
+        if parts.len() != t.elems.len() {
+            return err(
+                t.span(),
+                format!(
+                    "expected a tuple of {} elements, found {}",
+                    parts.len(),
+                    t.elems.len()
+                ),
+            );
+        }
+        for (i, e) in t.elems.iter().enumerate() {
+            let part = self.b.extract(value, i as u32, e.span())?;
+            match e {
+                syn::Expr::Infer(_) => {}
+                syn::Expr::Tuple(inner) => self.write_tuple(inner, part)?,
+                _ => {
+                    let place = self.place(e)?;
+                    if let Place::Var(v) = &place {
+                        let t = self.b.ty(part).clone();
+                        self.b.retype_flex_var(*v, &t);
+                    }
+                    self.write_place(&place, part, e.span())?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// If `e` is `a[i]`, `a[i][j]`, … on an array, returns the array value and indices.

@@ -72,6 +72,24 @@ pub fn climb_out(nodes: &Array<BvhNode>, parents: &Array<u32>, node: i32) -> (i3
     out
 }
 
+/// One step down of a stackless box walk at `node` (its record `n`) whose box
+/// test gave `hit`: the walk's next `(node, down, slot, end)` — a miss climbs out
+/// of `node`, a leaf hands out its slots `slot..end` and then climbs, an inner
+/// node is entered through its left child (`node + 1`).
+#[weft::func]
+pub fn walk_down(n: BvhNode, node: i32, hit: bool) -> (i32, i32, i32, i32) {
+    let leaf_bit = 1u32 << 31;
+    let rc = n.right_or_count;
+    let mut out = (node + 1, 1, 0, 0);
+    if !hit {
+        out = (node, 0, 0, 0);
+    } else if (rc & leaf_bit) != 0 {
+        let first = n.left_or_first as i32;
+        out = (node, 0, first, first + (rc & !leaf_bit) as i32);
+    }
+    out
+}
+
 /// The first face of `mesh` whose bounding box overlaps `lower..upper` (see
 /// [`MeshAabbQuery`]). Like `weft_geom::MeshBvh::aabb_query`, it tests face bounds:
 /// conservative, for contact generation.
@@ -113,23 +131,14 @@ pub fn mesh_query_aabb_next(
                 break;
             }
         } else if down == 1 {
-            let rc = mesh.nodes[node].right_or_count;
-            if !boxes_overlap(mesh.nodes[node].lower, mesh.nodes[node].upper, lower, upper) {
-                down = 0;
-            } else if (rc & leaf_bit) != 0 {
-                slot = mesh.nodes[node].left_or_first as i32;
-                end = slot + (rc & !leaf_bit) as i32;
-                down = 0;
-            } else {
-                node += 1;
-            }
+            let n = mesh.nodes[node];
+            let hit = boxes_overlap(n.lower, n.upper, lower, upper);
+            (node, down, slot, end) = walk_down(n, node, hit);
         } else {
             if node == 0 {
                 break;
             }
-            let (next, into) = climb_out(mesh.nodes, mesh.parents, node);
-            node = next;
-            down = into;
+            (node, down) = climb_out(mesh.nodes, mesh.parents, node);
         }
     }
     MeshAabbQuery {

@@ -3,7 +3,7 @@
 //! the user's item boxes.
 
 #[allow(unused_imports)] // named by the generated code
-use super::aabb::climb_out;
+use super::aabb::{climb_out, walk_down};
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceBvh, boxes_overlap};
 use crate::prelude::*;
@@ -166,23 +166,13 @@ fn bvh_query_step(
             }
         } else if down == 1 {
             let n = bvh.nodes[node];
-            let rc = n.right_or_count;
-            if !bvh_query_hit(n.lower, n.upper, ray, a, b, t_max) {
-                down = 0;
-            } else if (rc & leaf_bit) != 0 {
-                slot = n.left_or_first as i32;
-                end = slot + (rc & !leaf_bit) as i32;
-                down = 0;
-            } else {
-                node += 1;
-            }
+            let hit = bvh_query_hit(n.lower, n.upper, ray, a, b, t_max);
+            (node, down, slot, end) = walk_down(n, node, hit);
         } else {
             if node == 0 {
                 break;
             }
-            let (next, into) = climb_out(bvh.nodes, bvh.parents, node);
-            node = next;
-            down = into;
+            (node, down) = climb_out(bvh.nodes, bvh.parents, node);
         }
     }
     BvhQuery {
