@@ -640,6 +640,7 @@ fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
     for dev in weft_examples::devices::devices() {
         let mesh = DeviceMesh {
             points: Array::from_slice(dev, &corners),
+            velocities: Array::zeros(dev, [0]),
             faces: Array::from_slice(dev, &faces),
             nodes: Array::from_slice(dev, &nodes),
             prims: Array::from_slice(dev, &prims),

@@ -6,8 +6,8 @@
 
 use weft::geom::winding_build::winding_climb;
 use weft::geom::{
-    DeviceMesh, LbvhBuilder, mesh_query_point, mesh_query_point_no_sign, mesh_query_ray,
-    mesh_winding_number,
+    DeviceMesh, LbvhBuilder, mesh_eval_position, mesh_eval_velocity, mesh_query_point,
+    mesh_query_point_no_sign, mesh_query_ray, mesh_winding_number,
 };
 use weft::prelude::*;
 use weft_examples::devices::devices;
@@ -25,6 +25,8 @@ fn rays(
     tuv: &mut Array<Vec3>,
     normal: &mut Array<Vec3>,
     sign: &mut Array<f32>,
+    evals: &mut Array<Vec3>,
+    velocities: &mut Array<Vec3>,
 ) {
     let i = tid();
     let (hit, t, u, v, f, n, s) = mesh_query_ray(mesh, o[i], d[i], max_t);
@@ -35,6 +37,12 @@ fn rays(
     tuv[i] = Vec3::new(t, u, v);
     normal[i] = n;
     sign[i] = s;
+    evals[i] = Vec3::ZERO;
+    velocities[i] = Vec3::ZERO;
+    if hit {
+        evals[i] = mesh_eval_position(mesh, f, u, v);
+        velocities[i] = mesh_eval_velocity(mesh, f, u, v);
+    }
 }
 
 /// Everything `mesh_query_point` returns, per point, and whether
@@ -80,8 +88,16 @@ fn vec3s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<Vec3> {
         .collect()
 }
 
-/// What `rays` writes, read back: face (-1 none), `(t, u, v)`, normal, sign.
-type RayResults = (Vec<i32>, Vec<Vec3>, Vec<Vec3>, Vec<f32>);
+/// What `rays` writes, read back: face (-1 none), `(t, u, v)`, normal, sign,
+/// `mesh_eval_position` and `mesh_eval_velocity` there.
+type RayResults = (
+    Vec<i32>,
+    Vec<Vec3>,
+    Vec<Vec3>,
+    Vec<f32>,
+    Vec<Vec3>,
+    Vec<Vec3>,
+);
 
 /// Runs [`rays`] on the mesh's device.
 fn run_rays(dm: &DeviceMesh, o: &[Vec3], d: &[Vec3], max_t: f32) -> RayResults {
@@ -91,6 +107,8 @@ fn run_rays(dm: &DeviceMesh, o: &[Vec3], d: &[Vec3], max_t: f32) -> RayResults {
     let mut tuv = Array::zeros(dev, [n]);
     let mut normal = Array::zeros(dev, [n]);
     let mut sign = Array::zeros(dev, [n]);
+    let mut evals = Array::zeros(dev, [n]);
+    let mut velocities = Array::zeros(dev, [n]);
     rays::launch(
         n,
         dm,
@@ -101,9 +119,18 @@ fn run_rays(dm: &DeviceMesh, o: &[Vec3], d: &[Vec3], max_t: f32) -> RayResults {
         &mut tuv,
         &mut normal,
         &mut sign,
+        &mut evals,
+        &mut velocities,
     )
     .unwrap();
-    (face.to_vec(), tuv.to_vec(), normal.to_vec(), sign.to_vec())
+    (
+        face.to_vec(),
+        tuv.to_vec(),
+        normal.to_vec(),
+        sign.to_vec(),
+        evals.to_vec(),
+        velocities.to_vec(),
+    )
 }
 
 /// What `points` writes, read back: face (-1 none), closest point, `(u, v)`,
@@ -155,9 +182,12 @@ fn ray_queries_match_brute_force() {
     let o = vec3s(n, 1, -2.0, 2.0);
     let d = vec3s(n, 2, -1.0, 1.0);
     for (name, mesh) in closed_meshes() {
+        // A linear velocity field, which interpolation reproduces.
+        let vel: Vec<Vec3> = mesh.points().iter().map(|p| 2.0 * *p + Vec3::X).collect();
+        let mesh = mesh.with_velocities(vel).unwrap();
         for dev in devices() {
             let dm = DeviceMesh::new(dev, &mesh).unwrap();
-            let (face, tuv, normal, sign) = run_rays(&dm, &o, &d, 10.0);
+            let (face, tuv, normal, sign, evals, velocities) = run_rays(&dm, &o, &d, 10.0);
             let mut hits = 0;
             for i in 0..n {
                 let what = format!("{name} on {dev}, ray {i}");
@@ -185,10 +215,30 @@ fn ray_queries_match_brute_force() {
                 );
                 let [a, bb, c] = mesh.triangle(face[i] as usize);
                 let (u, v) = (tuv[i].y, tuv[i].z);
-                let hit = a + u * (bb - a) + v * (c - a);
+                let hit = u * a + v * bb + (1.0 - u - v) * c;
                 assert!(
                     (hit - (o[i] + t * d[i])).length() < 1e-4,
                     "{what}: barycentrics"
+                );
+                if face[i] as u32 == b.face {
+                    // The host's convention too (its ray test is another one).
+                    assert!(
+                        (u - b.u).abs() < 1e-3 && (v - b.v).abs() < 1e-3,
+                        "{what}: (u, v) ({u}, {v}) against the host's ({}, {})",
+                        b.u,
+                        b.v
+                    );
+                }
+                assert!(
+                    (evals[i] - hit).length() < 1e-5,
+                    "{what}: mesh_eval_position {} against {hit}",
+                    evals[i]
+                );
+                let vel = 2.0 * hit + Vec3::X;
+                assert!(
+                    (velocities[i] - vel).length() < 1e-4,
+                    "{what}: mesh_eval_velocity {} against {vel}",
+                    velocities[i]
                 );
                 let nrm = (bb - a).cross(c - a).normalize();
                 assert!(
@@ -201,6 +251,24 @@ fn ray_queries_match_brute_force() {
             }
             assert!(hits > n / 25, "{name}: only {hits} hits");
         }
+    }
+}
+
+#[test]
+fn a_mesh_without_velocities_is_static() {
+    let mesh = generate::icosphere(1.0, 2);
+    let o = vec3s(200, 7, -0.5, 0.5);
+    let d = vec3s(200, 8, -1.0, 1.0);
+    for dev in devices() {
+        let dm = DeviceMesh::new(dev, &mesh).unwrap();
+        assert_eq!(dm.velocities.len(), 0);
+        let (face, _tuv, _n, _s, evals, velocities) = run_rays(&dm, &o, &d, 10.0);
+        assert!(face.iter().all(|&f| f >= 0), "{dev}: rays from inside hit");
+        assert!(
+            evals.iter().all(|p| (p.length() - 1.0).abs() < 0.05),
+            "{dev}"
+        );
+        assert!(velocities.iter().all(|v| *v == Vec3::ZERO), "{dev}");
     }
 }
 
@@ -250,7 +318,7 @@ fn point_queries_match_brute_force_and_exact_winding_numbers() {
                         b.distance
                     );
                     let [a, bb, c] = mesh.triangle(face[i] as usize);
-                    let q = a + uv[i].x * (bb - a) + uv[i].y * (c - a);
+                    let q = uv[i].x * a + uv[i].y * bb + (1.0 - uv[i].x - uv[i].y) * c;
                     assert!(
                         (q - closest[i]).length() < 1e-5,
                         "{what}: barycentrics give {q}, closest {}",
@@ -421,7 +489,7 @@ fn the_winding_kernel_computes_the_hosts_data() {
     }
 }
 
-/// Sum of the hit distances and barycentrics, and of the closest points'
+/// Sum of the hit distances, barycentrics and points, and of the closest points'
 /// coordinates weighted by (1, 2, 3), through the complete queries.
 #[weft::kernel]
 fn query_loss(
@@ -432,9 +500,13 @@ fn query_loss(
     loss: &mut Array<f32>,
 ) {
     let i = tid();
-    let (hit, t, u, v, _f, _n, _s) = mesh_query_ray(mesh, o[i], d[i], 100.0);
+    let (hit, t, u, v, f, _n, _s) = mesh_query_ray(mesh, o[i], d[i], 100.0);
     if hit {
-        atomic_add(&mut loss[0], t + 0.5 * u - 0.25 * v);
+        let p = mesh_eval_position(mesh, f, u, v);
+        atomic_add(
+            &mut loss[0],
+            t + 0.5 * u - 0.25 * v + dot(p, Vec3::new(0.3, -0.2, 0.1)),
+        );
     }
     // (The closest point's barycentrics jump where the closest face changes.)
     let (found, q, _g, _u, _v, sign) = mesh_query_point(mesh, p[i], 100.0);

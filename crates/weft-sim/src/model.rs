@@ -197,6 +197,7 @@ impl Model {
             shape_mu: self.shape_mu.share(),
             mesh: DeviceMesh {
                 points: self.mesh.points.share(),
+                velocities: self.mesh.velocities.share(),
                 faces: self.mesh.faces.share(),
                 nodes: self.mesh.nodes.share(),
                 prims: self.mesh.prims.share(),

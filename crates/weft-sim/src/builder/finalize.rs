@@ -356,6 +356,7 @@ impl ModelBuilder {
         let mesh = if mesh_faces.is_empty() {
             DeviceMesh {
                 points: Array::try_zeros(device, [0])?,
+                velocities: Array::try_zeros(device, [0])?,
                 faces: Array::try_zeros(device, [0])?,
                 nodes: Array::try_zeros(device, [0])?,
                 prims: Array::try_zeros(device, [0])?,

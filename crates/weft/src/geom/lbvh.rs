@@ -215,6 +215,7 @@ impl LbvhBuilder {
         let (nodes, prims, parents, tris) = empty_tree(device)?;
         let mut mesh = DeviceMesh {
             points: own_points,
+            velocities: Array::try_zeros(device, [0])?,
             faces: own_faces,
             nodes,
             prims,

@@ -33,6 +33,9 @@ impl From<&weft_geom::BvhNode> for BvhNode {
 pub struct DeviceMesh {
     /// Vertex positions.
     pub points: Array<Vec3>,
+    /// Vertex velocities (for [`mesh_eval_velocity`](super::mesh_eval_velocity)),
+    /// one per point, or empty for a static mesh.
+    pub velocities: Array<Vec3>,
     /// Three vertex indices per face.
     pub faces: Array<u32>,
     /// BVH nodes, root first, depth-first order.
@@ -90,7 +93,7 @@ pub fn leaf_triangles(points: &[Vec3], faces: &[u32], prims: &[u32]) -> Vec<Vec4
 
 impl DeviceMesh {
     /// Builds the BVH of `mesh` on the host (binned SAH, default options) and
-    /// copies mesh and BVH to `device`.
+    /// copies mesh (with its velocities, if any) and BVH to `device`.
     pub fn new(device: Device, mesh: &weft_geom::Mesh) -> Result<Self, Error> {
         Self::with_bvh(device, mesh, &weft_geom::Bvh::from_mesh(mesh))
     }
@@ -143,6 +146,7 @@ impl DeviceMesh {
             .collect();
         Ok(DeviceMesh {
             points: Array::try_from_slice(device, mesh.points())?,
+            velocities: Array::try_from_slice(device, mesh.velocities().unwrap_or(&[]))?,
             faces: Array::try_from_slice(device, &faces)?,
             nodes: Array::try_from_slice(device, &nodes)?,
             prims: Array::try_from_slice(device, bvh.prim_indices())?,

@@ -82,7 +82,10 @@ pub use grid::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_n
 pub use lbvh::LbvhBuilder;
 pub use mesh::{BvhNode, DeviceMesh, WindingNode, leaf_triangles};
 pub use point_batch::ClosestPoints;
-pub use query::{mesh_query_point, mesh_query_point_no_sign, mesh_query_ray};
+pub use query::{
+    mesh_eval_position, mesh_eval_velocity, mesh_query_point, mesh_query_point_no_sign,
+    mesh_query_ray,
+};
 pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_order, ray_triangle};
 pub use winding::{mesh_winding_number, solid_angle};
 

@@ -28,7 +28,8 @@ fn face_corners_const(mesh: &DeviceMesh, f: i32) -> (Vec3, Vec3, Vec3) {
 
 /// The first hit of the ray `o + t d`, `0 <= t <= max_t`, on `mesh`:
 /// `(hit, t, u, v, face, normal, sign)`. The hit point is
-/// `a + u (b - a) + v (c - a)` on face `face` with corners `(a, b, c)`;
+/// `u a + v b + (1 - u - v) c` on face `face` with corners `(a, b, c)` (the
+/// barycentrics of `weft_geom`'s queries and [`mesh_eval_position`]);
 /// `normal` is the face's unit normal (counter-clockwise front) and `sign` is 1
 /// when the ray meets the front, -1 the back. No hit: `(false, 0, 0, 0, -1, 0, 0)`.
 /// The face is [`mesh_query_ray_face`]'s (the smallest index among faces hit at
@@ -65,20 +66,21 @@ pub fn mesh_query_ray(
     let mut out = (false, 0.0, 0.0, 0.0, -1, Vec3::ZERO, 0.0);
     if f >= 0 {
         let (a, b, c) = face_corners_const(mesh, f);
-        let (hit, t, u, v) = ray_triangle(o, d, a, b, c);
+        // `ray_triangle`'s (u, v) weigh b and c.
+        let (hit, t, wb, wc) = ray_triangle(o, d, a, b, c);
         let n = normalize(cross(b - a, c - a));
         let mut sign = 1.0;
         if dot(stop_gradient(d), n) > 0.0 {
             sign = -1.0;
         }
-        out = (hit, t, u, v, f, n, sign);
+        out = (hit, t, 1.0 - wb - wc, wb, f, n, sign);
     }
     out
 }
 
 /// The point of `mesh` closest to `p` within `max_dist` (inclusive;
 /// `f32::INFINITY` for no limit): `(found, closest, face, u, v)`, with
-/// `closest = a + u (b - a) + v (c - a)` on face `face` with corners `(a, b, c)`;
+/// `closest = u a + v b + (1 - u - v) c` on face `face` with corners `(a, b, c)`;
 /// not found: `(false, 0, -1, 0, 0)`. The face is [`mesh_query_point_face`]'s
 /// (the smallest index among equally close faces). Cheaper than
 /// [`mesh_query_point`], which also tells inside from outside. Differentiable:
@@ -94,7 +96,7 @@ pub fn mesh_query_point_no_sign(
     if f >= 0 {
         let (a, b, c) = face_corners_const(mesh, f);
         let (q, w) = closest_point_triangle(p, a, b, c);
-        out = (true, q, f, w.y, w.z);
+        out = (true, q, f, w.x, w.y);
     }
     out
 }
@@ -141,4 +143,31 @@ pub fn mesh_query_point(
         }
     }
     (found, q, f, u, v, sign)
+}
+
+/// The point at barycentrics `(u, v)` of face `face`: `u a + v b + (1 - u - v) c`
+/// for its corners `(a, b, c)` (as `weft_geom::Mesh::eval_position`; the `u`, `v`
+/// of [`mesh_query_ray`] and [`mesh_query_point`]). Differentiable in `u` and `v`;
+/// the mesh is a constant. The face must exist (an index out of range is the
+/// launch's error).
+#[weft::func]
+pub fn mesh_eval_position(mesh: &DeviceMesh, face: i32, u: f32, v: f32) -> Vec3 {
+    let (a, b, c) = face_corners_const(mesh, face);
+    a * u + b * v + c * (1.0 - u - v)
+}
+
+/// The velocity at barycentrics `(u, v)` of face `face`, interpolated from
+/// [`DeviceMesh::velocities`] as [`mesh_eval_position`] interpolates points;
+/// zero for a mesh without velocities (a static mesh). Differentiable in `u`
+/// and `v`.
+#[weft::func]
+pub fn mesh_eval_velocity(mesh: &DeviceMesh, face: i32, u: f32, v: f32) -> Vec3 {
+    let mut out = Vec3::ZERO;
+    if mesh.velocities.len() > 0 {
+        let a = stop_gradient(mesh.velocities[mesh.faces[3 * face] as i32]);
+        let b = stop_gradient(mesh.velocities[mesh.faces[3 * face + 1] as i32]);
+        let c = stop_gradient(mesh.velocities[mesh.faces[3 * face + 2] as i32]);
+        out = a * u + b * v + c * (1.0 - u - v);
+    }
+    out
 }
