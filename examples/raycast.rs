@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use weft::geom::{DeviceMesh, mesh_query_ray_face, ray_triangle};
+use weft::geom::{DeviceMesh, mesh_query_ray};
 use weft::prelude::*;
 
 /// One ray per pixel from a pinhole camera at `eye` looking along `forward`;
@@ -26,18 +26,11 @@ fn render(
     let u = ((x as f32 + 0.5) / width as f32 * 2.0 - 1.0) * width as f32 / height as f32;
     let v = 1.0 - (y as f32 + 0.5) / height as f32 * 2.0;
     let dir = normalize(forward + right * (u * 0.5) + up * (v * 0.5));
-    let f = mesh_query_ray_face(mesh, eye, dir, 1.0e6);
+    let (hit, _t, _u, _v, _face, n, sign) = mesh_query_ray(mesh, eye, dir, 1.0e6);
     let mut colour = Vec3::new(0.08, 0.09, 0.11) * (1.2 - 0.4 * v);
-    if f >= 0 {
-        let a = mesh.points[mesh.faces[3 * f] as i32];
-        let b = mesh.points[mesh.faces[3 * f + 1] as i32];
-        let c = mesh.points[mesh.faces[3 * f + 2] as i32];
-        let (_hit, _t, _u, _v) = ray_triangle(eye, dir, a, b, c);
-        let mut n = normalize(cross(b - a, c - a));
-        if dot(n, dir) > 0.0 {
-            n = -n;
-        }
-        colour = Vec3::splat(0.5) + n * 0.5;
+    if hit {
+        // `sign` is -1 on a back face: turn its normal toward the camera.
+        colour = Vec3::splat(0.5) + n * (0.5 * sign);
     }
     image[y * width + x] = colour;
 }

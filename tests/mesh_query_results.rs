@@ -600,3 +600,88 @@ fn cpu_and_cuda_agree_bit_for_bit() {
     assert_eq!(c.1.3, g.1.3, "inside signs");
     assert_eq!(c.2, g.2, "winding numbers");
 }
+
+#[test]
+fn edge_cases_give_answers_without_nan() {
+    // A triangle, a collinear one and one with a repeated corner.
+    let points = vec![
+        Vec3::ZERO,
+        Vec3::X,
+        Vec3::Y,
+        Vec3::new(2.0, 0.0, 0.0),
+        Vec3::new(3.0, 0.0, 0.0),
+    ];
+    let mesh = Mesh::new(points, vec![[0, 1, 2], [1, 3, 4], [0, 0, 1]]).unwrap();
+    // Rays along an edge, at a corner, through the collinear triangle's line, and
+    // perpendicular through the face; points on a corner, on the collinear
+    // triangle, above the face and far away.
+    let o = [
+        Vec3::new(-1.0, 0.0, 0.0),
+        Vec3::new(0.0, 0.0, 1.0),
+        Vec3::new(5.0, 0.0, 0.0),
+        Vec3::new(0.2, 0.2, 1.0),
+    ];
+    let d = [Vec3::X, Vec3::NEG_Z, Vec3::NEG_X, Vec3::NEG_Z];
+    let p = [
+        Vec3::ZERO,
+        Vec3::new(2.5, 0.0, 0.0),
+        Vec3::new(0.2, 0.2, 1.0),
+        Vec3::splat(1.0e6),
+    ];
+    for dev in devices() {
+        let empty =
+            DeviceMesh::build_on_device(&Array::zeros(dev, [0]), &Array::zeros(dev, [0])).unwrap();
+        let (face, tuv, normal, sign, evals, velocities) = run_rays(&empty, &o, &d, 10.0);
+        assert!(
+            face.iter().all(|&f| f == -1),
+            "{dev}: empty mesh, rays {face:?}"
+        );
+        assert!(
+            tuv.iter()
+                .chain(&normal)
+                .chain(&evals)
+                .chain(&velocities)
+                .all(|v| *v == Vec3::ZERO)
+        );
+        assert!(sign.iter().all(|&s| s == 0.0));
+        let (face, closest, _uv, sign, _same) = run_points(&empty, &p, f32::INFINITY);
+        assert!(
+            face.iter().all(|&f| f == -1),
+            "{dev}: empty mesh, points {face:?}"
+        );
+        assert!(closest.iter().all(|v| *v == Vec3::ZERO) && sign.iter().all(|&s| s == 0.0));
+
+        let dm = DeviceMesh::new(dev, &mesh).unwrap();
+        let (face, tuv, normal, sign, evals, _v) = run_rays(&dm, &o, &d, 10.0);
+        for i in 0..o.len() {
+            let finite = tuv[i].is_finite() && normal[i].is_finite() && evals[i].is_finite();
+            assert!(
+                finite && sign[i].is_finite(),
+                "{dev}: ray {i}: {:?}",
+                (face[i], tuv[i], normal[i])
+            );
+        }
+        assert!(face[1] >= 0 && face[3] == 0, "{dev}: {face:?}");
+        assert!((tuv[3].x - 1.0).abs() < 1e-6, "{dev}: {:?}", tuv[3]);
+        let (face, closest, uv, sign, same) = run_points(&dm, &p, f32::INFINITY);
+        assert!(same.iter().all(|&s| s == 1));
+        for i in 0..p.len() {
+            assert!(face[i] >= 0, "{dev}: point {i}");
+            let finite = closest[i].is_finite() && uv[i].is_finite() && sign[i].is_finite();
+            assert!(
+                finite,
+                "{dev}: point {i}: {:?}",
+                (face[i], closest[i], uv[i], sign[i])
+            );
+        }
+        assert_eq!(closest[0], Vec3::ZERO, "{dev}: a point on a corner");
+        assert!(
+            (closest[1] - p[1]).length() < 1e-6,
+            "{dev}: a point on the collinear triangle"
+        );
+        assert!(
+            (closest[2] - Vec3::new(0.2, 0.2, 0.0)).length() < 1e-6,
+            "{dev}"
+        );
+    }
+}

@@ -86,7 +86,7 @@ pub use query::{
     mesh_eval_position, mesh_eval_velocity, mesh_query_point, mesh_query_point_no_sign,
     mesh_query_ray,
 };
-pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_order, ray_triangle};
+pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_inverse, ray_order, ray_triangle};
 pub use winding::{mesh_winding_number, solid_angle};
 
 /// How many pending subtrees the ray and closest-point searches keep in their

@@ -5,10 +5,38 @@
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
 
-/// Whether the ray `o + t d` (`inv` = 1 / d componentwise) meets the box
-/// `lo..hi` for some `t` in `0..=t_max`. A zero direction component gives an
-/// infinite `inv`; the NaN of `0 · ∞` on a slab boundary is ignored by `min`/`max`,
-/// which keeps the test conservative.
+/// The inverse direction for the slab tests of [`ray_box`]: `1 / d`
+/// componentwise, with components smaller than 1e-30 in magnitude (zero of
+/// either sign included) taken as ±1e-30, so that the inverse is finite and
+/// `(lo - o) * inv` is never `0 · ∞`, a NaN. A ray parallel to a slab then meets
+/// it exactly when its origin is within the slab, boundary included (a ray along
+/// a face or edge of an axis-aligned box enters the box).
+#[weft::func]
+pub fn ray_inverse(d: Vec3) -> Vec3 {
+    Vec3::new(
+        1.0 / away_from_zero(d.x),
+        1.0 / away_from_zero(d.y),
+        1.0 / away_from_zero(d.z),
+    )
+}
+
+/// `x`, or ±1e-30 when `|x|` is smaller (+ for zero and -0).
+#[weft::func]
+fn away_from_zero(x: f32) -> f32 {
+    let mut y = x;
+    if abs(x) < 1.0e-30 {
+        y = 1.0e-30;
+        if x < 0.0 {
+            y = -1.0e-30;
+        }
+    }
+    y
+}
+
+/// Whether the ray `o + t d` (`inv` = [`ray_inverse`]`(d)`) meets the box
+/// `lo..hi` for some `t` in `0..=t_max`. (With an infinite `inv`, a zero
+/// direction component, a ray on a slab boundary gives `0 · ∞`, a NaN that
+/// `min`/`max` drop, and misses the box.)
 #[weft::func]
 pub fn ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
     let (hit, _enter) = ray_box_entry(lo, hi, o, inv, t_max);
@@ -174,7 +202,7 @@ fn ray_leaf_best(
 #[weft::func]
 pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
-    let inv = Vec3::new(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
+    let inv = ray_inverse(d);
     let mut best_t = max_t;
     let mut best = -1;
     // `TRAVERSAL_STACK_SLOTS` entries in local memory, used as a ring: `top`
