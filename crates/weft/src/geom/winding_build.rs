@@ -1,6 +1,6 @@
 //! The kernel that computes a [`DeviceMesh`]'s winding data
 //! ([`DeviceMesh::winding`]) on its device, for trees built there
-//! ([`LbvhBuilder::set_winding`](super::LbvhBuilder::set_winding)).
+//! ([`LbvhBuilder::set_winding`](crate::geom::LbvhBuilder::set_winding)).
 //!
 //! The same data as the host's `weft_geom::query::winding_nodes` (within
 //! rounding: sums are formed in another order): per leaf, the area-weighted
