@@ -611,6 +611,17 @@ fn lbvh(
         "device BVH build stages, ms (sync after each)".into(),
         stages.join(", "),
     ));
+    // Refits on the device, keeping the topology: the linear BVH, and the
+    // host-built SAH tree (with winding data, recomputed too).
+    builder.refit(&mut mesh).unwrap();
+    let refit = time(dev, 30, || builder.refit(&mut mesh).unwrap());
+    let mut sah = DeviceMesh::new(dev, sphere).unwrap();
+    builder.refit(&mut sah).unwrap();
+    let sah_refit = time(dev, 30, || builder.refit(&mut sah).unwrap());
+    rows.push((
+        "device BVH refit, 327,680 tris: LBVH / SAH tree with winding data".into(),
+        format!("{:.3} / {:.3} ms", refit * 1e3, sah_refit * 1e3),
+    ));
     let m = oa.len();
     let mut ts = Array::zeros(dev, [m]);
     let rays = time(dev, 10, || {

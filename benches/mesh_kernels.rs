@@ -95,6 +95,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| bvh_box_counts::launch(QUERIES, &bvh, &o, 0.05, &mut counts).unwrap())
     });
     g.bench_function("bvh_refit", |b| b.iter(|| bvh.refit().unwrap()));
+    // The mesh's own tree refitted in place (the SAH tree, its winding data too).
+    let mut moving = DeviceMesh::new(dev, &w.sphere).unwrap();
+    let mut builder = weft::geom::LbvhBuilder::new(dev);
+    g.throughput(Throughput::Elements(w.sphere.num_faces() as u64));
+    g.bench_function("mesh_refit_sah_with_winding", |b| {
+        b.iter(|| builder.refit(&mut moving).unwrap())
+    });
     g.finish();
 }
 

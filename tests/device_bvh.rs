@@ -3,10 +3,12 @@
 //! brute-force answers, bad input is a clear error, and the CUDA build is the CPU
 //! build bit for bit; on the CPU and, when present, a GPU.
 
+use weft::geom::bvh_refit::mesh_refit;
 use weft::geom::lbvh_kernels::{
     lbvh_bounds, lbvh_chain_len, lbvh_chain_place, lbvh_digit_counts, lbvh_hierarchy, lbvh_morton,
     lbvh_nodes, lbvh_reset, lbvh_scatter,
 };
+use weft::geom::winding_build::winding_climb;
 use weft::geom::{
     BvhNode, DeviceMesh, LbvhBuilder, MeshAabbQuery, closest_point_triangle, mesh_query_aabb,
     mesh_query_aabb_next, mesh_query_point_face, mesh_query_ray_face, point_triangle_distance_sq,
@@ -469,6 +471,73 @@ fn a_rebuild_follows_moved_points() {
 }
 
 #[test]
+fn a_refit_follows_moved_points_as_the_host_refit_does() {
+    let mesh = weft_geom::generate::torus(1.0, 0.3, 32, 16);
+    let moved: Vec<Vec3> = mesh
+        .points()
+        .iter()
+        .map(|q| Vec3::new(q.x * 1.3 + 0.2 * q.z, q.y * 0.7, q.z + 0.3 * q.x * q.x))
+        .collect();
+    let moved_mesh = Mesh::new(moved.clone(), mesh.indices().to_vec()).unwrap();
+    let mut host = weft_geom::Bvh::from_mesh(&mesh);
+    host.refit_mesh(&moved_mesh);
+    let host_nodes: Vec<BvhNode> = host.nodes().iter().map(BvhNode::from).collect();
+    let faces: Vec<u32> = mesh.indices().iter().flatten().copied().collect();
+    let host_tris = weft::geom::leaf_triangles(&moved, &faces, host.prim_indices());
+    for d in devices() {
+        // A host-built tree (several faces per leaf, winding data) refitted on the
+        // device: the host's boxes bit for bit, the new corners, fresh winding data.
+        let mut dm = DeviceMesh::new(d, &mesh).unwrap();
+        let nodes_before = dm.nodes.device_ptr();
+        dm.points.copy_from_slice(&moved).unwrap();
+        let mut b = LbvhBuilder::new(d);
+        for _ in 0..2 {
+            b.refit(&mut dm).unwrap();
+            assert!(
+                dm.nodes.to_vec() == host_nodes,
+                "{d}: the host refit's boxes"
+            );
+            assert!(dm.tris.to_vec() == host_tris, "{d}: leaf corners");
+        }
+        assert_eq!(
+            dm.nodes.device_ptr(),
+            nodes_before,
+            "{d}: a refit reallocated"
+        );
+        assert_queries(&format!("refitted on {d}"), &dm, &moved_mesh, 700);
+        let fresh = DeviceMesh::with_bvh(d, &moved_mesh, &host).unwrap();
+        for (i, (w, h)) in dm
+            .winding
+            .to_vec()
+            .iter()
+            .zip(fresh.winding.to_vec())
+            .enumerate()
+        {
+            let tol = 1e-4 * h.radius.max(h.area).max(1.0);
+            assert!(
+                (w.center - h.center).abs().max_element() <= tol
+                    && (w.radius - h.radius).abs() <= tol
+                    && (w.area - h.area).abs() <= tol
+                    && (w.area_normal - h.area_normal).abs().max_element() <= tol,
+                "{d}: winding data of node {i}: {w:?} against {h:?}"
+            );
+        }
+        // A device-built tree, refitted like the rebuilt one would not be: still
+        // valid, and its queries still right.
+        let (p, f) = upload(d, &mesh);
+        let mut dm = b.build(&p, &f).unwrap();
+        dm.points.copy_from_slice(&moved).unwrap();
+        b.refit(&mut dm).unwrap();
+        assert!(dm.winding.is_empty(), "{d}: no winding data asked for");
+        assert_queries(&format!("LBVH refitted on {d}"), &dm, &moved_mesh, 800);
+        // Arrays that do not fit together.
+        dm.prims = Array::zeros(d, [3]);
+        let e = b.refit(&mut dm).unwrap_err().to_string();
+        assert!(e.contains("do not fit a tree"), "{d}: {e}");
+    }
+}
+
+#[test]
 fn a_rebuild_replays_in_a_cuda_graph() {
     let Some(d) = weft_examples::devices::cuda() else {
         return;
@@ -508,6 +577,8 @@ fn build_kernels_have_ptx() {
             lbvh_chain_len,
             lbvh_chain_place,
             lbvh_nodes,
+            mesh_refit,
+            winding_climb,
             cast,
             nearest,
             in_box

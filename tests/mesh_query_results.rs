@@ -685,3 +685,12 @@ fn edge_cases_give_answers_without_nan() {
         );
     }
 }
+
+#[test]
+fn query_kernels_have_ptx() {
+    // Forward and adjoint of the kernels here (ptxas-checked with WEFT_PTXAS).
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(rays, points, windings, query_loss),
+        &[],
+    );
+}

@@ -62,25 +62,83 @@ pub fn bvh_refit(
             upper: hi,
             right_or_count: leaf.right_or_count,
         };
-        let mut c = i;
-        while c != 0 {
-            let p = parents[c] as i32;
-            // Release this thread's node before counting in; acquire the
-            // sibling's after (see the module docs).
-            thread_fence();
-            if atomic_add(&mut visits[p], 1) == 0 {
-                break;
-            }
-            thread_fence();
-            let node = nodes[p];
-            let r = node.right_or_count as i32;
-            nodes[p] = BvhNode {
-                lower: min(nodes[p + 1].lower, nodes[r].lower),
-                left_or_first: node.left_or_first,
-                upper: max(nodes[p + 1].upper, nodes[r].upper),
-                right_or_count: node.right_or_count,
-            };
-            c = p;
+        refit_climb(parents, visits, nodes, i as i32);
+    }
+}
+
+/// The climb of a refit from leaf `leaf`, whose box this thread just wrote: at
+/// each parent, counts in (`visits`); the second child's thread writes the
+/// parent's box from its children's and goes on, the first stops.
+#[weft::func]
+pub fn refit_climb(
+    parents: &Array<u32>,
+    visits: &mut Array<u32>,
+    nodes: &mut Array<BvhNode>,
+    leaf: i32,
+) {
+    let mut c = leaf;
+    while c != 0 {
+        let p = parents[c] as i32;
+        // Release this thread's node before counting in; acquire the
+        // sibling's after (see the module docs).
+        thread_fence();
+        if atomic_add(&mut visits[p], 1) == 0 {
+            break;
         }
+        thread_fence();
+        let node = nodes[p];
+        let r = node.right_or_count as i32;
+        nodes[p] = BvhNode {
+            lower: min(nodes[p + 1].lower, nodes[r].lower),
+            left_or_first: node.left_or_first,
+            upper: max(nodes[p + 1].upper, nodes[r].upper),
+            right_or_count: node.right_or_count,
+        };
+        c = p;
+    }
+}
+
+/// The refit of a [`DeviceMesh`](super::DeviceMesh)'s tree after its points
+/// moved (`LbvhBuilder::refit`): a thread per node; a leaf's thread rewrites its
+/// triangles' leaf-ordered corners (`tris`) from `points` and `faces`, its box from
+/// them, then climbs as [`bvh_refit`]. The same bits as the host's
+/// `weft_geom::Bvh::refit_mesh` (boxes are unions: `min`/`max`, exact).
+#[weft::kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn mesh_refit(
+    points: &Array<Vec3>,
+    faces: &Array<u32>,
+    prims: &Array<u32>,
+    parents: &Array<u32>,
+    visits: &mut Array<u32>,
+    nodes: &mut Array<BvhNode>,
+    tris: &mut Array<Vec4>,
+) {
+    let leaf_bit = 1u32 << 31;
+    let i = tid();
+    if is_leaf(parents, i) {
+        let leaf = nodes[i];
+        let first = leaf.left_or_first as i32;
+        let count = (leaf.right_or_count & !leaf_bit) as i32;
+        let mut lo = Vec3::splat(f32::INFINITY);
+        let mut hi = Vec3::splat(-f32::INFINITY);
+        for k in first..first + count {
+            let f = prims[k] as i32;
+            let a = points[faces[3 * f] as i32];
+            let b = points[faces[3 * f + 1] as i32];
+            let c = points[faces[3 * f + 2] as i32];
+            tris[3 * k] = Vec4::new(a.x, a.y, a.z, 0.0);
+            tris[3 * k + 1] = Vec4::new(b.x, b.y, b.z, 0.0);
+            tris[3 * k + 2] = Vec4::new(c.x, c.y, c.z, 0.0);
+            lo = min(lo, min(min(a, b), c));
+            hi = max(hi, max(max(a, b), c));
+        }
+        nodes[i] = BvhNode {
+            lower: lo,
+            left_or_first: leaf.left_or_first,
+            upper: hi,
+            right_or_count: leaf.right_or_count,
+        };
+        refit_climb(parents, visits, nodes, i as i32);
     }
 }

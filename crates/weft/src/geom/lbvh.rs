@@ -2,6 +2,7 @@
 //! (Morton codes, a radix sort, Karras' hierarchy, bottom-up boxes). The kernels
 //! and the node order are described in the source of `lbvh_kernels.rs`.
 
+use super::bvh_refit::mesh_refit;
 use super::grid_build::{grow, scan_counts, scan_sizes};
 use super::lbvh_kernels::{
     PASSES, RADIX_BITS, TILE, lbvh_bounds, lbvh_chain_len, lbvh_chain_place, lbvh_digit_counts,
@@ -88,8 +89,8 @@ pub struct LbvhBuilder {
     visits: Array<u32>,
     /// Whether builds compute the mesh's winding data.
     winding: bool,
-    /// Visit counters of the winding pass, one per node.
-    winding_visits: Array<u32>,
+    /// Visit counters of the winding pass and of refits, one per node.
+    node_visits: Array<u32>,
     /// The face count the scratch is sized for.
     faces: usize,
 }
@@ -141,7 +142,7 @@ impl LbvhBuilder {
             pos: z(),
             visits: z(),
             winding: false,
-            winding_visits: z(),
+            node_visits: z(),
             faces: usize::MAX,
         }
     }
@@ -159,6 +160,83 @@ impl LbvhBuilder {
     /// Whether builds compute winding data ([`LbvhBuilder::set_winding`]).
     pub fn winding(&self) -> bool {
         self.winding
+    }
+
+    /// Refits the BVH of `mesh` after its points moved, on the mesh's device
+    /// (which must be the builder's), keeping the tree's topology: rewrites the
+    /// leaf-ordered corners ([`DeviceMesh::tris`]) and every node's box,
+    /// bottom-up (one launch, a thread per node), and the winding data when the
+    /// mesh has some or the builder computes it ([`LbvhBuilder::set_winding`]).
+    /// Works for any tree (built on the host or the device); cheaper than
+    /// [`LbvhBuilder::rebuild`], but the tree's quality degrades as the points
+    /// move far from where it was built. The boxes are those the host's
+    /// `weft_geom::Bvh::refit_mesh` computes, bit for bit. Allocates nothing once
+    /// the builder has seen a tree of this size. Like `rebuild`, nothing is read
+    /// back: vertex indices are those the build checked.
+    ///
+    /// Errors: a mesh on another device ([`Error::DeviceMismatch`]), or whose
+    /// BVH arrays do not fit together (nodes, parents, prims, tris;
+    /// [`Error::InvalidArgument`]); or the device's errors.
+    pub fn refit(&mut self, mesh: &mut DeviceMesh) -> Result<(), Error> {
+        let device = self.device;
+        if mesh.points.device() != device {
+            return Err(Error::DeviceMismatch {
+                kernel: "LbvhBuilder::refit",
+                first: "builder",
+                first_device: device,
+                other: "mesh",
+                other_device: mesh.points.device(),
+            });
+        }
+        let (n, nodes) = (mesh.num_faces(), mesh.nodes.len());
+        if mesh.parents.len() != nodes || mesh.prims.len() != n || mesh.tris.len() != 3 * n {
+            return Err(Error::InvalidArgument {
+                what: "mesh BVH",
+                message: format!(
+                    "{nodes} nodes, {} parents, {} prims and {} leaf corners do not fit a tree over {n} faces",
+                    mesh.parents.len(),
+                    mesh.prims.len(),
+                    mesh.tris.len()
+                ),
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        if self.node_visits.len() < nodes {
+            self.node_visits = Array::try_zeros(device, [nodes])?;
+        }
+        self.node_visits.try_fill(0)?;
+        mesh_refit::launch(
+            nodes,
+            &mesh.points,
+            &mesh.faces,
+            &mesh.prims,
+            &mesh.parents,
+            &mut self.node_visits,
+            &mut mesh.nodes,
+            &mut mesh.tris,
+        )?;
+        if self.winding || !mesh.winding.is_empty() {
+            if mesh.winding.len() != nodes {
+                mesh.winding = Array::try_zeros(device, [nodes])?;
+            }
+            self.fill_winding(mesh)?;
+        }
+        Ok(())
+    }
+
+    /// Computes `mesh.winding` (sized to its nodes) from its tree and `tris`.
+    fn fill_winding(&mut self, mesh: &mut DeviceMesh) -> Result<(), Error> {
+        self.node_visits.try_fill(0)?;
+        winding_climb::launch(
+            mesh.nodes.len(),
+            &mesh.nodes,
+            &mesh.parents,
+            &mesh.tris,
+            &mut self.node_visits,
+            &mut mesh.winding,
+        )
     }
 
     /// The device the builder builds on.
@@ -308,8 +386,8 @@ impl LbvhBuilder {
         if mesh.winding.len() != winding {
             mesh.winding = Array::try_zeros(device, [winding])?;
         }
-        if self.winding_visits.len() != winding {
-            self.winding_visits = Array::try_zeros(device, [winding])?;
+        if self.node_visits.len() < winding {
+            self.node_visits = Array::try_zeros(device, [winding])?;
         }
         if self.faces == n {
             return Ok(());
@@ -447,15 +525,7 @@ impl LbvhBuilder {
         )?;
         mark("boxes")?;
         if self.winding {
-            self.winding_visits.try_fill(0)?;
-            winding_climb::launch(
-                mesh.nodes.len(),
-                &mesh.nodes,
-                &mesh.parents,
-                &mesh.tris,
-                &mut self.winding_visits,
-                &mut mesh.winding,
-            )?;
+            self.fill_winding(mesh)?;
             mark("winding")?;
         }
         Ok(())
