@@ -316,25 +316,8 @@ impl<'e> Lower<'e> {
             }
             syn::Pat::Wild(_) => Ok(()),
             syn::Pat::Tuple(t) => {
-                let vt = self.b.ty(v).clone();
-                let Type::Tuple(parts) = &vt else {
-                    return err(
-                        t.span(),
-                        format!("cannot destructure a value of type `{vt}` as a tuple"),
-                    );
-                };
-                if parts.len() != t.elems.len() {
-                    return err(
-                        t.span(),
-                        format!(
-                            "expected a tuple of {} elements, found {}",
-                            parts.len(),
-                            t.elems.len()
-                        ),
-                    );
-                }
-                for (i, p) in t.elems.iter().enumerate() {
-                    let part = self.b.extract(v, i as u32, p.span())?;
+                let parts = self.tuple_parts(v, t.elems.len(), t.span(), "destructure it as")?;
+                for (p, part) in t.elems.iter().zip(parts) {
                     self.bind_pattern(p, part, None)?;
                 }
                 Ok(())
@@ -514,25 +497,8 @@ impl<'e> Lower<'e> {
 
     /// Writes the elements of tuple `value` to the places of `t`.
     fn write_tuple(&mut self, t: &syn::ExprTuple, value: ValueId) -> Result<()> {
-        let vt = self.b.ty(value).clone();
-        let Type::Tuple(parts) = &vt else {
-            return err(
-                t.span(),
-                format!("cannot assign a value of type `{vt}` to a tuple of places"),
-            );
-        };
-        if parts.len() != t.elems.len() {
-            return err(
-                t.span(),
-                format!(
-                    "expected a tuple of {} elements, found {}",
-                    parts.len(),
-                    t.elems.len()
-                ),
-            );
-        }
-        for (i, e) in t.elems.iter().enumerate() {
-            let part = self.b.extract(value, i as u32, e.span())?;
+        let parts = self.tuple_parts(value, t.elems.len(), t.span(), "assign it to")?;
+        for (e, part) in t.elems.iter().zip(parts) {
             match e {
                 syn::Expr::Infer(_) => {}
                 syn::Expr::Tuple(inner) => self.write_tuple(inner, part)?,
@@ -547,6 +513,31 @@ impl<'e> Lower<'e> {
             }
         }
         Ok(())
+    }
+
+    /// The `n` elements of tuple `v`, or the error at `span` for a value that is not
+    /// a tuple of `n` (`what`: what the code does with it, for the message).
+    fn tuple_parts(
+        &mut self,
+        v: ValueId,
+        n: usize,
+        span: Span,
+        what: &str,
+    ) -> Result<Vec<ValueId>> {
+        let vt = self.b.ty(v).clone();
+        let Type::Tuple(parts) = &vt else {
+            return err(
+                span,
+                format!("cannot {what} a tuple: the value has type `{vt}`"),
+            );
+        };
+        if parts.len() != n {
+            return err(
+                span,
+                format!("expected a tuple of {} elements, found {n}", parts.len()),
+            );
+        }
+        (0..n).map(|i| self.b.extract(v, i as u32, span)).collect()
     }
 
     /// If `e` is `a[i]`, `a[i][j]`, … on an array, returns the array value and indices.
