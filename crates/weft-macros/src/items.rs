@@ -590,52 +590,25 @@ fn lower_math_funcs() -> HashMap<String, weft_ir::Function> {
 }
 
 /// Why the adjoints of the funcs a kernel calls (directly or through other funcs)
-/// would be wrong, prefixed with the func's name.
+/// would be wrong, prefixed with the func's name: the funcs whose adjoints matter
+/// to it ([`weft_ir::autodiff::Adjoint::calls`]), and theirs in turn.
 fn func_adjoint_blockers(
     funcs: &HashMap<String, weft_ir::Function>,
     kernel: &weft_ir::Function,
 ) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
-    let mut todo = differentiated_calls(kernel, &kernel.body);
+    let mut todo = weft_ir::autodiff::adjoint(kernel).calls;
     let mut out = Vec::new();
     while let Some(name) = todo.pop() {
         if !seen.insert(name.clone()) {
             continue;
         }
         if let Some(f) = funcs.get(&name) {
-            for b in weft_ir::autodiff::adjoint(f).blockers {
+            let adj = weft_ir::autodiff::adjoint(f);
+            for b in adj.blockers {
                 out.push(format!("func `{name}`: {b}"));
             }
-            todo.extend(differentiated_calls(f, &f.body));
-        }
-    }
-    out
-}
-
-/// The funcs `f` calls (in block `b`) whose adjoints its adjoint calls (see
-/// [`weft_ir::autodiff::call_needs_adjoint`]).
-fn differentiated_calls(f: &weft_ir::Function, b: &weft_ir::Block) -> Vec<String> {
-    use weft_ir::{Expr, Stmt};
-    let mut out = Vec::new();
-    for s in &b.0 {
-        match s {
-            Stmt::Def(v, Expr::Call { name, args, .. })
-                if weft_ir::autodiff::call_needs_adjoint(f, *v, args) =>
-            {
-                out.push(name.clone())
-            }
-            Stmt::If(_, a, c) => {
-                out.extend(differentiated_calls(f, a));
-                out.extend(differentiated_calls(f, c));
-            }
-            Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => {
-                out.extend(differentiated_calls(f, body))
-            }
-            Stmt::While(c, _, body) => {
-                out.extend(differentiated_calls(f, c));
-                out.extend(differentiated_calls(f, body));
-            }
-            _ => {}
+            todo.extend(adj.calls);
         }
     }
     out

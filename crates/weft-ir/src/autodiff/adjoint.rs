@@ -20,8 +20,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::Span;
 
+use super::activity::{Activity, carries, writes_arrays};
 use super::jumps::{Emit, FnBuild, eliminate_jumps};
-use crate::access::{ArraySource, array_accesses, array_sources};
+use crate::access::{ArraySource, array_accesses, array_sources, field_names};
 use crate::builtins;
 use crate::ir::*;
 use crate::types::{Access, Scalar, Type};
@@ -39,6 +40,10 @@ pub struct Adjoint {
     /// Reasons why the gradient of this kernel would be wrong or incomplete; when
     /// not empty, launching the adjoint must fail with these messages.
     pub blockers: Vec<String>,
+    /// The funcs whose adjoints matter to this one, by name: those it calls with
+    /// an active result (see [`super::activity`]) or with a writable array, whose
+    /// own refusals (`blockers`) apply to this function too.
+    pub calls: Vec<String>,
 }
 
 /// Whether a type carries gradients.
@@ -99,6 +104,8 @@ struct Gen {
     /// Forward value parameters' adjoint accumulators (kept for funcs).
     param_adj: HashMap<usize, VarId>,
     blockers: BTreeSet<String>,
+    /// Which forward values need adjoints.
+    act: Activity,
 }
 
 /// Variables read or assigned in a block (recursively) but declared outside it.
@@ -184,7 +191,7 @@ impl Gen {
     }
 
     fn accum_value(&mut self, out: &mut Vec<Stmt>, v: ValueId, contribution: ValueId) {
-        if !differentiable(&self.ty(v)) {
+        if !differentiable(&self.ty(v)) || !self.act.active(v) {
             return;
         }
         let a = self.adj_of_value(v);
@@ -211,6 +218,16 @@ impl Gen {
         for s in &b.0 {
             match s {
                 Stmt::Store(..) | Stmt::Return(_) => {}
+                // A func that writes arrays must not write them again: one without
+                // a result is left out; one whose result the replay needs cannot be.
+                Stmt::Def(v, Expr::Call { name, args, .. }) if writes_arrays(&self.g, args) => {
+                    if *self.g.ty(*v) != Type::Unit {
+                        self.blockers.insert(format!(
+                            "it uses the result of func `{name}`, which writes arrays: recomputing the result, the adjoint would write them again (return nothing from the func, or split the kernel)"
+                        ));
+                        out.push(s.clone());
+                    }
+                }
                 Stmt::Def(v, Expr::Atomic(_, a, idx, _)) => {
                     // The old value an atomic returns cannot be recovered; the replay
                     // reads the element instead (documented: atomics' results are not
@@ -312,7 +329,8 @@ impl Gen {
             match s {
                 Stmt::Def(v, e) => self.reverse_def(&mut out, *v, e),
                 Stmt::Let(var, v) | Stmt::Assign(var, v) => {
-                    if differentiable(&self.g.vars[var.0 as usize].ty) {
+                    if differentiable(&self.g.vars[var.0 as usize].ty) && self.act.active_var(*var)
+                    {
                         let a = self.adj_of_var(*var);
                         let mut e = self.emit();
                         let cur = e.read(a);
@@ -331,6 +349,7 @@ impl Gen {
                         out.extend(e.out);
                         self.accum_value(&mut out, *v, r);
                     }
+                    self.refuse_lost_write(*arr, *v, true);
                 }
                 Stmt::If(c, a, e) => {
                     let a = Block(self.reverse(a));
@@ -381,6 +400,7 @@ impl Gen {
                     let info = &self.g.vars[var.0 as usize];
                     if let Type::LocalArray { elem, .. } = info.ty
                         && elem.is_float()
+                        && self.act.active_var(*var)
                     {
                         self.blockers.insert(format!(
                             "local array `{}` holds floats, which carry no gradient; keep differentiated values out of local arrays",
@@ -398,6 +418,75 @@ impl Gen {
         out
     }
 
+    /// `x` or `model.x` for an array that comes from a parameter, else "an array".
+    fn array_label(&self, arr: ValueId) -> String {
+        match self.array_param.get(&arr) {
+            Some(src) => {
+                let mut s = self.g.params[src.param].name.clone();
+                for n in field_names(&self.g, src) {
+                    s.push('.');
+                    s.push_str(&n);
+                }
+                format!("`{s}`")
+            }
+            None => "an array".into(),
+        }
+    }
+
+    /// Refuses a write of `v` into `arr` where the array has no gradient array (an
+    /// array parameter of a func, an array of structures) and the write matters to
+    /// gradients: a func's store or atomic min/max of floats, which overwrites an
+    /// element whose gradient must then be consumed, or any write of a value that
+    /// depends on differentiable inputs (`overwrites`: a store, min or max).
+    fn refuse_lost_write(&mut self, arr: ValueId, v: ValueId, overwrites: bool) {
+        if self.grad_of(arr).is_some() || !carries(&self.ty(v), &self.g.structs) {
+            return;
+        }
+        let func = self.g.kind == FnKind::Func;
+        if !(self.act.varied(v) || (func && overwrites)) {
+            return;
+        }
+        let name = self.array_label(arr);
+        self.blockers.insert(if func {
+            format!(
+                "it writes floats into array {name}, and gradients through arrays a func writes are not supported yet (write in the kernel, or return the value)"
+            )
+        } else {
+            format!(
+                "it writes structures with float fields computed from differentiable values into array {name}, and gradients through arrays of structures are not supported yet (use one array per field)"
+            )
+        });
+    }
+
+    /// Refuses the places where gradient would enter a structure value and be lost:
+    /// structures with float fields loaded from an array, or built from values
+    /// that carry gradient, whose fields an output depends on.
+    fn refuse_lost_structure(&mut self, v: ValueId, e: &Expr) {
+        let t = self.ty(v);
+        if !matches!(t, Type::Struct(_)) || !self.act.useful(v) {
+            return;
+        }
+        match e {
+            Expr::Load(arr, _) if carries(&t, &self.g.structs) => {
+                let name = self.array_label(*arr);
+                self.blockers.insert(format!(
+                    "it reads structures with float fields from array {name} and differentiates through them, and gradients through arrays of structures are not supported yet (use one array per field)"
+                ));
+            }
+            Expr::Construct(_, parts) if parts.iter().any(|p| self.act.varied(*p)) => {
+                self.structure_value_refused();
+            }
+            Expr::Insert(_, _, x) if self.act.varied(*x) => self.structure_value_refused(),
+            _ => {}
+        }
+    }
+
+    fn structure_value_refused(&mut self) {
+        self.blockers.insert(
+            "it puts values that carry gradient into a structure and differentiates through its fields, and gradients through structure values are not supported yet (use variables or a tuple)".into(),
+        );
+    }
+
     fn grad_of(&self, arr: ValueId) -> Option<ValueId> {
         self.array_param
             .get(&arr)
@@ -409,6 +498,8 @@ impl Gen {
         // Side effects first: an atomic add's operand receives the element's gradient
         // whether or not its (old-value) result is used.
         if let Expr::Atomic(op, arr, idx, val) = e {
+            let overwrites = matches!(op, AtomicOp::Min | AtomicOp::Max);
+            self.refuse_lost_write(*arr, *val, overwrites);
             match op {
                 AtomicOp::Add | AtomicOp::Sub => {
                     if let Some(g) = self.grad_of(*arr)
@@ -434,6 +525,7 @@ impl Gen {
             }
             return;
         }
+        self.refuse_lost_structure(v, e);
         let Some(&adj) = self.adj_val.get(&v) else {
             return;
         };
@@ -697,6 +789,7 @@ pub fn adjoint(f: &Function) -> Adjoint {
         grad_value: HashMap::new(),
         param_adj: HashMap::new(),
         blockers: BTreeSet::new(),
+        act: Activity::of(&fwd),
     };
     // The gradient arrays, at the top.
     let mut prologue = Vec::new();
@@ -783,9 +876,36 @@ pub fn adjoint(f: &Function) -> Adjoint {
         st.g.ret = rt;
     }
     st.g.body = Block(body);
+    let calls = active_calls(&fwd, &st.act);
     Adjoint {
         function: st.g,
         grad_params,
         blockers: st.blockers.into_iter().collect(),
+        calls,
     }
+}
+
+/// The funcs `f` calls with an active result or a writable array, by name, each
+/// once (see [`Adjoint::calls`]).
+fn active_calls(f: &Function, act: &Activity) -> Vec<String> {
+    fn walk(f: &Function, act: &Activity, b: &Block, out: &mut BTreeSet<String>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Def(v, Expr::Call { name, args, .. })
+                    if act.active(*v) || writes_arrays(f, args) =>
+                {
+                    out.insert(name.clone());
+                }
+                Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
+                    walk(f, act, a, out);
+                    walk(f, act, c, out);
+                }
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(f, act, body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(f, act, &f.body, &mut out);
+    out.into_iter().collect()
 }

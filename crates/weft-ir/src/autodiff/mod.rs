@@ -1,10 +1,12 @@
 //! Reverse-mode automatic differentiation on the IR (for every back end).
 
+pub mod activity;
 pub mod adjoint;
 pub mod jumps;
 
 #[cfg(test)]
 mod interp;
 
+pub use activity::Activity;
 pub use adjoint::{Adjoint, adjoint, call_needs_adjoint, differentiable};
 pub use jumps::eliminate_jumps;

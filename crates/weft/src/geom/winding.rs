@@ -67,15 +67,6 @@ fn winding_far_field(w: WindingNode, x: Vec3, r: f32) -> f32 {
 /// ```
 #[weft::func]
 pub fn mesh_winding_number(mesh: &DeviceMesh, p: Vec3, beta: f32) -> f32 {
-    stop_gradient(f32_from_bits(winding_sum_bits(mesh, p, beta)) / (4.0 * 3.141_592_7))
-}
-
-/// The sum of solid angles behind [`mesh_winding_number`], as the bits of an
-/// `f32`: an integer result, so that kernels differentiating through the winding
-/// number (whose gradient is zero) do not ask for the adjoint of this walk, which
-/// reads the mesh's float arrays.
-#[weft::func]
-fn winding_sum_bits(mesh: &DeviceMesh, p: Vec3, beta: f32) -> u32 {
     let leaf_bit = 1u32 << 31;
     let fast = mesh.winding.len() == mesh.nodes.len();
     let mut sum = 0.0;
@@ -125,5 +116,7 @@ fn winding_sum_bits(mesh: &DeviceMesh, p: Vec3, beta: f32) -> u32 {
             down = into == 1;
         }
     }
-    f32_to_bits(sum)
+    // The mesh is a constant of the query, and the winding number's gradient
+    // in `p` is zero almost everywhere.
+    stop_gradient(sum / (4.0 * 3.141_592_7))
 }

@@ -1,0 +1,242 @@
+//! Activity analysis: which values and variables of a function carry gradient.
+//!
+//! The reverse pass moves adjoints along fixed edges, from a value to the operands
+//! its adjoint rule feeds (from `y = a * b` to `a` and `b`, from a variable read to
+//! the variable, from a variable to the values assigned to it). A value is
+//! **useful** when an adjoint can reach it from a *root* — a func's result, a value
+//! stored into an array or added to one atomically, an argument of a call that
+//! writes arrays — and **varied** when its adjoint can reach a *sink*: a func
+//! parameter or an array element read. Only values that are both (**active**) need
+//! an adjoint: the rest would only ever hold zeros. The adjoint generator skips
+//! them, which keeps its code small and lets a function read arrays for values
+//! that no gradient passes through (a search's box tests, a sign behind
+//! `stop_gradient`) without being refused for reading them.
+//!
+//! Structures take part too, though no adjoint flows through them: their edges find
+//! the places where gradient would be lost in one (see [`super::adjoint`]'s
+//! refusals).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::builtins;
+use crate::ir::*;
+use crate::types::{Access, Type};
+
+use super::adjoint::{call_needs_adjoint, differentiable};
+
+/// A node of the adjoint flow graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Node {
+    Val(ValueId),
+    Var(VarId),
+}
+
+/// The active values and variables of one function (see the module docs).
+#[derive(Debug, Default)]
+pub struct Activity {
+    useful: HashSet<Node>,
+    varied: HashSet<Node>,
+}
+
+/// Whether values of type `t` can hold floats: float-based types, and structures
+/// and tuples with such parts.
+pub fn carries(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
+    match t {
+        Type::Tuple(ts) => ts.iter().any(|t| carries(t, structs)),
+        Type::Struct(name) => structs
+            .get(name)
+            .is_some_and(|s| s.fields.iter().any(|(_, ft)| carries(ft, structs))),
+        other => other.is_float_based(),
+    }
+}
+
+struct Graph<'f> {
+    f: &'f Function,
+    edges: HashMap<Node, Vec<Node>>,
+    roots: Vec<Node>,
+    sinks: Vec<Node>,
+}
+
+impl Graph<'_> {
+    fn carries(&self, t: &Type) -> bool {
+        carries(t, &self.f.structs)
+    }
+
+    fn val_carries(&self, v: ValueId) -> bool {
+        self.carries(self.f.ty(v))
+    }
+
+    fn edge(&mut self, from: Node, to: Node) {
+        self.edges.entry(from).or_default().push(to);
+    }
+
+    /// Edges from `v` to those of `to` that can hold floats.
+    fn edges_to(&mut self, v: ValueId, to: &[ValueId]) {
+        for t in to {
+            if self.val_carries(*t) {
+                self.edge(Node::Val(v), Node::Val(*t));
+            }
+        }
+    }
+
+    fn walk(&mut self, b: &Block) {
+        let f = self.f;
+        for s in &b.0 {
+            match s {
+                Stmt::Def(v, e) => self.def(*v, e),
+                Stmt::Let(var, v) | Stmt::Assign(var, v)
+                    if self.carries(&f.vars[var.0 as usize].ty) && self.val_carries(*v) =>
+                {
+                    self.edge(Node::Var(*var), Node::Val(*v));
+                }
+                Stmt::Store(_, _, v) if self.val_carries(*v) => self.roots.push(Node::Val(*v)),
+                // No adjoint flows through a local array: these edges find the
+                // arrays that would need one.
+                Stmt::LocalStore(var, _, v) if self.val_carries(*v) => {
+                    self.edge(Node::Var(*var), Node::Val(*v));
+                }
+                Stmt::Return(Some(r)) if f.kind == FnKind::Func && self.val_carries(*r) => {
+                    self.roots.push(Node::Val(*r));
+                }
+                Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
+                    self.walk(a);
+                    self.walk(c);
+                }
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => self.walk(body),
+                _ => {}
+            }
+        }
+    }
+
+    fn def(&mut self, v: ValueId, e: &Expr) {
+        let f = self.f;
+        let ty = f.ty(v);
+        let arith = |op: &BinOp| {
+            matches!(
+                op,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
+            )
+        };
+        let diff_builtin = |name: &str| builtins::doc(name).is_some_and(|d| d.differentiable);
+        match e {
+            Expr::Var(var) if self.carries(&f.vars[var.0 as usize].ty) => {
+                self.edge(Node::Val(v), Node::Var(*var));
+            }
+            // A kernel's value parameters are constants of the launch; a func's
+            // parameters receive its caller's gradient.
+            Expr::Param(i) if f.kind == FnKind::Func && self.carries(&f.params[*i].ty) => {
+                self.sinks.push(Node::Val(v));
+            }
+            Expr::Unary(UnOp::Neg, a) => self.edges_to(v, &[*a]),
+            Expr::Binary(op, a, b) if arith(op) && differentiable(ty) => {
+                self.edges_to(v, &[*a, *b]);
+            }
+            Expr::Cast(a, _) if differentiable(f.ty(*a)) => self.edges_to(v, &[*a]),
+            Expr::Builtin(name, args)
+                if diff_builtin(name)
+                    && differentiable(ty)
+                    && args.iter().all(|a| differentiable(f.ty(*a))) =>
+            {
+                self.edges_to(v, args);
+            }
+            Expr::Call { args, .. } => {
+                if call_needs_adjoint(f, v, args) {
+                    self.edges_to(v, args);
+                }
+                // A func handed arrays may return what it reads from them.
+                let arrays = args
+                    .iter()
+                    .any(|a| matches!(f.ty(*a), Type::Array { .. } | Type::Struct(_)));
+                if arrays && self.carries(ty) {
+                    self.sinks.push(Node::Val(v));
+                }
+            }
+            Expr::Construct(_, parts) => self.edges_to(v, parts),
+            Expr::Splat(_, x) => self.edges_to(v, &[*x]),
+            Expr::Extract(a, _) | Expr::DynIndex(a, _) | Expr::MatElem(a, _, _) => {
+                self.edges_to(v, &[*a])
+            }
+            Expr::Insert(a, _, x) | Expr::DynInsert(a, _, x) => self.edges_to(v, &[*a, *x]),
+            Expr::Load(..) if self.carries(ty) => self.sinks.push(Node::Val(v)),
+            Expr::LocalLoad(var, _) if self.carries(ty) => {
+                self.edge(Node::Val(v), Node::Var(*var));
+            }
+            Expr::Atomic(_, _, _, val) if self.val_carries(*val) => {
+                self.roots.push(Node::Val(*val));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a call with these arguments hands the func a writable array.
+pub fn writes_arrays(f: &Function, args: &[ValueId]) -> bool {
+    args.iter().any(|a| {
+        matches!(
+            f.ty(*a),
+            Type::Array {
+                access: Access::Write,
+                ..
+            }
+        )
+    })
+}
+
+/// Everything reachable from `start` along `edges`.
+fn reach(start: &[Node], edges: &HashMap<Node, Vec<Node>>) -> HashSet<Node> {
+    let mut seen: HashSet<Node> = start.iter().copied().collect();
+    let mut todo: Vec<Node> = start.to_vec();
+    while let Some(n) = todo.pop() {
+        for m in edges.get(&n).into_iter().flatten() {
+            if seen.insert(*m) {
+                todo.push(*m);
+            }
+        }
+    }
+    seen
+}
+
+impl Activity {
+    /// The analysis of `f`, whose jumps must be eliminated
+    /// ([`super::eliminate_jumps`]).
+    pub fn of(f: &Function) -> Activity {
+        let mut g = Graph {
+            f,
+            edges: HashMap::new(),
+            roots: Vec::new(),
+            sinks: Vec::new(),
+        };
+        g.walk(&f.body);
+        let mut back: HashMap<Node, Vec<Node>> = HashMap::new();
+        for (from, tos) in &g.edges {
+            for to in tos {
+                back.entry(*to).or_default().push(*from);
+            }
+        }
+        Activity {
+            useful: reach(&g.roots, &g.edges),
+            varied: reach(&g.sinks, &back),
+        }
+    }
+
+    /// Whether an adjoint can reach value `v` from an output.
+    pub fn useful(&self, v: ValueId) -> bool {
+        self.useful.contains(&Node::Val(v))
+    }
+
+    /// Whether value `v`'s adjoint can reach an input.
+    pub fn varied(&self, v: ValueId) -> bool {
+        self.varied.contains(&Node::Val(v))
+    }
+
+    /// Whether value `v` needs an adjoint: useful and varied.
+    pub fn active(&self, v: ValueId) -> bool {
+        self.useful(v) && self.varied(v)
+    }
+
+    /// Whether variable `v` needs an adjoint.
+    pub fn active_var(&self, v: VarId) -> bool {
+        let n = Node::Var(v);
+        self.useful.contains(&n) && self.varied.contains(&n)
+    }
+}

@@ -1,0 +1,239 @@
+//! Which values carry gradient (`weft_ir::autodiff::activity`): reads that no
+//! gradient passes through are allowed anywhere, and every place where gradient
+//! would be lost — a func writing a float array, an array of structures, a
+//! structure value — refuses to differentiate instead of giving a wrong gradient.
+
+use weft::prelude::*;
+
+/// Records `run` on a tape, then asks for the gradient of `y` with weights 1.
+fn backward(
+    x: &Array<f64>,
+    y: &mut Array<f64>,
+    mut run: impl FnMut(&Array<f64>, &mut Array<f64>) -> Result<(), weft::Error>,
+) -> Result<(), weft::Error> {
+    let mut tape = Tape::new();
+    tape.record(|| run(x, y)).unwrap();
+    let ones = vec![1.0; y.len()];
+    tape.backward_from(y, &ones)
+}
+
+fn input(d: Device) -> Array<f64> {
+    Array::from_slice(d, &[0.5, 1.5, 2.5, -1.0]).requires_grad()
+}
+
+/// `x² + Σ {w_k : w_k < x}`, the sum behind `stop_gradient`: the func reads a
+/// float array for a value no gradient passes through.
+#[weft::func]
+fn squared_plus_count(w: &Array<f64>, x: f64) -> f64 {
+    let mut s = 0.0;
+    for k in 0..w.len() {
+        if w[k] < x {
+            s += w[k];
+        }
+    }
+    x * x + stop_gradient(s)
+}
+
+#[weft::kernel]
+fn read_without_gradient(x: &Array<f64>, w: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    y[i] = squared_plus_count(w, x[i]);
+}
+
+#[test]
+fn reads_that_carry_no_gradient_are_allowed() {
+    assert!(
+        read_without_gradient::ADJOINT_PTX.is_ok(),
+        "{:?}",
+        read_without_gradient::ADJOINT_PTX.err()
+    );
+    for d in weft_examples::devices::devices() {
+        let x = input(d);
+        let w = Array::from_slice(d, &[0.0, 1.0, 2.0]).requires_grad();
+        let mut y = Array::zeros(d, [4]).requires_grad();
+        backward(&x, &mut y, |x, y| {
+            read_without_gradient::launch(4, x, &w, y)
+        })
+        .unwrap();
+        assert_eq!(y.to_vec(), vec![0.25, 3.25, 9.25, 1.0], "{d:?}");
+        assert_eq!(x.grad_to_vec().unwrap(), vec![1.0, 3.0, 5.0, -2.0], "{d:?}");
+        assert_eq!(w.grad_to_vec().unwrap(), vec![0.0; 3], "{d:?}");
+    }
+}
+
+#[weft::func]
+fn put(y: &mut Array<f64>, i: i32, v: f64) {
+    y[i] = v * 3.0;
+}
+
+#[weft::kernel]
+fn store_in_func(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    put(y, i, x[i] * x[i]);
+}
+
+#[weft::func]
+fn clear(y: &mut Array<f64>, i: i32) {
+    y[i] = 0.0;
+}
+
+#[weft::kernel]
+fn clear_in_func(y: &mut Array<f64>) {
+    clear(y, tid());
+}
+
+#[weft::kernel]
+fn double(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    y[i] = 2.0 * x[i];
+}
+
+#[test]
+fn funcs_that_write_float_arrays_refuse_to_differentiate() {
+    // The stored value's gradient cannot reach `x` through the func.
+    let x = input(Device::Cpu);
+    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+    let e = backward(&x, &mut y, |x, y| store_in_func::launch(4, x, y)).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("func `put`") && msg.contains("array `y`"),
+        "{msg}"
+    );
+    // Even a constant: the store overwrites `y`, whose earlier gradient must then
+    // stop (here d(sum y)/dx = 0, not 2).
+    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+    let e = backward(&x, &mut y, |x, y| {
+        double::launch(4, x, y)?;
+        clear_in_func::launch(4, y)
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("func `clear`"), "{e}");
+}
+
+#[weft::func]
+fn count(c: &mut Array<f64>, i: i32) {
+    atomic_add(&mut c[i], 1.0);
+}
+
+#[weft::kernel]
+fn double_and_count(x: &Array<f64>, y: &mut Array<f64>, c: &mut Array<f64>) {
+    let i = tid();
+    y[i] = 2.0 * x[i];
+    count(c, i);
+}
+
+#[test]
+fn funcs_that_add_constants_atomically_differentiate() {
+    // Adding a constant to an element passes it no gradient and takes none, and
+    // the adjoint does not add it again (`c` stays 1).
+    let x = input(Device::Cpu);
+    let mut c = Array::zeros(Device::Cpu, [4]).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+    backward(&x, &mut y, |x, y| double_and_count::launch(4, x, y, &mut c)).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![2.0; 4]);
+    assert_eq!(c.to_vec(), vec![1.0; 4]);
+}
+
+/// Takes the next slot of counter `c[0]`.
+#[weft::func]
+fn take_slot(c: &mut Array<i32>) -> i32 {
+    atomic_add(&mut c[0], 1)
+}
+
+#[weft::kernel]
+fn append(x: &Array<f64>, c: &mut Array<i32>, y: &mut Array<f64>) {
+    let s = take_slot(c);
+    y[s] = 2.0 * x[tid()];
+}
+
+#[test]
+fn using_the_result_of_a_func_that_writes_arrays_refuses_to_differentiate() {
+    // The adjoint would take slots again to recompute `s`.
+    let x = input(Device::Cpu);
+    let mut c = Array::zeros(Device::Cpu, [1]);
+    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+    let e = backward(&x, &mut y, |x, y| append::launch(4, x, &mut c, y)).unwrap_err();
+    assert!(e.to_string().contains("result of func `take_slot`"), "{e}");
+    assert_eq!(c.to_vec(), vec![4]);
+}
+
+/// A structure with float fields.
+#[weft::structure]
+pub struct Pair {
+    /// First.
+    pub a: f64,
+    /// Second.
+    pub b: f64,
+}
+
+#[weft::kernel]
+fn read_structures(p: &Array<Pair>, y: &mut Array<f64>) {
+    let i = tid();
+    let q = p[i];
+    y[i] = q.a * q.b;
+}
+
+#[weft::kernel]
+fn through_structure(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let q = Pair { a: x[i], b: 2.0 };
+    y[i] = q.a * q.b;
+}
+
+#[weft::kernel]
+fn structure_count(p: &Array<Pair>, x: &Array<f64>, y: &mut Array<f64>) {
+    // Reads structures, but only for a comparison: no gradient passes through.
+    let i = tid();
+    let mut s = x[i];
+    if p[i].a > 1.0 {
+        s = 3.0 * x[i];
+    }
+    y[i] = s;
+}
+
+#[test]
+fn gradients_through_structures_refuse_unless_none_passes() {
+    let pairs = [Pair { a: 1.0, b: 2.0 }, Pair { a: 3.0, b: 4.0 }];
+    let p = Array::from_slice(Device::Cpu, &pairs);
+    let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| read_structures::launch(2, &p, &mut y))
+        .unwrap();
+    let e = tape.backward_from(&mut y, &[1.0, 1.0]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("structures with float fields from array `p`"),
+        "{e}"
+    );
+
+    let x = input(Device::Cpu);
+    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+    let e = backward(&x, &mut y, |x, y| through_structure::launch(4, x, y)).unwrap_err();
+    assert!(
+        e.to_string().contains("structure values are not supported"),
+        "{e}"
+    );
+
+    let x = Array::from_slice(Device::Cpu, &[1.0, 1.0]).requires_grad();
+    let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();
+    backward(&x, &mut y, |x, y| structure_count::launch(2, &p, x, y)).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![1.0, 3.0]);
+}
+
+#[test]
+fn every_kernel_here_has_ptx() {
+    weft_examples::devices::check_all_ptx(
+        &weft_examples::ptx_of!(
+            read_without_gradient,
+            store_in_func,
+            clear_in_func,
+            double,
+            double_and_count,
+            append,
+            read_structures,
+            through_structure,
+            structure_count
+        ),
+        &[],
+    );
+}
