@@ -61,6 +61,31 @@ fn reads_that_carry_no_gradient_are_allowed() {
     }
 }
 
+/// A loop that fills a local array with integers: nothing in it to reverse.
+#[weft::kernel]
+fn integer_loop(x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let mut seen = [0i32; 4];
+    let mut k = 0;
+    while k < 4 {
+        seen[k] = k * i;
+        k += 1;
+    }
+    y[i] = x[i] * (seen[3] as f64 + 1.0);
+}
+
+#[test]
+fn loops_without_gradient_are_not_reversed() {
+    // Reversing the loop would need snapshots of `seen`, which local arrays do not
+    // have: the adjoint leaves the loop out instead of refusing.
+    for d in weft_examples::devices::devices() {
+        let x = input(d);
+        let mut y = Array::zeros(d, [4]).requires_grad();
+        backward(&x, &mut y, |x, y| integer_loop::launch(4, x, y)).unwrap();
+        assert_eq!(x.grad_to_vec().unwrap(), vec![1.0, 4.0, 7.0, 10.0], "{d:?}");
+    }
+}
+
 #[weft::func]
 fn put(y: &mut Array<f64>, i: i32, v: f64) {
     y[i] = v * 3.0;
@@ -225,6 +250,7 @@ fn every_kernel_here_has_ptx() {
     weft_examples::devices::check_all_ptx(
         &weft_examples::ptx_of!(
             read_without_gradient,
+            integer_loop,
             store_in_func,
             clear_in_func,
             double,

@@ -241,14 +241,14 @@ impl Gen {
                 }
                 Stmt::For(var, start, end, body) => {
                     let mut inner = Vec::new();
-                    if record {
-                        let snap = self.snapshot(body, &mut inner);
-                        let _ = snap;
+                    if record && self.block_active(body) {
+                        self.snapshot(body, &mut inner);
                     }
                     inner.extend(self.replay(body, false));
                     out.push(Stmt::For(*var, *start, *end, Block(inner)));
                 }
                 Stmt::While(cb, c, body) => {
+                    let record = record && (self.block_active(cb) || self.block_active(body));
                     let count = if record {
                         let t = Type::I32;
                         let cnt = self.g.var("iterations", t);
@@ -356,6 +356,15 @@ impl Gen {
                     let e = Block(self.reverse(e));
                     out.push(Stmt::If(*c, a, e));
                 }
+                // A loop without active statements has nothing to reverse (the
+                // replay did not record it); its refusals are still collected.
+                Stmt::For(_, _, _, body) if !self.block_active(body) => {
+                    self.reverse(body);
+                }
+                Stmt::While(cb, _, body) if !self.block_active(cb) && !self.block_active(body) => {
+                    self.reverse(cb);
+                    self.reverse(body);
+                }
                 Stmt::For(var, start, end, body) => {
                     let vars = self.loop_vars(body);
                     let mut inner = Vec::new();
@@ -416,6 +425,25 @@ impl Gen {
             }
         }
         out
+    }
+
+    /// Whether reversing `b` does anything: it holds an active value or variable,
+    /// or a store or atomic add into an array with a gradient (whose adjoint
+    /// consumes or reads the element's gradient).
+    fn block_active(&self, b: &Block) -> bool {
+        b.0.iter().any(|s| match s {
+            Stmt::Def(_, Expr::Atomic(AtomicOp::Add | AtomicOp::Sub, arr, _, val)) => {
+                self.grad_of(*arr).is_some() && self.act.active(*val)
+            }
+            Stmt::Def(v, _) => self.act.active(*v),
+            Stmt::Let(var, _) | Stmt::Assign(var, _) => self.act.active_var(*var),
+            Stmt::Store(arr, _, v) => self.grad_of(*arr).is_some() && differentiable(&self.ty(*v)),
+            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
+                self.block_active(a) || self.block_active(c)
+            }
+            Stmt::For(_, _, _, body) => self.block_active(body),
+            _ => false,
+        })
     }
 
     /// `x` or `model.x` for an array that comes from a parameter, else "an array".
