@@ -165,21 +165,93 @@ fn take_slot(c: &mut Array<i32>) -> i32 {
     atomic_add(&mut c[0], 1)
 }
 
+/// Appends `2 x` to `y` at a slot taken from a counter: the gradient's index comes
+/// from an atomic.
 #[weft::kernel]
 fn append(x: &Array<f64>, c: &mut Array<i32>, y: &mut Array<f64>) {
+    let s = atomic_add(&mut c[0], 1);
+    y[s] = 2.0 * x[tid()];
+}
+
+/// The same through a func.
+#[weft::kernel]
+fn append_in_func(x: &Array<f64>, c: &mut Array<i32>, y: &mut Array<f64>) {
     let s = take_slot(c);
     y[s] = 2.0 * x[tid()];
 }
 
+/// Records where each thread went (slots from an atomic and a func, then a branch
+/// on one), and doubles `x`: no gradient depends on the slots.
+#[weft::kernel]
+fn double_and_record(
+    x: &Array<f64>,
+    c: &mut Array<i32>,
+    order: &mut Array<i32>,
+    y: &mut Array<f64>,
+) {
+    let i = tid();
+    let s = atomic_add(&mut c[0], 1);
+    order[s] = i;
+    let t = take_slot(c);
+    if t > 100 {
+        order[0] = -1;
+    }
+    y[i] = 2.0 * x[i];
+}
+
+/// A branch on an atomic's result picks the index of the gradient's element.
+#[weft::kernel]
+fn first_writes_zero(x: &Array<f64>, c: &mut Array<i32>, y: &mut Array<f64>) {
+    let i = tid();
+    let mut k = i;
+    if atomic_add(&mut c[0], 1) == 0 {
+        k = 0;
+    }
+    y[k] = 2.0 * x[i];
+}
+
+/// A launch of one of the kernels that append.
+type Append = dyn Fn(&Array<f64>, &mut Array<i32>, &mut Array<f64>) -> Result<(), weft::Error>;
+
 #[test]
-fn using_the_result_of_a_func_that_writes_arrays_refuses_to_differentiate() {
-    // The adjoint would take slots again to recompute `s`.
+fn gradients_that_depend_on_atomic_results_refuse_to_differentiate() {
+    // The adjoint would take its slots from the counter's final value.
     let x = input(Device::Cpu);
-    let mut c = Array::zeros(Device::Cpu, [1]);
-    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
-    let e = backward(&x, &mut y, |x, y| append::launch(4, x, &mut c, y)).unwrap_err();
-    assert!(e.to_string().contains("result of func `take_slot`"), "{e}");
-    assert_eq!(c.to_vec(), vec![4]);
+    let cases: [(&str, &Append); 3] = [
+        ("`atomic_add` returns", &|x, c, y| {
+            append::launch(4, x, c, y)
+        }),
+        ("result of func `take_slot`", &|x, c, y| {
+            append_in_func::launch(4, x, c, y)
+        }),
+        ("`atomic_add` returns", &|x, c, y| {
+            first_writes_zero::launch(4, x, c, y)
+        }),
+    ];
+    for (want, run) in cases {
+        let mut c = Array::zeros(Device::Cpu, [1]);
+        let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+        let e = backward(&x, &mut y, |x, y| run(x, &mut c, y)).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+        assert_eq!(c.to_vec(), vec![4], "the refused adjoint ran");
+    }
+}
+
+#[test]
+fn atomic_results_that_no_gradient_depends_on_are_allowed() {
+    // The adjoint leaves the func out of its replay and ignores the slots.
+    for d in weft_examples::devices::devices() {
+        let x = input(d);
+        let mut c = Array::zeros(d, [1]);
+        let mut order = Array::zeros(d, [8]);
+        let mut y = Array::zeros(d, [4]).requires_grad();
+        backward(&x, &mut y, |x, y| {
+            double_and_record::launch(4, x, &mut c, &mut order, y)
+        })
+        .unwrap();
+        assert_eq!(x.grad_to_vec().unwrap(), vec![2.0; 4], "{d:?}");
+        assert_eq!(c.to_vec(), vec![8], "{d:?}: the adjoint took slots");
+    }
 }
 
 /// A structure with float fields.
@@ -256,6 +328,9 @@ fn every_kernel_here_has_ptx() {
             double,
             double_and_count,
             append,
+            append_in_func,
+            double_and_record,
+            first_writes_zero,
             read_structures,
             through_structure,
             structure_count

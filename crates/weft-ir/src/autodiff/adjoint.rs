@@ -16,12 +16,13 @@
 //! stack holds one snapshot per iteration of the loops currently being reversed.
 //! Jumps are eliminated first ([`super::eliminate_jumps`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Span;
 
 use super::activity::{Activity, carries, writes_arrays};
 use super::jumps::{Emit, FnBuild, eliminate_jumps};
+use super::needed;
 use crate::access::{ArraySource, array_accesses, array_sources, field_names};
 use crate::builtins;
 use crate::ir::*;
@@ -106,6 +107,8 @@ struct Gen {
     blockers: BTreeSet<String>,
     /// Which forward values need adjoints.
     act: Activity,
+    /// Which forward values the adjoint's work depends on (see [`needed`]).
+    needed: HashSet<ValueId>,
 }
 
 /// Variables read or assigned in a block (recursively) but declared outside it.
@@ -218,20 +221,37 @@ impl Gen {
         for s in &b.0 {
             match s {
                 Stmt::Store(..) | Stmt::Return(_) => {}
-                // A func that writes arrays must not write them again: one without
-                // a result is left out; one whose result the replay needs cannot be.
+                // A func that writes arrays must not write them again: it is left
+                // out (the adjoint refuses when its gradient depends on the result).
                 Stmt::Def(v, Expr::Call { name, args, .. }) if writes_arrays(&self.g, args) => {
-                    if *self.g.ty(*v) != Type::Unit {
+                    let t = self.ty(*v);
+                    if self.needed.contains(v) {
                         self.blockers.insert(format!(
-                            "it uses the result of func `{name}`, which writes arrays: recomputing the result, the adjoint would write them again (return nothing from the func, or split the kernel)"
+                            "its gradient depends on the result of func `{name}`, which writes arrays: recomputing the result, the adjoint would write them again (split the kernel, or leave the func out of differentiated code)"
                         ));
+                        // Refused: kept only so that the code stays whole.
                         out.push(s.clone());
+                    } else if t != Type::Unit {
+                        // Zero stands in for the result in what the replay
+                        // recomputes from it (nothing the adjoint uses).
+                        out.push(Stmt::Def(*v, Expr::Zero(t)));
                     }
                 }
-                Stmt::Def(v, Expr::Atomic(_, a, idx, _)) => {
-                    // The old value an atomic returns cannot be recovered; the replay
-                    // reads the element instead (documented: atomics' results are not
-                    // differentiable).
+                Stmt::Def(v, Expr::Atomic(op, a, idx, _)) => {
+                    if self.needed.contains(v) {
+                        let name = match op {
+                            AtomicOp::Add => "atomic_add",
+                            AtomicOp::Sub => "atomic_sub",
+                            AtomicOp::Min => "atomic_min",
+                            AtomicOp::Max => "atomic_max",
+                        };
+                        self.blockers.insert(format!(
+                            "its gradient depends on the value `{name}` returns (the element before the update), which the adjoint cannot recover once other threads have updated the element (split the kernel, or leave the atomic's result out of differentiated code)"
+                        ));
+                    }
+                    // Where nothing the adjoint does depends on it (refused
+                    // otherwise), the replay reads the element instead of the old
+                    // value, which is gone.
                     out.push(Stmt::Def(*v, Expr::Load(*a, idx.clone())));
                 }
                 Stmt::If(c, a, e) => {
@@ -427,23 +447,9 @@ impl Gen {
         out
     }
 
-    /// Whether reversing `b` does anything: it holds an active value or variable,
-    /// or a store or atomic add into an array with a gradient (whose adjoint
-    /// consumes or reads the element's gradient).
+    /// Whether reversing `b` does anything (see [`needed::block_active`]).
     fn block_active(&self, b: &Block) -> bool {
-        b.0.iter().any(|s| match s {
-            Stmt::Def(_, Expr::Atomic(AtomicOp::Add | AtomicOp::Sub, arr, _, val)) => {
-                self.grad_of(*arr).is_some() && self.act.active(*val)
-            }
-            Stmt::Def(v, _) => self.act.active(*v),
-            Stmt::Let(var, _) | Stmt::Assign(var, _) => self.act.active_var(*var),
-            Stmt::Store(arr, _, v) => self.grad_of(*arr).is_some() && differentiable(&self.ty(*v)),
-            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                self.block_active(a) || self.block_active(c)
-            }
-            Stmt::For(_, _, _, body) => self.block_active(body),
-            _ => false,
-        })
+        needed::block_active(&self.g, &self.act, &|a| self.grad_of(a).is_some(), b)
     }
 
     /// `x` or `model.x` for an array that comes from a parameter, else "an array".
@@ -818,6 +824,7 @@ pub fn adjoint(f: &Function) -> Adjoint {
         param_adj: HashMap::new(),
         blockers: BTreeSet::new(),
         act: Activity::of(&fwd),
+        needed: HashSet::new(),
     };
     // The gradient arrays, at the top.
     let mut prologue = Vec::new();
@@ -849,6 +856,7 @@ pub fn adjoint(f: &Function) -> Adjoint {
             ));
         }
     }
+    st.needed = needed::needed(&fwd, &st.act, &|a| st.grad_of(a).is_some());
     let mut body = prologue;
     body.extend(st.replay(&fwd.body, true));
     // A structure result's float fields would need their own adjoint slots, which

@@ -3,6 +3,7 @@
 pub mod activity;
 pub mod adjoint;
 pub mod jumps;
+mod needed;
 
 #[cfg(test)]
 mod interp;
