@@ -103,7 +103,9 @@ impl<'a> Walk<'a> {
                     self.roots
                         .extend(idx.iter().chain([v]).map(|i| Node::Val(*i)));
                 }
-                Stmt::If(c, a, e) => {
+                // A branch or a `while` (condition block, then body) around work
+                // of the adjoint: its condition matters.
+                Stmt::If(c, a, e) | Stmt::While(a, c, e) => {
                     if self.active(a) || self.active(e) {
                         self.roots.push(Node::Val(*c));
                     }
@@ -119,15 +121,6 @@ impl<'a> Walk<'a> {
                     self.ctrl.extend([*start, *end]);
                     self.walk(body);
                     self.ctrl.truncate(self.ctrl.len() - 2);
-                }
-                Stmt::While(cb, c, body) => {
-                    if self.active(cb) || self.active(body) {
-                        self.roots.push(Node::Val(*c));
-                    }
-                    self.ctrl.push(*c);
-                    self.walk(cb);
-                    self.walk(body);
-                    self.ctrl.pop();
                 }
                 _ => {}
             }
