@@ -240,3 +240,55 @@ impl Activity {
         self.useful.contains(&n) && self.varied.contains(&n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::Span;
+
+    use super::*;
+    use crate::autodiff::eliminate_jumps;
+    use crate::types::Scalar;
+    use crate::{Builder, Env, Param};
+
+    #[test]
+    fn only_values_between_inputs_and_the_result_are_active() {
+        // fn f(x: f32) -> f32 {
+        //     let a = x * x;                     // active
+        //     let b = x + x;                     // varied, only compared
+        //     let s = stop_gradient(x * 3.0);    // useful, varied by nothing
+        //     let c = 2.0 * 5.0;                 // useful, constant
+        //     if b > 1.0 { .. }
+        //     a + s + c
+        // }
+        let env = Env::default();
+        let sp = Span::call_site();
+        let x = Param {
+            name: "x".into(),
+            ty: Type::F32,
+            span: sp,
+            writable: false,
+        };
+        let mut b = Builder::new(&env, "f", FnKind::Func, vec![x], Type::F32);
+        let f32_lit = |b: &mut Builder, v| b.lit_float(v, Some(Scalar::F32), sp);
+        let x = b.param(0, sp);
+        let a = b.binary(BinOp::Mul, x, x, sp).unwrap();
+        let bb = b.binary(BinOp::Add, x, x, sp).unwrap();
+        let three = f32_lit(&mut b, 3.0);
+        let x3 = b.binary(BinOp::Mul, x, three, sp).unwrap();
+        let s = b.builtin("stop_gradient", vec![x3], sp).unwrap();
+        let (two, five) = (f32_lit(&mut b, 2.0), f32_lit(&mut b, 5.0));
+        let c = b.binary(BinOp::Mul, two, five, sp).unwrap();
+        let one = f32_lit(&mut b, 1.0);
+        let _cmp = b.binary(BinOp::Gt, bb, one, sp).unwrap();
+        let r = b.binary(BinOp::Add, a, s, sp).unwrap();
+        let r = b.binary(BinOp::Add, r, c, sp).unwrap();
+        b.push_return(Some(r), sp).unwrap();
+        let f = eliminate_jumps(&b.finish(sp).unwrap());
+        let act = Activity::of(&f);
+        assert!(act.active(x) && act.active(a) && act.active(r));
+        assert!(act.varied(bb) && !act.useful(bb));
+        assert!(act.varied(x3) && !act.useful(x3));
+        assert!(act.useful(s) && !act.varied(s));
+        assert!(act.useful(c) && !act.varied(c) && !act.active(two));
+    }
+}
