@@ -13,7 +13,7 @@
 //! `stop_gradient`) without being refused for reading them.
 //!
 //! Structures take part too, though no adjoint flows through them: their edges find
-//! the places where gradient would be lost in one (see [`super::adjoint`]'s
+//! the places where gradient would be lost in one (see [`super::adjoint()`]'s
 //! refusals).
 
 use std::collections::{HashMap, HashSet};
