@@ -3,7 +3,8 @@
 # gathers them, stripped, in target-gpu/ (ignored by git) with a runner script.
 # Then, through the device tool, run on the GPU machine in one call:
 #     run(command="bash target-gpu/run.sh", carry=["target-gpu"])
-# (`bash target-gpu/run.sh bench` runs the benchmarks only).
+# (`bash target-gpu/run.sh bench` runs the benchmarks only; ONLY="a b" runs just
+# those test binaries, BENCH=0 no benchmarks).
 # The runner executes every test binary (GPU tests run; CPU tests too) and the
 # CUDA benchmark, and prints a summary table last. Logs go to $OUT when set.
 set -euo pipefail
@@ -61,6 +62,11 @@ rm -rf "$logs" && mkdir -p "$logs"
 # `run.sh bench` runs only the benchmarks (to save device time between test runs).
 tests=$(cat target-gpu/tests.txt)
 [ "${1:-}" = bench ] && tests=""
+# ONLY="bvh_queries activity" runs just those test binaries; BENCH=0 skips the
+# benchmarks (for a short device window).
+if [ -n "${ONLY:-}" ]; then
+    tests=$(for t in $tests; do for o in $ONLY; do [ "${t%-*}" = "$o" ] && echo "$t"; done; done)
+fi
 for t in $tests; do
     log="$logs/$t.log"
     # A hung kernel must not eat the session's device time: 300 s per binary.
@@ -77,7 +83,9 @@ for t in $tests; do
     skipped=$(grep -c 'SKIPPED' "$log" || true)
     summary+="| ${t%-*} | $status | $passed | $failed | $skipped |"$'\n'
 done
-for b in $(cat target-gpu/bench.txt); do
+benches=$(cat target-gpu/bench.txt)
+[ "${BENCH:-1}" = 0 ] && benches=""
+for b in $benches; do
     case "$b" in
         # The CPU benchmark on 2 pinned cores of the (idle) GPU host, for reference.
         bounce-*) RAYON_NUM_THREADS=2 taskset -c 0,1 "$bin/$b" --bench --warm-up-time 1 \
