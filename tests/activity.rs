@@ -1,7 +1,9 @@
 //! Which values carry gradient (`weft_ir::autodiff::activity`): reads that no
 //! gradient passes through are allowed anywhere, and every place where gradient
 //! would be lost — a func writing a float array, an array of structures, a
-//! structure value — refuses to differentiate instead of giving a wrong gradient.
+//! structure value, an atomic's old value, an index array changed after the
+//! launch that read it through a func — refuses to differentiate instead of giving
+//! a wrong gradient.
 
 use weft::prelude::*;
 
@@ -254,6 +256,52 @@ fn atomic_results_that_no_gradient_depends_on_are_allowed() {
     }
 }
 
+/// `idx[i]`, read in a func.
+#[weft::func]
+fn pick(idx: &Array<i32>, i: i32) -> i32 {
+    idx[i]
+}
+
+#[weft::kernel]
+fn gather(idx: &Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    y[i] = 2.0 * x[pick(idx, i)];
+}
+
+#[weft::func]
+fn set_int(a: &mut Array<i32>, i: i32, v: i32) {
+    a[i] = v;
+}
+
+/// Reverses the order of `idx` in place, through a func.
+#[weft::kernel]
+fn reverse_order(idx: &mut Array<i32>) {
+    let i = tid();
+    set_int(idx, i, idx.len() - 1 - i);
+}
+
+#[test]
+fn arrays_used_through_funcs_are_stamped_for_the_overwrite_check() {
+    // `gather`'s adjoint replays `pick`: the indices must still be the ones it
+    // read, so a later launch that changes them through a func is caught.
+    let x = input(Device::Cpu);
+    let mut idx = Array::from_slice(Device::Cpu, &[0, 0, 3, 2]);
+    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+    backward(&x, &mut y, |x, y| gather::launch(4, &idx, x, y)).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![4.0, 0.0, 2.0, 2.0]);
+    let e = backward(&x, &mut y, |x, y| {
+        gather::launch(4, &idx, x, y)?;
+        reverse_order::launch(4, &mut idx)
+    })
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("`gather`") && msg.contains("`reverse_order`"),
+        "{msg}"
+    );
+    assert_eq!(idx.to_vec(), vec![3, 2, 1, 0]);
+}
+
 /// A structure with float fields.
 #[weft::structure]
 pub struct Pair {
@@ -327,6 +375,8 @@ fn every_kernel_here_has_ptx() {
             clear_in_func,
             double,
             double_and_count,
+            gather,
+            reverse_order,
             append,
             append_in_func,
             double_and_record,

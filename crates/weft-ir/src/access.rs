@@ -102,58 +102,102 @@ pub fn array_sources(f: &Function, b: &Block) -> HashMap<ValueId, ArraySource> {
 }
 
 /// Every array a kernel's body loads from or writes to, in parameter and field
-/// order.
+/// order (see [`array_accesses_with`] for the arrays funcs use).
 pub fn array_accesses(f: &Function) -> Vec<ArrayAccess> {
-    let sources = array_sources(f, &f.body);
-    // Per source: read, written, written other than by add/sub, a value naming it.
-    let mut found: BTreeMap<ArraySource, (bool, bool, bool, ValueId)> = BTreeMap::new();
-    let mut note = |a: &ValueId, how: Access| {
-        if let Some(src) = sources.get(a) {
-            let e = found
-                .entry(src.clone())
-                .or_insert((false, false, false, *a));
-            match how {
-                Access::Read => e.0 = true,
-                Access::Accumulate => e.1 = true,
-                Access::Overwrite => (e.1, e.2) = (true, true),
-            }
-        }
-    };
+    array_accesses_with(f, &|_| None)
+}
+
+/// Every array `f` loads from or writes to, in parameter and field order,
+/// including what the funcs it calls do with the arrays it hands them: `callee`
+/// gives a func's own accesses by name (by the func's parameters, as this function
+/// returns them for `f`; `None` for a func it does not know).
+pub fn array_accesses_with(
+    f: &Function,
+    callee: &dyn Fn(&str) -> Option<Vec<ArrayAccess>>,
+) -> Vec<ArrayAccess> {
+    /// Per source: read, written, written other than by add/sub, the array's type.
+    type Found = BTreeMap<ArraySource, (bool, bool, bool, Type)>;
     #[derive(Clone, Copy)]
     enum Access {
         Read,
         Accumulate,
         Overwrite,
     }
-    fn walk(b: &Block, note: &mut dyn FnMut(&ValueId, Access)) {
-        for s in &b.0 {
-            match s {
-                Stmt::Def(_, Expr::Load(a, _)) => note(a, Access::Read),
-                Stmt::Def(_, Expr::Atomic(AtomicOp::Add | AtomicOp::Sub, a, _, _)) => {
-                    note(a, Access::Accumulate)
+    fn note(found: &mut Found, src: ArraySource, ty: &Type, how: Access) {
+        let e = found
+            .entry(src)
+            .or_insert_with(|| (false, false, false, ty.clone()));
+        match how {
+            Access::Read => e.0 = true,
+            Access::Accumulate => e.1 = true,
+            Access::Overwrite => (e.1, e.2) = (true, true),
+        }
+    }
+    struct Walk<'a> {
+        f: &'a Function,
+        sources: HashMap<ValueId, ArraySource>,
+        callee: &'a dyn Fn(&str) -> Option<Vec<ArrayAccess>>,
+        found: Found,
+    }
+    impl Walk<'_> {
+        fn direct(&mut self, a: &ValueId, how: Access) {
+            if let Some(src) = self.sources.get(a) {
+                note(&mut self.found, src.clone(), self.f.ty(*a), how);
+            }
+        }
+        fn walk(&mut self, b: &Block) {
+            for s in &b.0 {
+                match s {
+                    Stmt::Def(_, Expr::Load(a, _)) => self.direct(a, Access::Read),
+                    Stmt::Def(_, Expr::Atomic(AtomicOp::Add | AtomicOp::Sub, a, _, _)) => {
+                        self.direct(a, Access::Accumulate)
+                    }
+                    Stmt::Def(_, Expr::Atomic(_, a, _, _)) | Stmt::Store(a, _, _) => {
+                        self.direct(a, Access::Overwrite)
+                    }
+                    // The func's accesses through its parameters, moved onto the
+                    // arguments (an array, or a structure holding arrays).
+                    Stmt::Def(_, Expr::Call { name, args, .. }) => {
+                        for acc in (self.callee)(name).into_iter().flatten() {
+                            let Some(src) =
+                                args.get(acc.source.param).and_then(|a| self.sources.get(a))
+                            else {
+                                continue;
+                            };
+                            let mut src = src.clone();
+                            src.path.extend(&acc.source.path);
+                            let hows = [
+                                (acc.read, Access::Read),
+                                (acc.accumulated, Access::Accumulate),
+                                (acc.written && !acc.accumulated, Access::Overwrite),
+                            ];
+                            for (_, how) in hows.into_iter().filter(|(on, _)| *on) {
+                                note(&mut self.found, src.clone(), &acc.ty, how);
+                            }
+                        }
+                    }
+                    Stmt::If(_, x, y) | Stmt::While(x, _, y) => {
+                        self.walk(x);
+                        self.walk(y);
+                    }
+                    Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => self.walk(body),
+                    _ => {}
                 }
-                Stmt::Def(_, Expr::Atomic(_, a, _, _)) | Stmt::Store(a, _, _) => {
-                    note(a, Access::Overwrite)
-                }
-                Stmt::If(_, x, y) => {
-                    walk(x, note);
-                    walk(y, note);
-                }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, note),
-                Stmt::While(c, _, body) => {
-                    walk(c, note);
-                    walk(body, note);
-                }
-                _ => {}
             }
         }
     }
-    walk(&f.body, &mut note);
-    found
+    let mut w = Walk {
+        f,
+        sources: array_sources(f, &f.body),
+        callee,
+        found: BTreeMap::new(),
+    };
+    w.walk(&f.body);
+    w.found
         .into_iter()
-        .map(|(source, (read, written, overwritten, v))| ArrayAccess {
+        .map(|(source, (read, written, overwritten, ty))| ArrayAccess {
             fields: field_names(f, &source),
-            ty: f.ty(v).clone(),
+            ty,
             source,
             read,
             written,

@@ -421,7 +421,9 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 let math = math_funcs();
                 let ptx = crate::ptx::constants(&ir, &[&funcs, &math]);
                 let fma = uses_fma(&ir, &funcs);
-                Ok(expand_kernel(&f, &ir, func_blockers, ptx, fma))
+                let accesses =
+                    weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
+                Ok(expand_kernel(&f, &ir, &accesses, func_blockers, ptx, fma))
             }
         }
     }
@@ -917,9 +919,22 @@ fn expand_adjoint_launch(
     }
 }
 
+/// The arrays func `name` accesses through its parameters (and those of the funcs
+/// it calls in turn), or `None` for a func not among `funcs`.
+fn func_accesses(
+    funcs: &HashMap<String, weft_ir::Function>,
+    name: &str,
+) -> Option<Vec<weft_ir::access::ArrayAccess>> {
+    let f = funcs.get(name)?;
+    Some(weft_ir::access::array_accesses_with(f, &|n| {
+        func_accesses(funcs, n)
+    }))
+}
+
 fn expand_kernel(
     f: &syn::ItemFn,
     ir: &weft_ir::Function,
+    accesses: &[weft_ir::access::ArrayAccess],
     func_blockers: Vec<String>,
     ptx: TokenStream,
     fma: bool,
@@ -1031,8 +1046,8 @@ fn expand_kernel(
         .collect();
     // What the tape stamps (for its overwrite check), which arrays get gradients
     // (outputs, when an input has one) and which it zeroes: from the arrays the
-    // body actually reads and writes, inside structure parameters too.
-    let accesses = weft_ir::access::array_accesses(ir);
+    // body and the funcs it calls actually read and write, inside structure
+    // parameters too (`accesses`).
     let place = |a: &weft_ir::access::ArrayAccess| {
         let n = format_ident!("{}", ir.params[a.source.param].name);
         let fs = a.fields.iter().map(|f| format_ident!("{}", f));
