@@ -302,6 +302,39 @@ fn arrays_used_through_funcs_are_stamped_for_the_overwrite_check() {
     assert_eq!(idx.to_vec(), vec![3, 2, 1, 0]);
 }
 
+/// Reads an index, then overwrites it: the adjoint's replay would read the new one.
+#[weft::kernel]
+fn relabel(idx: &mut Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let j = idx[i];
+    idx[i] = 0;
+    y[i] = 2.0 * x[j];
+}
+
+/// Counts its launches in place; no gradient depends on the counts.
+#[weft::kernel]
+fn double_and_tally(tally: &mut Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    tally[i] = tally[i] + 1;
+    y[i] = 2.0 * x[i];
+}
+
+#[test]
+fn index_arrays_rewritten_in_place_refuse_only_when_the_gradient_reads_them() {
+    let x = input(Device::Cpu);
+    let mut idx = Array::from_slice(Device::Cpu, &[3, 2, 1, 0]);
+    let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
+    let e = backward(&x, &mut y, |x, y| relabel::launch(4, &mut idx, x, y)).unwrap_err();
+    assert!(e.to_string().contains("reads from array `idx`"), "{e}");
+    let mut tally = Array::zeros(Device::Cpu, [4]);
+    backward(&x, &mut y, |x, y| {
+        double_and_tally::launch(4, &mut tally, x, y)
+    })
+    .unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![2.0; 4]);
+    assert_eq!(tally.to_vec(), vec![1; 4]);
+}
+
 /// A structure with float fields.
 #[weft::structure]
 pub struct Pair {
@@ -377,6 +410,8 @@ fn every_kernel_here_has_ptx() {
             double_and_count,
             gather,
             reverse_order,
+            relabel,
+            double_and_tally,
             append,
             append_in_func,
             double_and_record,

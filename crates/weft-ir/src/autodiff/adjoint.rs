@@ -857,6 +857,26 @@ pub fn adjoint(f: &Function) -> Adjoint {
         }
     }
     st.needed = needed::needed(&fwd, &st.act, &|a| st.grad_of(a).is_some());
+    // The same for arrays without gradients (indices, counters) when the gradient
+    // depends on what the kernel read from them.
+    for (v, arr) in loads(&fwd.body) {
+        let Some(src) = st.array_param.get(&arr) else {
+            continue;
+        };
+        let rewritten = accesses
+            .iter()
+            .any(|a| a.source == *src && a.written && !st.grad_value.contains_key(src));
+        if rewritten && st.needed.contains(&v) {
+            let name = accesses
+                .iter()
+                .find(|a| a.source == *src)
+                .map(|a| a.label(f));
+            st.blockers.insert(format!(
+                "its gradient depends on what it reads from array `{}`, which it also writes; the adjoint replays the kernel after the writes, so it would see the new values (write to a separate array)",
+                name.unwrap_or_default()
+            ));
+        }
+    }
     let mut body = prologue;
     body.extend(st.replay(&fwd.body, true));
     // A structure result's float fields would need their own adjoint slots, which
@@ -919,6 +939,23 @@ pub fn adjoint(f: &Function) -> Adjoint {
         blockers: st.blockers.into_iter().collect(),
         calls,
     }
+}
+
+/// Every array load in `b`: (value, array).
+fn loads(b: &Block) -> Vec<(ValueId, ValueId)> {
+    let mut out = Vec::new();
+    for s in &b.0 {
+        match s {
+            Stmt::Def(v, Expr::Load(arr, _)) => out.push((*v, *arr)),
+            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
+                out.extend(loads(a));
+                out.extend(loads(c));
+            }
+            Stmt::For(_, _, _, body) => out.extend(loads(body)),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The funcs `f` calls with an active result or a writable array, by name, each
