@@ -311,6 +311,15 @@ fn relabel(idx: &mut Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
     y[i] = 2.0 * x[j];
 }
 
+/// The same, overwriting through a func.
+#[weft::kernel]
+fn relabel_in_func(idx: &mut Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let j = idx[i];
+    set_int(idx, i, 0);
+    y[i] = 2.0 * x[j];
+}
+
 /// Counts its launches in place; no gradient depends on the counts.
 #[weft::kernel]
 fn double_and_tally(tally: &mut Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
@@ -325,6 +334,12 @@ fn index_arrays_rewritten_in_place_refuse_only_when_the_gradient_reads_them() {
     let mut idx = Array::from_slice(Device::Cpu, &[3, 2, 1, 0]);
     let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
     let e = backward(&x, &mut y, |x, y| relabel::launch(4, &mut idx, x, y)).unwrap_err();
+    assert!(e.to_string().contains("reads from array `idx`"), "{e}");
+    let mut idx = Array::from_slice(Device::Cpu, &[3, 2, 1, 0]);
+    let e = backward(&x, &mut y, |x, y| {
+        relabel_in_func::launch(4, &mut idx, x, y)
+    })
+    .unwrap_err();
     assert!(e.to_string().contains("reads from array `idx`"), "{e}");
     let mut tally = Array::zeros(Device::Cpu, [4]);
     backward(&x, &mut y, |x, y| {
@@ -411,6 +426,7 @@ fn every_kernel_here_has_ptx() {
             gather,
             reverse_order,
             relabel,
+            relabel_in_func,
             double_and_tally,
             append,
             append_in_func,

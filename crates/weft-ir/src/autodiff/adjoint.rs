@@ -859,21 +859,21 @@ pub fn adjoint(f: &Function) -> Adjoint {
     st.needed = needed::needed(&fwd, &st.act, &|a| st.grad_of(a).is_some());
     // The same for arrays without gradients (indices, counters) when the gradient
     // depends on what the kernel read from them.
+    // (Arrays handed to a func as writable count as written.)
+    let handed: Vec<ArraySource> = writable_args(&fwd, &fwd.body)
+        .iter()
+        .filter_map(|a| st.array_param.get(a).cloned())
+        .collect();
     for (v, arr) in loads(&fwd.body) {
         let Some(src) = st.array_param.get(&arr) else {
             continue;
         };
-        let rewritten = accesses
-            .iter()
-            .any(|a| a.source == *src && a.written && !st.grad_value.contains_key(src));
+        let rewritten = !st.grad_value.contains_key(src)
+            && (handed.contains(src) || accesses.iter().any(|a| a.source == *src && a.written));
         if rewritten && st.needed.contains(&v) {
-            let name = accesses
-                .iter()
-                .find(|a| a.source == *src)
-                .map(|a| a.label(f));
+            let name = st.array_label(arr);
             st.blockers.insert(format!(
-                "its gradient depends on what it reads from array `{}`, which it also writes; the adjoint replays the kernel after the writes, so it would see the new values (write to a separate array)",
-                name.unwrap_or_default()
+                "its gradient depends on what it reads from array {name}, which it also writes; the adjoint replays the kernel after the writes, so it would see the new values (write to a separate array)"
             ));
         }
     }
@@ -939,6 +939,26 @@ pub fn adjoint(f: &Function) -> Adjoint {
         blockers: st.blockers.into_iter().collect(),
         calls,
     }
+}
+
+/// The array arguments of calls in `b` that the func may write.
+fn writable_args(f: &Function, b: &Block) -> Vec<ValueId> {
+    let mut out = Vec::new();
+    for s in &b.0 {
+        match s {
+            Stmt::Def(_, Expr::Call { args, .. }) => out.extend(
+                args.iter()
+                    .filter(|a| writes_arrays(f, std::slice::from_ref(*a))),
+            ),
+            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
+                out.extend(writable_args(f, a));
+                out.extend(writable_args(f, c));
+            }
+            Stmt::For(_, _, _, body) => out.extend(writable_args(f, body)),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Every array load in `b`: (value, array).
