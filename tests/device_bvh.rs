@@ -583,8 +583,6 @@ fn build_kernels_have_ptx() {
             nearest,
             in_box
         ),
-        // A search, not differentiable: its func reads the points through an
-        // array parameter, which the adjoint does not support.
-        &[("lbvh_nodes", "neither a kernel parameter nor a field")],
+        &[],
     );
 }

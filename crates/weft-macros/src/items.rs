@@ -417,13 +417,22 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
             } else {
                 let ir = lower_fn(&env, &f, FnKind::Kernel)?;
                 let funcs = dep_funcs(&env, &defs_parsed)?;
-                let func_blockers = func_adjoint_blockers(&funcs, &ir);
+                let adj = weft_ir::autodiff::adjoint_with(&ir, &|n| func_accesses(&funcs, n));
+                let func_blockers = func_adjoint_blockers(&funcs, &adj);
                 let math = math_funcs();
-                let ptx = crate::ptx::constants(&ir, &[&funcs, &math]);
+                let ptx = crate::ptx::constants(&ir, &adj.function, &[&funcs, &math]);
                 let fma = uses_fma(&ir, &funcs);
                 let accesses =
                     weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
-                Ok(expand_kernel(&f, &ir, &accesses, func_blockers, ptx, fma))
+                Ok(expand_kernel(
+                    &f,
+                    &ir,
+                    &adj,
+                    &accesses,
+                    func_blockers,
+                    ptx,
+                    fma,
+                ))
             }
         }
     }
@@ -594,25 +603,40 @@ fn lower_math_funcs() -> HashMap<String, weft_ir::Function> {
 /// Why the adjoints of the funcs a kernel calls (directly or through other funcs)
 /// would be wrong, prefixed with the func's name: the funcs whose adjoints matter
 /// to it ([`weft_ir::autodiff::Adjoint::calls`]), and theirs in turn.
+///
+/// Also where gradient would be lost between them: a null gradient array handed
+/// to a func that differentiates through the array
+/// ([`weft_ir::autodiff::lost_gradients`]).
 fn func_adjoint_blockers(
     funcs: &HashMap<String, weft_ir::Function>,
-    kernel: &weft_ir::Function,
+    kernel: &weft_ir::autodiff::Adjoint,
 ) -> Vec<String> {
+    let cache = std::cell::RefCell::new(HashMap::new());
+    let adjoint_of = |name: &str| {
+        if let Some(a) = cache.borrow().get(name) {
+            return Some(Clone::clone(a));
+        }
+        let a = weft_ir::autodiff::adjoint_with(funcs.get(name)?, &|n| func_accesses(funcs, n));
+        cache.borrow_mut().insert(name.to_string(), a.clone());
+        Some(a)
+    };
     let mut seen = std::collections::BTreeSet::new();
-    let mut todo = weft_ir::autodiff::adjoint(kernel).calls;
+    let mut todo: Vec<String> = kernel.calls.clone();
+    todo.extend(kernel.handed.iter().map(|h| h.func.clone()));
     let mut out = Vec::new();
     while let Some(name) = todo.pop() {
         if !seen.insert(name.clone()) {
             continue;
         }
-        if let Some(f) = funcs.get(&name) {
-            let adj = weft_ir::autodiff::adjoint(f);
+        if let Some(adj) = adjoint_of(&name) {
             for b in adj.blockers {
                 out.push(format!("func `{name}`: {b}"));
             }
             todo.extend(adj.calls);
+            todo.extend(adj.handed.iter().map(|h| h.func.clone()));
         }
     }
+    out.extend(weft_ir::autodiff::lost_gradients(kernel, &adjoint_of));
     out
 }
 
@@ -779,11 +803,11 @@ fn target_places(f: &weft_ir::Function) -> Vec<TokenStream> {
 /// optional gradient array per float array parameter.
 fn expand_adjoint_launch(
     ir: &weft_ir::Function,
+    adj: &weft_ir::autodiff::Adjoint,
     func_blockers: Vec<String>,
     fma: bool,
 ) -> TokenStream {
     let rt = quote!(::weft::__private);
-    let adj = weft_ir::autodiff::adjoint(ir);
     let body_ident = format_ident!("__weft_adjoint_body_{}", ir.name);
     let kernel_name = ir.name.clone();
     let body = emit_kernel_body(&adj.function, &body_ident);
@@ -934,6 +958,7 @@ fn func_accesses(
 fn expand_kernel(
     f: &syn::ItemFn,
     ir: &weft_ir::Function,
+    adj: &weft_ir::autodiff::Adjoint,
     accesses: &[weft_ir::access::ArrayAccess],
     func_blockers: Vec<String>,
     ptx: TokenStream,
@@ -945,7 +970,7 @@ fn expand_kernel(
     let attrs = &f.attrs;
     let body_ident = format_ident!("__weft_body_{}", name);
     let body = emit_kernel_body(ir, &body_ident);
-    let adjoint_launch = expand_adjoint_launch(ir, func_blockers, fma);
+    let adjoint_launch = expand_adjoint_launch(ir, adj, func_blockers, fma);
     let rt = quote!(::weft::__private);
 
     let mut sig_params = Vec::new();

@@ -7,12 +7,14 @@ use quote::quote;
 
 /// `PTX` and `ADJOINT_PTX` constants for a kernel: the PTX module text, or why the
 /// CUDA back end cannot run it (the CPU back end is unaffected).
+/// `adjoint` is the kernel's adjoint function.
 pub fn constants(
     ir: &weft_ir::Function,
+    adjoint: &weft_ir::Function,
     funcs: &[&HashMap<String, weft_ir::Function>],
 ) -> TokenStream {
     let kernel_id = kernel_id(&ir.name);
-    let mut adj_fn = weft_ir::autodiff::adjoint(ir).function;
+    let mut adj_fn = adjoint.clone();
     adj_fn.name = format!("{}_adjoint", ir.name);
     // Both variants are embedded; the user's build profile picks one (bounds checks
     // on in debug builds, as on the CPU).

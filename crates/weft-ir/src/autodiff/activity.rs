@@ -4,8 +4,8 @@
 //! its adjoint rule feeds (from `y = a * b` to `a` and `b`, from a variable read to
 //! the variable, from a variable to the values assigned to it). A value is
 //! **useful** when an adjoint can reach it from a *root* — a func's result, a value
-//! stored into an array or added to one atomically, an argument of a call that
-//! writes arrays — and **varied** when its adjoint can reach a *sink*: a func
+//! stored into an array or added to one atomically, a call that writes float
+//! arrays (to its arguments) — and **varied** when its adjoint can reach a *sink*: a func
 //! parameter or an array element read. Only values that are both (**active**) need
 //! an adjoint: the rest would only ever hold zeros. The adjoint generator skips
 //! them, which keeps its code small and lets a function read arrays for values
@@ -142,6 +142,15 @@ impl Graph<'_> {
             Expr::Call { args, .. } => {
                 if call_needs_adjoint(f, v, args) {
                     self.edges_to(v, args);
+                }
+                // What a func writes into float arrays is an output, whatever its
+                // result.
+                let writes_floats = args.iter().any(|a| {
+                    matches!(f.ty(*a), Type::Array { elem, access: Access::Write, .. }
+                        if self.carries(elem))
+                });
+                if writes_floats {
+                    self.roots.push(Node::Val(v));
                 }
                 // A func handed arrays may return what it reads from them.
                 let arrays = args

@@ -21,9 +21,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use proc_macro2::Span;
 
 use super::activity::{Activity, carries, writes_arrays};
+use super::handed::{GradFrom, HandedGrad};
 use super::jumps::{Emit, FnBuild, eliminate_jumps};
 use super::needed;
-use crate::access::{ArraySource, array_accesses, array_sources, field_names};
+use crate::access::{ArraySource, array_sources, field_names};
 use crate::builtins;
 use crate::ir::*;
 use crate::types::{Access, Scalar, Type};
@@ -32,9 +33,15 @@ use crate::types::{Access, Scalar, Type};
 #[derive(Clone, Debug)]
 pub struct Adjoint {
     /// The adjoint function. Kernels: the forward parameters, then one gradient
-    /// array `adj_<name>` per float array parameter (see `grad_params`). Funcs: the
-    /// forward parameters then `adj_result`; returns a tuple with one adjoint per
-    /// parameter (`()` where a parameter is not differentiable).
+    /// array `adj_<name>` per float array parameter and one structure of gradient
+    /// arrays per structure parameter whose float arrays it uses (see
+    /// `grad_params`). Funcs: the forward parameters, one gradient array
+    /// `adj_<name>` per parameter that is an array of floats and one structure of
+    /// gradient arrays per structure parameter holding such arrays (null arrays
+    /// where the caller has none), then `adj_result` (unless the result is `()`);
+    /// returns a tuple with one adjoint per parameter (`()` where a parameter is not
+    /// differentiable, arrays and structures included: their gradients go into the
+    /// gradient arrays).
     pub function: Function,
     /// For each forward parameter, the index of its gradient parameter, if any.
     pub grad_params: Vec<Option<usize>>,
@@ -45,6 +52,13 @@ pub struct Adjoint {
     /// an active result (see [`super::activity`]) or with a writable array, whose
     /// own refusals (`blockers`) apply to this function too.
     pub calls: Vec<String>,
+    /// The parameter arrays (by parameter and field path) whose gradient arrays
+    /// this adjoint's own body reads or adds into (see
+    /// [`lost_gradients`](super::lost_gradients)).
+    pub grad_uses: Vec<ArraySource>,
+    /// The gradient arrays this adjoint hands on to the adjoints of the funcs it
+    /// calls (see [`lost_gradients`](super::lost_gradients)).
+    pub handed: Vec<HandedGrad>,
 }
 
 /// Whether a type carries gradients.
@@ -66,6 +80,40 @@ fn has_float_fields(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
                 .any(|(_, ft)| ft.is_float_based() || has_float_fields(ft, structs))
         }),
         _ => false,
+    }
+}
+
+/// `.a.b` for field names `a`, `b`.
+fn dotted(names: &[String]) -> String {
+    names.iter().map(|n| format!(".{n}")).collect()
+}
+
+/// Whether `t` is an array of floats or a structure holding one (in nested
+/// structures too).
+pub fn holds_float_arrays(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
+    !float_array_paths(t, structs).is_empty()
+}
+
+/// The arrays of floats in a value of type `t`: their field paths (empty for `t`
+/// itself) and field names.
+fn float_array_paths(
+    t: &Type,
+    structs: &HashMap<String, StructDef>,
+) -> Vec<(Vec<u32>, Vec<String>)> {
+    match t {
+        Type::Array { elem, .. } if differentiable(elem) => vec![(vec![], vec![])],
+        Type::Struct(name) => {
+            let mut out = Vec::new();
+            for (k, (fname, ft)) in structs[name].fields.iter().enumerate() {
+                for (mut path, mut names) in float_array_paths(ft, structs) {
+                    path.insert(0, k as u32);
+                    names.insert(0, fname.clone());
+                    out.push((path, names));
+                }
+            }
+            out
+        }
+        _ => vec![],
     }
 }
 
@@ -109,6 +157,10 @@ struct Gen {
     act: Activity,
     /// Which forward values the adjoint's work depends on (see [`needed`]).
     needed: HashSet<ValueId>,
+    /// The gradient values of parameters' arrays and structures, with their source.
+    grad_param_value: HashMap<ValueId, ArraySource>,
+    /// Gradient arrays handed to func adjoints (see [`Adjoint::handed`]).
+    handed: Vec<HandedGrad>,
 }
 
 /// Variables read or assigned in a block (recursively) but declared outside it.
@@ -225,7 +277,7 @@ impl Gen {
                 // out (the adjoint refuses when its gradient depends on the result).
                 Stmt::Def(v, Expr::Call { name, args, .. }) if writes_arrays(&self.g, args) => {
                     let t = self.ty(*v);
-                    if self.needed.contains(v) {
+                    if t != Type::Unit && self.needed.contains(v) {
                         self.blockers.insert(format!(
                             "its gradient depends on the result of func `{name}`, which writes arrays: recomputing the result, the adjoint would write them again (split the kernel, or leave the func out of differentiated code)"
                         ));
@@ -467,8 +519,8 @@ impl Gen {
         }
     }
 
-    /// Refuses a write of `v` into `arr` where the array has no gradient array (an
-    /// array parameter of a func, an array of structures) and the write matters to
+    /// Refuses a write of `v` into `arr` where the array has no gradient array (a
+    /// field of a local structure, an array of structures) and the write matters to
     /// gradients: a func's store or atomic min/max of floats, which overwrites an
     /// element whose gradient must then be consumed, or any write of a value that
     /// depends on differentiable inputs (`overwrites`: a store, min or max).
@@ -481,9 +533,11 @@ impl Gen {
             return;
         }
         let name = self.array_label(arr);
-        self.blockers.insert(if func {
+        let of_structs =
+            matches!(self.ty(arr), Type::Array { elem, .. } if matches!(*elem, Type::Struct(_)));
+        self.blockers.insert(if !of_structs {
             format!(
-                "it writes floats into array {name}, and gradients through arrays a func writes are not supported yet (write in the kernel, or return the value)"
+                "it writes floats into array {name}, which has no gradient array (a field of a structure built or copied into a local); gradients through it are not supported yet (use the parameter's array)"
             )
         } else {
             format!(
@@ -521,11 +575,140 @@ impl Gen {
         );
     }
 
+    /// Records `g` as the gradient value of `src` (of type `t`) and, inside a
+    /// structure, those of the float arrays and structures holding them within,
+    /// extracted in `out`.
+    fn define_grads(&mut self, out: &mut Vec<Stmt>, src: ArraySource, g: ValueId, t: &Type) {
+        self.grad_value.insert(src.clone(), g);
+        self.grad_param_value.insert(g, src.clone());
+        if let Type::Struct(name) = t {
+            let fields = self.g.structs[name].fields.clone();
+            for (k, (_, ft)) in fields.iter().enumerate() {
+                if !holds_float_arrays(ft, &self.g.structs) {
+                    continue;
+                }
+                let mut e = self.emit();
+                let v = e.def(ft.clone(), Expr::Extract(g, k as u32));
+                out.extend(e.out);
+                let mut path = src.path.clone();
+                path.push(k as u32);
+                self.define_grads(
+                    out,
+                    ArraySource {
+                        param: src.param,
+                        path,
+                    },
+                    v,
+                    ft,
+                );
+            }
+        }
+    }
+
+    /// The gradient value of an array (or a structure of arrays) from a parameter.
     fn grad_of(&self, arr: ValueId) -> Option<ValueId> {
         self.array_param
             .get(&arr)
             .and_then(|src| self.grad_value.get(src))
             .copied()
+    }
+
+    /// Whether `a` is an array of floats the code may write.
+    fn writable_float_array(&self, a: ValueId) -> bool {
+        matches!(self.ty(a), Type::Array { elem, access: Access::Write, .. } if differentiable(&elem))
+    }
+
+    /// Calls func `name`'s adjoint on `args`: the forward arguments, a gradient
+    /// array for each array of floats (this function's, or a null one where it
+    /// has none), then `seed`, the result's adjoint (`None` for a `()` result);
+    /// accumulates the adjoints it returns into the arguments'.
+    fn reverse_call(
+        &mut self,
+        out: &mut Vec<Stmt>,
+        name: &str,
+        path: &proc_macro2::TokenStream,
+        args: &[ValueId],
+        seed: Option<ValueId>,
+    ) {
+        let tys: Vec<Type> = args
+            .iter()
+            .map(|a| {
+                let t = self.ty(*a);
+                if differentiable(&t) { t } else { Type::Unit }
+            })
+            .collect();
+        let mut call = args.to_vec();
+        for (k, a) in args.iter().enumerate() {
+            let t = self.ty(*a);
+            let t = match t {
+                Type::Array { elem, ndim, .. } if differentiable(&elem) => Type::Array {
+                    elem,
+                    ndim,
+                    access: Access::Write,
+                },
+                Type::Struct(_) if holds_float_arrays(&t, &self.g.structs) => t,
+                _ => continue,
+            };
+            let (g, from) = match self.grad_of(*a) {
+                Some(g) if self.g.kind == FnKind::Func => {
+                    (g, GradFrom::Param(self.grad_param_value[&g].clone()))
+                }
+                Some(g) => (g, GradFrom::Kernel),
+                None => {
+                    let mut em = self.emit();
+                    let z = em.def(t.clone(), Expr::Zero(t.clone()));
+                    out.extend(em.out);
+                    (z, GradFrom::Missing)
+                }
+            };
+            call.push(g);
+            let base = self.array_param.get(a).map(|src| {
+                let mut s = self.g.params[src.param].name.clone();
+                for n in field_names(&self.g, src) {
+                    s.push('.');
+                    s.push_str(&n);
+                }
+                s
+            });
+            let arrays = float_array_paths(&t, &self.g.structs)
+                .into_iter()
+                .map(|(path, names)| {
+                    let label = match &base {
+                        Some(b) => format!("array `{b}{}`", dotted(&names)),
+                        None if names.is_empty() => "an array of a local structure".into(),
+                        None => format!("a local structure's array `{}`", &dotted(&names)[1..]),
+                    };
+                    (path, label)
+                })
+                .collect();
+            self.handed.push(HandedGrad {
+                func: name.to_string(),
+                param: k,
+                from,
+                arrays,
+            });
+        }
+        call.extend(seed);
+        let mut em = self.emit();
+        let r = em.def(
+            Type::Tuple(tys.clone()),
+            Expr::FuncAdjoint {
+                name: name.to_string(),
+                path: path.clone(),
+                args: call,
+            },
+        );
+        let parts: Vec<Option<ValueId>> = tys
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (*t != Type::Unit).then(|| em.def(t.clone(), Expr::Extract(r, i as u32))))
+            .collect();
+        out.extend(em.out);
+        for (a, p) in args.iter().zip(parts) {
+            if let Some(p) = p {
+                self.accum_value(out, *a, p);
+            }
+        }
     }
 
     fn reverse_def(&mut self, out: &mut Vec<Stmt>, v: ValueId, e: &Expr) {
@@ -561,6 +744,21 @@ impl Gen {
         }
         self.refuse_lost_structure(v, e);
         let Some(&adj) = self.adj_val.get(&v) else {
+            // A func that writes float arrays passes their gradients on (and
+            // consumes those of the elements it overwrites) whether or not its
+            // result carries gradient.
+            if let Expr::Call { name, path, args } = e
+                && args.iter().any(|a| self.writable_float_array(*a))
+            {
+                let seed = (self.ty(v) != Type::Unit).then(|| {
+                    let t = self.ty(v);
+                    let mut em = self.emit();
+                    let z = em.def(t.clone(), Expr::Zero(t));
+                    out.extend(em.out);
+                    z
+                });
+                self.reverse_call(out, name, path, args, seed);
+            }
             return;
         };
         let mut em = self.emit();
@@ -646,37 +844,8 @@ impl Gen {
             // it writes arrays: a pure func with an integer or boolean result (a
             // search that returns an index, say) passes no gradient to its inputs.
             Expr::Call { name, path, args } if call_needs_adjoint(&self.g, v, args) => {
-                let tys: Vec<Type> = args
-                    .iter()
-                    .map(|a| {
-                        let t = self.ty(*a);
-                        if differentiable(&t) { t } else { Type::Unit }
-                    })
-                    .collect();
-                let mut call = args.clone();
-                call.push(a_v);
-                let mut em = self.emit();
-                let r = em.def(
-                    Type::Tuple(tys.clone()),
-                    Expr::FuncAdjoint {
-                        name: name.clone(),
-                        path: path.clone(),
-                        args: call,
-                    },
-                );
-                let parts: Vec<Option<ValueId>> = tys
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| {
-                        (*t != Type::Unit).then(|| em.def(t.clone(), Expr::Extract(r, i as u32)))
-                    })
-                    .collect();
-                out.extend(em.out);
-                for (a, p) in args.iter().zip(parts) {
-                    if let Some(p) = p {
-                        self.accum_value(out, *a, p);
-                    }
-                }
+                let seed = (self.ty(v) != Type::Unit).then_some(a_v);
+                self.reverse_call(out, name, path, args, seed);
             }
             Expr::Construct(_, parts) => {
                 let parts = parts.clone();
@@ -746,7 +915,7 @@ impl Gen {
                     out.push(Stmt::GradAdd(g, *arr, idx.clone(), a_v));
                 } else if differentiable(&self.ty(v)) {
                     self.blockers.insert(
-                        "it reads a float array that is neither a kernel parameter nor a field of one (an array parameter of a func, or a structure copied into a local); gradients through such arrays are not supported yet".into(),
+                        "it reads a float array that has no gradient array (a field of a structure built or copied into a local); gradients through such arrays are not supported yet (use the parameter's array)".into(),
                     );
                 }
             }
@@ -766,19 +935,51 @@ impl Gen {
     }
 }
 
-/// Builds the adjoint of a kernel or func (see [`Adjoint`]).
+/// Builds the adjoint of a kernel or func (see [`Adjoint`]), knowing only what
+/// its own body does with arrays (see [`adjoint_with`]).
 pub fn adjoint(f: &Function) -> Adjoint {
+    adjoint_with(f, &|_| None)
+}
+
+/// [`adjoint`], knowing what the funcs `f` calls do with the arrays it hands them:
+/// `callee` gives a func's accesses by name, as
+/// [`array_accesses_with`](crate::access::array_accesses_with) takes them. A
+/// kernel then gets gradients for the arrays of a structure parameter that only
+/// its funcs read, and refuses reads and writes of one array split between it and
+/// its funcs.
+pub fn adjoint_with(
+    f: &Function,
+    callee: &dyn Fn(&str) -> Option<Vec<crate::access::ArrayAccess>>,
+) -> Adjoint {
     let fwd = eliminate_jumps(f);
     let mut g = fwd.clone();
     g.name = format!("{}_adjoint", f.name);
     g.hoisted = true;
     g.body = Block::default();
     let mut grad_params = vec![None; f.params.len()];
-    let accesses = if f.kind == FnKind::Kernel {
-        array_accesses(&fwd)
-    } else {
-        vec![]
-    };
+    let accesses = crate::access::array_accesses_with(&fwd, callee);
+    if f.kind == FnKind::Func {
+        // Funcs: gradient arrays for every array of floats among the parameters,
+        // before the seed.
+        for (i, p) in f.params.iter().enumerate() {
+            let ty = match &p.ty {
+                Type::Array { elem, ndim, .. } if differentiable(elem) => Type::Array {
+                    elem: elem.clone(),
+                    ndim: *ndim,
+                    access: Access::Write,
+                },
+                Type::Struct(_) if holds_float_arrays(&p.ty, &f.structs) => p.ty.clone(),
+                _ => continue,
+            };
+            grad_params[i] = Some(g.params.len());
+            g.params.push(Param {
+                name: format!("adj_{}", p.name),
+                ty,
+                span: Span::call_site(),
+                writable: false,
+            });
+        }
+    }
     if f.kind == FnKind::Kernel {
         for (i, p) in f.params.iter().enumerate() {
             // An array parameter gets a gradient array of its shape; a structure
@@ -825,26 +1026,24 @@ pub fn adjoint(f: &Function) -> Adjoint {
         blockers: BTreeSet::new(),
         act: Activity::of(&fwd),
         needed: HashSet::new(),
+        grad_param_value: HashMap::new(),
+        handed: Vec::new(),
     };
-    // The gradient arrays, at the top.
+    // The gradient arrays, at the top: those of every float array in the
+    // parameters that have them, and the structures of them (funcs hand them on).
     let mut prologue = Vec::new();
     st.array_param = array_sources(&fwd, &fwd.body);
-    for a in accesses.iter().filter(|a| a.differentiable()) {
-        let Some(gp) = grad_params[a.source.param] else {
-            continue;
-        };
-        let mut t = st.g.params[gp].ty.clone();
+    for (i, gp) in grad_params.iter().enumerate() {
+        let Some(gp) = gp else { continue };
+        let t = st.g.params[*gp].ty.clone();
         let mut e = st.emit();
-        let mut v = e.def(t.clone(), Expr::Param(gp));
-        for k in &a.source.path {
-            let Type::Struct(name) = &t else {
-                unreachable!("a field path through a non-structure")
-            };
-            t = e.f.structs[name].fields[*k as usize].1.clone();
-            v = e.def(t.clone(), Expr::Extract(v, *k));
-        }
+        let root = e.def(t.clone(), Expr::Param(*gp));
         prologue.extend(e.out);
-        st.grad_value.insert(a.source.clone(), v);
+        let src = ArraySource {
+            param: i,
+            path: vec![],
+        };
+        st.define_grads(&mut prologue, src, root, &t);
     }
     // In-place updates within one kernel break the replay: the adjoint would read
     // the array after the forward pass overwrote it.
@@ -933,12 +1132,38 @@ pub fn adjoint(f: &Function) -> Adjoint {
     }
     st.g.body = Block(body);
     let calls = active_calls(&fwd, &st.act);
+    let grad_uses = grad_uses(&st.g.body, &st.grad_param_value);
     Adjoint {
         function: st.g,
         grad_params,
         blockers: st.blockers.into_iter().collect(),
         calls,
+        grad_uses,
+        handed: st.handed,
     }
+}
+
+/// The parameter arrays (by `grad_param_value`) whose gradient arrays `b` reads or
+/// adds into, in order, each once.
+fn grad_uses(b: &Block, grad_param_value: &HashMap<ValueId, ArraySource>) -> Vec<ArraySource> {
+    fn walk(b: &Block, gpv: &HashMap<ValueId, ArraySource>, out: &mut BTreeSet<ArraySource>) {
+        for s in &b.0 {
+            match s {
+                Stmt::GradAdd(g, ..) | Stmt::Def(_, Expr::GradRead(g, ..)) => {
+                    out.extend(gpv.get(g).cloned());
+                }
+                Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
+                    walk(a, gpv, out);
+                    walk(c, gpv, out);
+                }
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, gpv, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(b, grad_param_value, &mut out);
+    out.into_iter().collect()
 }
 
 /// The array arguments of calls in `b` that the func may write.

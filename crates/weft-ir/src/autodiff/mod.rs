@@ -2,6 +2,7 @@
 
 pub mod activity;
 pub mod adjoint;
+pub mod handed;
 pub mod jumps;
 mod needed;
 
@@ -9,5 +10,6 @@ mod needed;
 mod interp;
 
 pub use activity::Activity;
-pub use adjoint::{Adjoint, adjoint, call_needs_adjoint, differentiable};
+pub use adjoint::{Adjoint, adjoint, adjoint_with, call_needs_adjoint, differentiable};
+pub use handed::{GradFrom, HandedGrad, lost_gradients};
 pub use jumps::eliminate_jumps;
