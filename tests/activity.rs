@@ -323,6 +323,28 @@ fn relabel_in_func(idx: &mut Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
     y[i] = 2.0 * x[j];
 }
 
+/// An index table in a structure.
+#[weft::structure]
+pub struct Labels {
+    /// One index per element.
+    pub idx: Array<i32>,
+}
+
+/// Clears label `i`, writing through the structure.
+#[weft::func]
+fn clear_label(l: &mut Labels, i: i32) {
+    l.idx[i] = 0;
+}
+
+/// The same as [`relabel_in_func`], the func taking the structure as `&mut`.
+#[weft::kernel]
+fn relabel_struct_in_func(l: &mut Labels, x: &Array<f64>, y: &mut Array<f64>) {
+    let i = tid();
+    let j = l.idx[i];
+    clear_label(l, i);
+    y[i] = 2.0 * x[j];
+}
+
 /// Counts its launches in place; no gradient depends on the counts.
 #[weft::kernel]
 fn double_and_tally(tally: &mut Array<i32>, x: &Array<f64>, y: &mut Array<f64>) {
@@ -344,6 +366,14 @@ fn index_arrays_rewritten_in_place_refuse_only_when_the_gradient_reads_them() {
     })
     .unwrap_err();
     assert!(e.to_string().contains("reads from array `idx`"), "{e}");
+    let mut l = Labels {
+        idx: Array::from_slice(Device::Cpu, &[3, 2, 1, 0]),
+    };
+    let e = backward(&x, &mut y, |x, y| {
+        relabel_struct_in_func::launch(4, &mut l, x, y)
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("reads from array `l.idx`"), "{e}");
     let mut tally = Array::zeros(Device::Cpu, [4]);
     backward(&x, &mut y, |x, y| {
         double_and_tally::launch(4, &mut tally, x, y)
@@ -430,6 +460,7 @@ fn every_kernel_here_has_ptx() {
             reverse_order,
             relabel,
             relabel_in_func,
+            relabel_struct_in_func,
             double_and_tally,
             append,
             append_in_func,

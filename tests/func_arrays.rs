@@ -43,20 +43,29 @@ fn chain_energy(x: &Array<f64>, w: &Array<f64>, loss: &mut Array<f64>) {
 /// on every device.
 fn check(
     arrays: &[Vec<f64>],
-    run: impl Fn(&[&Array<f64>], &mut Array<f64>) -> Result<(), weft::Error>,
+    mut run: impl FnMut(&[&Array<f64>], &mut Array<f64>) -> Result<(), weft::Error>,
 ) {
     for d in weft_examples::devices::devices() {
-        let mut owned: Vec<Array<f64>> = arrays.iter().map(|a| Array::from_slice(d, a)).collect();
-        let mut refs: Vec<&mut Array<f64>> = owned.iter_mut().collect();
-        let report = gradcheck(&mut refs, None, |a, loss| {
-            loss.fill(0.0);
-            run(a, loss)
-        })
-        .unwrap();
-        let total: usize = arrays.iter().map(Vec::len).sum();
-        assert_eq!(report.checked, total, "{d:?}: {report}");
-        assert!(report.max_rel < 1e-6, "{d:?}: {report}");
+        check_on(d, arrays, &mut run);
     }
+}
+
+/// [`check`] on device `d`.
+fn check_on(
+    d: Device,
+    arrays: &[Vec<f64>],
+    mut run: impl FnMut(&[&Array<f64>], &mut Array<f64>) -> Result<(), weft::Error>,
+) {
+    let mut owned: Vec<Array<f64>> = arrays.iter().map(|a| Array::from_slice(d, a)).collect();
+    let mut refs: Vec<&mut Array<f64>> = owned.iter_mut().collect();
+    let report = gradcheck(&mut refs, None, |a, loss| {
+        loss.fill(0.0);
+        run(a, loss)
+    })
+    .unwrap();
+    let total: usize = arrays.iter().map(Vec::len).sum();
+    assert_eq!(report.checked, total, "{d:?}: {report}");
+    assert!(report.max_rel < 1e-6, "{d:?}: {report}");
 }
 
 #[test]
@@ -187,6 +196,62 @@ fn funcs_hand_on_the_arrays_of_structure_parameters() {
     });
 }
 
+/// Weights and positions, nested.
+#[weft::structure]
+pub struct Body {
+    /// The positions.
+    pub cloud: Cloud,
+    /// A weight per gap.
+    pub w: Array<f64>,
+}
+
+/// A func hands a nested structure on (the gradient structure goes down by path).
+#[weft::func]
+fn body_gap(b: &Body, i: i32) -> f64 {
+    b.w[i] * cloud_gap(b.cloud, i) + cos(b.cloud.x[i])
+}
+
+/// Writes `2 v` into the structure's array.
+#[weft::func]
+fn set_doubled(out: &mut Cloud, i: i32, v: f64) {
+    out.x[i] = 2.0 * v;
+}
+
+#[weft::kernel]
+fn body_step(b: &Body, out: &mut Cloud) {
+    let i = tid();
+    set_doubled(out, i, body_gap(b, i));
+}
+
+#[weft::kernel]
+fn cubes(c: &Cloud, loss: &mut Array<f64>) {
+    let i = tid();
+    atomic_add(&mut loss[0], c.x[i] * c.x[i] * c.x[i]);
+}
+
+#[test]
+fn nested_structures_go_down_and_funcs_write_through_them() {
+    let n = 10;
+    for d in weft_examples::devices::devices() {
+        let mut out = Cloud {
+            x: Array::zeros(d, [n]).requires_grad(),
+        };
+        check_on(
+            d,
+            &[inputs(n + 1, 7, -1.0, 1.0), inputs(n, 8, 0.5, 1.5)],
+            |a, loss| {
+                let b = Body {
+                    cloud: Cloud { x: a[0].share() },
+                    w: a[1].share(),
+                };
+                out.x.fill(0.0);
+                body_step::launch(n, &b, &mut out)?;
+                cubes::launch(n, &out, loss)
+            },
+        );
+    }
+}
+
 /// A structure copied into a variable: its array has no gradient array there.
 #[weft::kernel]
 fn local_cloud(c: &Cloud, loss: &mut Array<f64>) {
@@ -284,6 +349,8 @@ fn every_kernel_here_has_ptx() {
             cloud_energy,
             cloud_energy_nested,
             local_cloud,
+            body_step,
+            cubes,
             ranks,
             squares,
             read_then_put

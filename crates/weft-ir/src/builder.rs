@@ -476,9 +476,24 @@ impl<'e> Builder<'e> {
             ));
         }
         let mut out = Vec::new();
-        for (a, (_, t)) in args.into_iter().zip(&sig.params) {
-            out.push(self.coerce(a, t)?);
+        for (k, (a, (pname, t))) in args.into_iter().zip(&sig.params).enumerate() {
+            let a = self.coerce(a, t)?;
+            if sig.writable.get(k) == Some(&true)
+                && matches!(t, Type::Struct(_))
+                && !self.writable.contains(&a)
+            {
+                return Err(Error::new(
+                    self.span(a),
+                    format!(
+                        "`{name}` takes `{pname}` as `&mut {t}`, and this structure is read-only; pass one reached from a `&mut` parameter"
+                    ),
+                ));
+            }
+            out.push(a);
         }
+        let writes = (0..out.len())
+            .map(|k| sig.writable.get(k) == Some(&true))
+            .collect();
         Ok(self.def(
             sig.ret.clone(),
             span,
@@ -486,6 +501,7 @@ impl<'e> Builder<'e> {
                 name: name.to_string(),
                 path,
                 args: out,
+                writes,
             },
         ))
     }

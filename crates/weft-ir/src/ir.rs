@@ -196,6 +196,9 @@ pub enum Expr {
         path: TokenStream,
         /// Arguments.
         args: Vec<ValueId>,
+        /// Per argument: whether the func takes it `&mut` (an array or a structure
+        /// of arrays it may write).
+        writes: Vec<bool>,
     },
     /// Builds a value of a composite type from its parts (vector components, matrix
     /// columns, quaternion x y z w, transform p q, spatial top bottom, struct fields,
@@ -336,6 +339,8 @@ pub struct FuncSig {
     pub name: String,
     /// Parameter types.
     pub params: Vec<(String, Type)>,
+    /// Per parameter: taken `&mut` (an array or a structure of arrays it may write).
+    pub writable: Vec<bool>,
     /// Result type.
     pub ret: Type,
 }

@@ -139,6 +139,7 @@ fn build_env(defs: &[(Def, syn::Item)], also: Option<&syn::ItemStruct>) -> Resul
                 f.sig.ident.to_string(),
                 FuncSig {
                     name: f.sig.ident.to_string(),
+                    writable: params.iter().map(|p| p.writable).collect(),
                     params: params.into_iter().map(|p| (p.name, p.ty)).collect(),
                     ret,
                 },

@@ -20,9 +20,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::builtins;
 use crate::ir::*;
-use crate::types::{Access, Type};
+use crate::types::Type;
 
-use super::adjoint::{call_needs_adjoint, differentiable};
+use super::adjoint::{call_needs_adjoint, differentiable, holds_float_arrays};
 
 /// A node of the adjoint flow graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,17 +139,13 @@ impl Graph<'_> {
             {
                 self.edges_to(v, args);
             }
-            Expr::Call { args, .. } => {
-                if call_needs_adjoint(f, v, args) {
+            Expr::Call { args, writes, .. } => {
+                if call_needs_adjoint(f, v, writes) {
                     self.edges_to(v, args);
                 }
                 // What a func writes into float arrays is an output, whatever its
                 // result.
-                let writes_floats = args.iter().any(|a| {
-                    matches!(f.ty(*a), Type::Array { elem, access: Access::Write, .. }
-                        if self.carries(elem))
-                });
-                if writes_floats {
+                if !written_float_args(f, args, writes).is_empty() {
                     self.roots.push(Node::Val(v));
                 }
                 // A func handed arrays may return what it reads from them.
@@ -178,17 +174,20 @@ impl Graph<'_> {
     }
 }
 
-/// Whether a call with these arguments hands the func a writable array.
-pub fn writes_arrays(f: &Function, args: &[ValueId]) -> bool {
-    args.iter().any(|a| {
-        matches!(
-            f.ty(*a),
-            Type::Array {
-                access: Access::Write,
-                ..
-            }
-        )
-    })
+/// Whether a call hands the func something it may write: a `&mut` array or
+/// structure of arrays (`writes`, per argument, as [`Expr::Call`] holds it).
+pub fn writes_arrays(writes: &[bool]) -> bool {
+    writes.iter().any(|w| *w)
+}
+
+/// The arguments of a call that the func may write and that hold float arrays
+/// (arrays of floats, or structures holding them).
+pub fn written_float_args(f: &Function, args: &[ValueId], writes: &[bool]) -> Vec<ValueId> {
+    args.iter()
+        .zip(writes)
+        .filter(|(a, w)| **w && holds_float_arrays(f.ty(**a), &f.structs))
+        .map(|(a, _)| *a)
+        .collect()
 }
 
 /// Everything reachable from `start` along `edges`.

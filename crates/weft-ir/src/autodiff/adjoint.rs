@@ -20,7 +20,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Span;
 
-use super::activity::{Activity, carries, writes_arrays};
+use super::activity::{Activity, carries, writes_arrays, written_float_args};
 use super::handed::{GradFrom, HandedGrad};
 use super::jumps::{Emit, FnBuild, eliminate_jumps};
 use super::needed;
@@ -117,11 +117,11 @@ fn float_array_paths(
     }
 }
 
-/// Whether the call defining `v` with `args` needs its adjoint: its result can carry
-/// gradient (floats, or a structure), or it receives a writable array (whose
-/// stores have adjoints). Only integer, boolean and unit results of read-only
-/// calls skip it.
-pub fn call_needs_adjoint(f: &Function, v: ValueId, args: &[ValueId]) -> bool {
+/// Whether the call defining `v` needs its adjoint: its result can carry gradient
+/// (floats, or a structure), or it receives something to write (`writes`, per
+/// argument: whose stores have adjoints). Only integer, boolean and unit results
+/// of read-only calls skip it.
+pub fn call_needs_adjoint(f: &Function, v: ValueId, writes: &[bool]) -> bool {
     // Structures count as carrying gradient here (their float fields can).
     fn carries(t: &Type) -> bool {
         match t {
@@ -130,16 +130,7 @@ pub fn call_needs_adjoint(f: &Function, v: ValueId, args: &[ValueId]) -> bool {
             other => other.is_float_based(),
         }
     }
-    carries(f.ty(v))
-        || args.iter().any(|a| {
-            matches!(
-                f.ty(*a),
-                Type::Array {
-                    access: crate::types::Access::Write,
-                    ..
-                }
-            )
-        })
+    carries(f.ty(v)) || writes_arrays(writes)
 }
 
 struct Gen {
@@ -275,7 +266,7 @@ impl Gen {
                 Stmt::Store(..) | Stmt::Return(_) => {}
                 // A func that writes arrays must not write them again: it is left
                 // out (the adjoint refuses when its gradient depends on the result).
-                Stmt::Def(v, Expr::Call { name, args, .. }) if writes_arrays(&self.g, args) => {
+                Stmt::Def(v, Expr::Call { name, writes, .. }) if writes_arrays(writes) => {
                     let t = self.ty(*v);
                     if t != Type::Unit && self.needed.contains(v) {
                         self.blockers.insert(format!(
@@ -613,11 +604,6 @@ impl Gen {
             .copied()
     }
 
-    /// Whether `a` is an array of floats the code may write.
-    fn writable_float_array(&self, a: ValueId) -> bool {
-        matches!(self.ty(a), Type::Array { elem, access: Access::Write, .. } if differentiable(&elem))
-    }
-
     /// Calls func `name`'s adjoint on `args`: the forward arguments, a gradient
     /// array for each array of floats (this function's, or a null one where it
     /// has none), then `seed`, the result's adjoint (`None` for a `()` result);
@@ -747,8 +733,13 @@ impl Gen {
             // A func that writes float arrays passes their gradients on (and
             // consumes those of the elements it overwrites) whether or not its
             // result carries gradient.
-            if let Expr::Call { name, path, args } = e
-                && args.iter().any(|a| self.writable_float_array(*a))
+            if let Expr::Call {
+                name,
+                path,
+                args,
+                writes,
+            } = e
+                && !written_float_args(&self.g, args, writes).is_empty()
             {
                 let seed = (self.ty(v) != Type::Unit).then(|| {
                     let t = self.ty(v);
@@ -843,7 +834,12 @@ impl Gen {
             // A func's adjoint only matters when gradient flows out of its result or
             // it writes arrays: a pure func with an integer or boolean result (a
             // search that returns an index, say) passes no gradient to its inputs.
-            Expr::Call { name, path, args } if call_needs_adjoint(&self.g, v, args) => {
+            Expr::Call {
+                name,
+                path,
+                args,
+                writes,
+            } if call_needs_adjoint(&self.g, v, writes) => {
                 let seed = (self.ty(v) != Type::Unit).then_some(a_v);
                 self.reverse_call(out, name, path, args, seed);
             }
@@ -1058,8 +1054,9 @@ pub fn adjoint_with(
     st.needed = needed::needed(&fwd, &st.act, &|a| st.grad_of(a).is_some());
     // The same for arrays without gradients (indices, counters) when the gradient
     // depends on what the kernel read from them.
-    // (Arrays handed to a func as writable count as written.)
-    let handed: Vec<ArraySource> = writable_args(&fwd, &fwd.body)
+    // (Arrays handed to a func as writable, alone or in a structure, count as
+    // written.)
+    let handed: Vec<ArraySource> = writable_args(&fwd.body)
         .iter()
         .filter_map(|a| st.array_param.get(a).cloned())
         .collect();
@@ -1068,7 +1065,10 @@ pub fn adjoint_with(
             continue;
         };
         let rewritten = !st.grad_value.contains_key(src)
-            && (handed.contains(src) || accesses.iter().any(|a| a.source == *src && a.written));
+            && (handed
+                .iter()
+                .any(|h| h.param == src.param && src.path.starts_with(&h.path))
+                || accesses.iter().any(|a| a.source == *src && a.written));
         if rewritten && st.needed.contains(&v) {
             let name = st.array_label(arr);
             st.blockers.insert(format!(
@@ -1166,20 +1166,22 @@ fn grad_uses(b: &Block, grad_param_value: &HashMap<ValueId, ArraySource>) -> Vec
     out.into_iter().collect()
 }
 
-/// The array arguments of calls in `b` that the func may write.
-fn writable_args(f: &Function, b: &Block) -> Vec<ValueId> {
+/// The arguments of calls in `b` that the func may write (arrays, structures).
+fn writable_args(b: &Block) -> Vec<ValueId> {
     let mut out = Vec::new();
     for s in &b.0 {
         match s {
-            Stmt::Def(_, Expr::Call { args, .. }) => out.extend(
+            Stmt::Def(_, Expr::Call { args, writes, .. }) => out.extend(
                 args.iter()
-                    .filter(|a| writes_arrays(f, std::slice::from_ref(*a))),
+                    .zip(writes)
+                    .filter(|(_, w)| **w)
+                    .map(|(a, _)| *a),
             ),
             Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                out.extend(writable_args(f, a));
-                out.extend(writable_args(f, c));
+                out.extend(writable_args(a));
+                out.extend(writable_args(c));
             }
-            Stmt::For(_, _, _, body) => out.extend(writable_args(f, body)),
+            Stmt::For(_, _, _, body) => out.extend(writable_args(body)),
             _ => {}
         }
     }
@@ -1206,24 +1208,24 @@ fn loads(b: &Block) -> Vec<(ValueId, ValueId)> {
 /// The funcs `f` calls with an active result or a writable array, by name, each
 /// once (see [`Adjoint::calls`]).
 fn active_calls(f: &Function, act: &Activity) -> Vec<String> {
-    fn walk(f: &Function, act: &Activity, b: &Block, out: &mut BTreeSet<String>) {
+    fn walk(act: &Activity, b: &Block, out: &mut BTreeSet<String>) {
         for s in &b.0 {
             match s {
-                Stmt::Def(v, Expr::Call { name, args, .. })
-                    if act.active(*v) || writes_arrays(f, args) =>
+                Stmt::Def(v, Expr::Call { name, writes, .. })
+                    if act.active(*v) || writes_arrays(writes) =>
                 {
                     out.insert(name.clone());
                 }
                 Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                    walk(f, act, a, out);
-                    walk(f, act, c, out);
+                    walk(act, a, out);
+                    walk(act, c, out);
                 }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(f, act, body, out),
+                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(act, body, out),
                 _ => {}
             }
         }
     }
     let mut out = BTreeSet::new();
-    walk(f, act, &f.body, &mut out);
+    walk(act, &f.body, &mut out);
     out.into_iter().collect()
 }
