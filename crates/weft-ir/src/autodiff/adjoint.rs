@@ -20,11 +20,17 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Span;
 
-use super::activity::{Activity, carries, writes_arrays, written_float_args};
-use super::handed::{GradFrom, HandedGrad};
+mod grad_arrays;
+mod refusals;
+
+use grad_arrays::grad_uses;
+pub use grad_arrays::holds_float_arrays;
+
+use super::activity::{Activity, writes_arrays, written_float_args};
+use super::handed::HandedGrad;
 use super::jumps::{Emit, FnBuild, eliminate_jumps};
 use super::needed;
-use crate::access::{ArraySource, array_sources, field_names};
+use crate::access::{ArraySource, array_sources};
 use crate::builtins;
 use crate::ir::*;
 use crate::types::{Access, Scalar, Type};
@@ -80,40 +86,6 @@ fn has_float_fields(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
                 .any(|(_, ft)| ft.is_float_based() || has_float_fields(ft, structs))
         }),
         _ => false,
-    }
-}
-
-/// `.a.b` for field names `a`, `b`.
-fn dotted(names: &[String]) -> String {
-    names.iter().map(|n| format!(".{n}")).collect()
-}
-
-/// Whether `t` is an array of floats or a structure holding one (in nested
-/// structures too).
-pub fn holds_float_arrays(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
-    !float_array_paths(t, structs).is_empty()
-}
-
-/// The arrays of floats in a value of type `t`: their field paths (empty for `t`
-/// itself) and field names.
-fn float_array_paths(
-    t: &Type,
-    structs: &HashMap<String, StructDef>,
-) -> Vec<(Vec<u32>, Vec<String>)> {
-    match t {
-        Type::Array { elem, .. } if differentiable(elem) => vec![(vec![], vec![])],
-        Type::Struct(name) => {
-            let mut out = Vec::new();
-            for (k, (fname, ft)) in structs[name].fields.iter().enumerate() {
-                for (mut path, mut names) in float_array_paths(ft, structs) {
-                    path.insert(0, k as u32);
-                    names.insert(0, fname.clone());
-                    out.push((path, names));
-                }
-            }
-            out
-        }
-        _ => vec![],
     }
 }
 
@@ -495,208 +467,6 @@ impl Gen {
         needed::block_active(&self.g, &self.act, &|a| self.grad_of(a).is_some(), b)
     }
 
-    /// `x` or `model.x` for an array that comes from a parameter, else "an array".
-    fn array_label(&self, arr: ValueId) -> String {
-        match self.array_param.get(&arr) {
-            Some(src) => {
-                let mut s = self.g.params[src.param].name.clone();
-                for n in field_names(&self.g, src) {
-                    s.push('.');
-                    s.push_str(&n);
-                }
-                format!("`{s}`")
-            }
-            None => "an array".into(),
-        }
-    }
-
-    /// Refuses a write of `v` into `arr` where the array has no gradient array (a
-    /// field of a local structure, an array of structures) and the write matters to
-    /// gradients: a func's store or atomic min/max of floats, which overwrites an
-    /// element whose gradient must then be consumed, or any write of a value that
-    /// depends on differentiable inputs (`overwrites`: a store, min or max).
-    fn refuse_lost_write(&mut self, arr: ValueId, v: ValueId, overwrites: bool) {
-        if self.grad_of(arr).is_some() || !carries(&self.ty(v), &self.g.structs) {
-            return;
-        }
-        let func = self.g.kind == FnKind::Func;
-        if !(self.act.varied(v) || (func && overwrites)) {
-            return;
-        }
-        let name = self.array_label(arr);
-        let of_structs =
-            matches!(self.ty(arr), Type::Array { elem, .. } if matches!(*elem, Type::Struct(_)));
-        self.blockers.insert(if !of_structs {
-            format!(
-                "it writes floats into array {name}, which has no gradient array (a field of a structure built or copied into a local); gradients through it are not supported yet (use the parameter's array)"
-            )
-        } else {
-            format!(
-                "it writes structures with float fields computed from differentiable values into array {name}, and gradients through arrays of structures are not supported yet (use one array per field)"
-            )
-        });
-    }
-
-    /// Refuses the places where gradient would enter a structure value and be lost:
-    /// structures with float fields loaded from an array, or built from values
-    /// that carry gradient, whose fields an output depends on.
-    fn refuse_lost_structure(&mut self, v: ValueId, e: &Expr) {
-        let t = self.ty(v);
-        if !matches!(t, Type::Struct(_)) || !self.act.useful(v) {
-            return;
-        }
-        match e {
-            Expr::Load(arr, _) if carries(&t, &self.g.structs) => {
-                let name = self.array_label(*arr);
-                self.blockers.insert(format!(
-                    "it reads structures with float fields from array {name} and differentiates through them, and gradients through arrays of structures are not supported yet (use one array per field)"
-                ));
-            }
-            Expr::Construct(_, parts) if parts.iter().any(|p| self.act.varied(*p)) => {
-                self.structure_value_refused();
-            }
-            Expr::Insert(_, _, x) if self.act.varied(*x) => self.structure_value_refused(),
-            _ => {}
-        }
-    }
-
-    fn structure_value_refused(&mut self) {
-        self.blockers.insert(
-            "it puts values that carry gradient into a structure and differentiates through its fields, and gradients through structure values are not supported yet (use variables or a tuple)".into(),
-        );
-    }
-
-    /// Records `g` as the gradient value of `src` (of type `t`) and, inside a
-    /// structure, those of the float arrays and structures holding them within,
-    /// extracted in `out`.
-    fn define_grads(&mut self, out: &mut Vec<Stmt>, src: ArraySource, g: ValueId, t: &Type) {
-        self.grad_value.insert(src.clone(), g);
-        self.grad_param_value.insert(g, src.clone());
-        if let Type::Struct(name) = t {
-            let fields = self.g.structs[name].fields.clone();
-            for (k, (_, ft)) in fields.iter().enumerate() {
-                if !holds_float_arrays(ft, &self.g.structs) {
-                    continue;
-                }
-                let mut e = self.emit();
-                let v = e.def(ft.clone(), Expr::Extract(g, k as u32));
-                out.extend(e.out);
-                let mut path = src.path.clone();
-                path.push(k as u32);
-                self.define_grads(
-                    out,
-                    ArraySource {
-                        param: src.param,
-                        path,
-                    },
-                    v,
-                    ft,
-                );
-            }
-        }
-    }
-
-    /// The gradient value of an array (or a structure of arrays) from a parameter.
-    fn grad_of(&self, arr: ValueId) -> Option<ValueId> {
-        self.array_param
-            .get(&arr)
-            .and_then(|src| self.grad_value.get(src))
-            .copied()
-    }
-
-    /// Calls func `name`'s adjoint on `args`: the forward arguments, a gradient
-    /// array for each array of floats (this function's, or a null one where it
-    /// has none), then `seed`, the result's adjoint (`None` for a `()` result);
-    /// accumulates the adjoints it returns into the arguments'.
-    fn reverse_call(
-        &mut self,
-        out: &mut Vec<Stmt>,
-        name: &str,
-        path: &proc_macro2::TokenStream,
-        args: &[ValueId],
-        seed: Option<ValueId>,
-    ) {
-        let tys: Vec<Type> = args
-            .iter()
-            .map(|a| {
-                let t = self.ty(*a);
-                if differentiable(&t) { t } else { Type::Unit }
-            })
-            .collect();
-        let mut call = args.to_vec();
-        for (k, a) in args.iter().enumerate() {
-            let t = self.ty(*a);
-            let t = match t {
-                Type::Array { elem, ndim, .. } if differentiable(&elem) => Type::Array {
-                    elem,
-                    ndim,
-                    access: Access::Write,
-                },
-                Type::Struct(_) if holds_float_arrays(&t, &self.g.structs) => t,
-                _ => continue,
-            };
-            let (g, from) = match self.grad_of(*a) {
-                Some(g) if self.g.kind == FnKind::Func => {
-                    (g, GradFrom::Param(self.grad_param_value[&g].clone()))
-                }
-                Some(g) => (g, GradFrom::Kernel),
-                None => {
-                    let mut em = self.emit();
-                    let z = em.def(t.clone(), Expr::Zero(t.clone()));
-                    out.extend(em.out);
-                    (z, GradFrom::Missing)
-                }
-            };
-            call.push(g);
-            let base = self.array_param.get(a).map(|src| {
-                let mut s = self.g.params[src.param].name.clone();
-                for n in field_names(&self.g, src) {
-                    s.push('.');
-                    s.push_str(&n);
-                }
-                s
-            });
-            let arrays = float_array_paths(&t, &self.g.structs)
-                .into_iter()
-                .map(|(path, names)| {
-                    let label = match &base {
-                        Some(b) => format!("array `{b}{}`", dotted(&names)),
-                        None if names.is_empty() => "an array of a local structure".into(),
-                        None => format!("a local structure's array `{}`", &dotted(&names)[1..]),
-                    };
-                    (path, label)
-                })
-                .collect();
-            self.handed.push(HandedGrad {
-                func: name.to_string(),
-                param: k,
-                from,
-                arrays,
-            });
-        }
-        call.extend(seed);
-        let mut em = self.emit();
-        let r = em.def(
-            Type::Tuple(tys.clone()),
-            Expr::FuncAdjoint {
-                name: name.to_string(),
-                path: path.clone(),
-                args: call,
-            },
-        );
-        let parts: Vec<Option<ValueId>> = tys
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (*t != Type::Unit).then(|| em.def(t.clone(), Expr::Extract(r, i as u32))))
-            .collect();
-        out.extend(em.out);
-        for (a, p) in args.iter().zip(parts) {
-            if let Some(p) = p {
-                self.accum_value(out, *a, p);
-            }
-        }
-    }
-
     fn reverse_def(&mut self, out: &mut Vec<Stmt>, v: ValueId, e: &Expr) {
         // Side effects first: an atomic add's operand receives the element's gradient
         // whether or not its (old-value) result is used.
@@ -1041,41 +811,9 @@ pub fn adjoint_with(
         };
         st.define_grads(&mut prologue, src, root, &t);
     }
-    // In-place updates within one kernel break the replay: the adjoint would read
-    // the array after the forward pass overwrote it.
-    for a in &accesses {
-        if a.read && a.written && st.grad_value.contains_key(&a.source) {
-            st.blockers.insert(format!(
-                "it reads and writes array `{}`; the adjoint replays the kernel after the writes, so it would see the new values (write the result to a separate array)",
-                a.label(f)
-            ));
-        }
-    }
+    st.refuse_in_place(f, &accesses);
     st.needed = needed::needed(&fwd, &st.act, &|a| st.grad_of(a).is_some());
-    // The same for arrays without gradients (indices, counters) when the gradient
-    // depends on what the kernel read from them.
-    // (Arrays handed to a func as writable, alone or in a structure, count as
-    // written.)
-    let handed: Vec<ArraySource> = writable_args(&fwd.body)
-        .iter()
-        .filter_map(|a| st.array_param.get(a).cloned())
-        .collect();
-    for (v, arr) in loads(&fwd.body) {
-        let Some(src) = st.array_param.get(&arr) else {
-            continue;
-        };
-        let rewritten = !st.grad_value.contains_key(src)
-            && (handed
-                .iter()
-                .any(|h| h.param == src.param && src.path.starts_with(&h.path))
-                || accesses.iter().any(|a| a.source == *src && a.written));
-        if rewritten && st.needed.contains(&v) {
-            let name = st.array_label(arr);
-            st.blockers.insert(format!(
-                "its gradient depends on what it reads from array {name}, which it also writes; the adjoint replays the kernel after the writes, so it would see the new values (write to a separate array)"
-            ));
-        }
-    }
+    st.refuse_rewritten_reads(&fwd, &accesses);
     let mut body = prologue;
     body.extend(st.replay(&fwd.body, true));
     // A structure result's float fields would need their own adjoint slots, which
@@ -1141,68 +879,6 @@ pub fn adjoint_with(
         grad_uses,
         handed: st.handed,
     }
-}
-
-/// The parameter arrays (by `grad_param_value`) whose gradient arrays `b` reads or
-/// adds into, in order, each once.
-fn grad_uses(b: &Block, grad_param_value: &HashMap<ValueId, ArraySource>) -> Vec<ArraySource> {
-    fn walk(b: &Block, gpv: &HashMap<ValueId, ArraySource>, out: &mut BTreeSet<ArraySource>) {
-        for s in &b.0 {
-            match s {
-                Stmt::GradAdd(g, ..) | Stmt::Def(_, Expr::GradRead(g, ..)) => {
-                    out.extend(gpv.get(g).cloned());
-                }
-                Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                    walk(a, gpv, out);
-                    walk(c, gpv, out);
-                }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, gpv, out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk(b, grad_param_value, &mut out);
-    out.into_iter().collect()
-}
-
-/// The arguments of calls in `b` that the func may write (arrays, structures).
-fn writable_args(b: &Block) -> Vec<ValueId> {
-    let mut out = Vec::new();
-    for s in &b.0 {
-        match s {
-            Stmt::Def(_, Expr::Call { args, writes, .. }) => out.extend(
-                args.iter()
-                    .zip(writes)
-                    .filter(|(_, w)| **w)
-                    .map(|(a, _)| *a),
-            ),
-            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                out.extend(writable_args(a));
-                out.extend(writable_args(c));
-            }
-            Stmt::For(_, _, _, body) => out.extend(writable_args(body)),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Every array load in `b`: (value, array).
-fn loads(b: &Block) -> Vec<(ValueId, ValueId)> {
-    let mut out = Vec::new();
-    for s in &b.0 {
-        match s {
-            Stmt::Def(v, Expr::Load(arr, _)) => out.push((*v, *arr)),
-            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                out.extend(loads(a));
-                out.extend(loads(c));
-            }
-            Stmt::For(_, _, _, body) => out.extend(loads(body)),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// The funcs `f` calls with an active result or a writable array, by name, each
