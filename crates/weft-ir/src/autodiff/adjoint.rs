@@ -724,57 +724,39 @@ pub fn adjoint_with(
     g.body = Block::default();
     let mut grad_params = vec![None; f.params.len()];
     let accesses = crate::access::array_accesses_with(&fwd, callee);
-    if f.kind == FnKind::Func {
-        // Funcs: gradient arrays for every array of floats among the parameters,
-        // before the seed.
-        for (i, p) in f.params.iter().enumerate() {
-            let ty = match &p.ty {
-                Type::Array { elem, ndim, .. } if differentiable(elem) => Type::Array {
-                    elem: elem.clone(),
-                    ndim: *ndim,
-                    access: Access::Write,
-                },
-                Type::Struct(_) if holds_float_arrays(&p.ty, &f.structs) => p.ty.clone(),
-                _ => continue,
-            };
-            grad_params[i] = Some(g.params.len());
-            g.params.push(Param {
-                name: format!("adj_{}", p.name),
-                ty,
-                span: Span::call_site(),
-                writable: false,
-            });
-        }
-    }
-    if f.kind == FnKind::Kernel {
-        for (i, p) in f.params.iter().enumerate() {
-            // An array parameter gets a gradient array of its shape; a structure
-            // parameter holding differentiable arrays gets a structure of the same
-            // type whose arrays are those arrays' gradients.
-            let ty = match &p.ty {
-                Type::Array { elem, ndim, .. } if differentiable(elem) => Type::Array {
-                    elem: elem.clone(),
-                    ndim: *ndim,
-                    access: Access::Write,
-                },
-                Type::Struct(_)
-                    if accesses
+    // An array of floats gets a gradient array of its shape; a structure holding
+    // such arrays a structure of the same type whose arrays are those arrays'
+    // gradients: a kernel's when it uses them (it or its funcs), a func's always
+    // (its callers hand theirs down).
+    for (i, p) in f.params.iter().enumerate() {
+        let ty = match &p.ty {
+            Type::Array { elem, ndim, .. } if differentiable(elem) => Type::Array {
+                elem: elem.clone(),
+                ndim: *ndim,
+                access: Access::Write,
+            },
+            Type::Struct(_)
+                if match f.kind {
+                    FnKind::Kernel => accesses
                         .iter()
-                        .any(|a| a.source.param == i && a.differentiable()) =>
-                {
-                    p.ty.clone()
-                }
-                _ => continue,
-            };
-            grad_params[i] = Some(g.params.len());
-            g.params.push(Param {
-                name: format!("adj_{}", p.name),
-                ty,
-                span: Span::call_site(),
-                writable: false,
-            });
-        }
-    } else if f.ret != Type::Unit {
+                        .any(|a| a.source.param == i && a.differentiable()),
+                    FnKind::Func => holds_float_arrays(&p.ty, &f.structs),
+                } =>
+            {
+                p.ty.clone()
+            }
+            _ => continue,
+        };
+        grad_params[i] = Some(g.params.len());
+        g.params.push(Param {
+            name: format!("adj_{}", p.name),
+            ty,
+            span: Span::call_site(),
+            writable: false,
+        });
+    }
+    if f.kind == FnKind::Func && f.ret != Type::Unit {
+        // The seed, after the gradient arrays.
         g.params.push(Param {
             name: "adj_result".into(),
             ty: f.ret.clone(),
