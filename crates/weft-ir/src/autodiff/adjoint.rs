@@ -866,24 +866,13 @@ pub fn adjoint_with(
 /// The funcs `f` calls with an active result or a writable array, by name, each
 /// once (see [`Adjoint::calls`]).
 fn active_calls(f: &Function, act: &Activity) -> Vec<String> {
-    fn walk(act: &Activity, b: &Block, out: &mut BTreeSet<String>) {
-        for s in &b.0 {
-            match s {
-                Stmt::Def(v, Expr::Call { name, writes, .. })
-                    if act.active(*v) || writes_arrays(writes) =>
-                {
-                    out.insert(name.clone());
-                }
-                Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                    walk(act, a, out);
-                    walk(act, c, out);
-                }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(act, body, out),
-                _ => {}
-            }
-        }
-    }
     let mut out = BTreeSet::new();
-    walk(act, &f.body, &mut out);
+    f.body.for_each_stmt(&mut |s| {
+        if let Stmt::Def(v, Expr::Call { name, writes, .. }) = s
+            && (act.active(*v) || writes_arrays(writes))
+        {
+            out.insert(name.clone());
+        }
+    });
     out.into_iter().collect()
 }

@@ -49,27 +49,12 @@ pub(super) fn grad_uses(
     b: &Block,
     grad_param_value: &HashMap<ValueId, ArraySource>,
 ) -> Vec<ArraySource> {
-    pub(super) fn walk(
-        b: &Block,
-        gpv: &HashMap<ValueId, ArraySource>,
-        out: &mut BTreeSet<ArraySource>,
-    ) {
-        for s in &b.0 {
-            match s {
-                Stmt::GradAdd(g, ..) | Stmt::Def(_, Expr::GradRead(g, ..)) => {
-                    out.extend(gpv.get(g).cloned());
-                }
-                Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                    walk(a, gpv, out);
-                    walk(c, gpv, out);
-                }
-                Stmt::For(_, _, _, body) | Stmt::ForRev(_, _, _, body) => walk(body, gpv, out),
-                _ => {}
-            }
-        }
-    }
     let mut out = BTreeSet::new();
-    walk(b, grad_param_value, &mut out);
+    b.for_each_stmt(&mut |s| {
+        if let Stmt::GradAdd(g, ..) | Stmt::Def(_, Expr::GradRead(g, ..)) = s {
+            out.extend(grad_param_value.get(g).cloned());
+        }
+    });
     out.into_iter().collect()
 }
 

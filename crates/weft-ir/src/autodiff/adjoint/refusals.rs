@@ -122,38 +122,26 @@ impl Gen {
 /// The arguments of calls in `b` that the func may write (arrays, structures).
 fn writable_args(b: &Block) -> Vec<ValueId> {
     let mut out = Vec::new();
-    for s in &b.0 {
-        match s {
-            Stmt::Def(_, Expr::Call { args, writes, .. }) => out.extend(
+    b.for_each_stmt(&mut |s| {
+        if let Stmt::Def(_, Expr::Call { args, writes, .. }) = s {
+            out.extend(
                 args.iter()
                     .zip(writes)
                     .filter(|(_, w)| **w)
                     .map(|(a, _)| *a),
-            ),
-            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                out.extend(writable_args(a));
-                out.extend(writable_args(c));
-            }
-            Stmt::For(_, _, _, body) => out.extend(writable_args(body)),
-            _ => {}
+            );
         }
-    }
+    });
     out
 }
 
 /// Every array load in `b`: (value, array).
 fn loads(b: &Block) -> Vec<(ValueId, ValueId)> {
     let mut out = Vec::new();
-    for s in &b.0 {
-        match s {
-            Stmt::Def(v, Expr::Load(arr, _)) => out.push((*v, *arr)),
-            Stmt::If(_, a, c) | Stmt::While(a, _, c) => {
-                out.extend(loads(a));
-                out.extend(loads(c));
-            }
-            Stmt::For(_, _, _, body) => out.extend(loads(body)),
-            _ => {}
+    b.for_each_stmt(&mut |s| {
+        if let Stmt::Def(v, Expr::Load(arr, _)) = s {
+            out.push((*v, *arr));
         }
-    }
+    });
     out
 }
