@@ -29,8 +29,10 @@ impl Default for ObjOptions {
 impl Mesh {
     /// Loads an OBJ file with the default [`ObjOptions`].
     ///
-    /// ```no_run
-    /// let mesh = weft_geom::Mesh::load_obj("assets/bunny.obj")?;
+    /// ```
+    /// // One of the meshes committed under `crates/weft-geom/assets/`.
+    /// let mesh = weft_geom::Mesh::load_obj("assets/torus.obj")?;
+    /// assert_eq!(mesh.num_faces(), 2 * 48 * 24);
     /// # Ok::<(), weft_geom::GeomError>(())
     /// ```
     pub fn load_obj(path: impl AsRef<Path>) -> Result<Self> {
