@@ -1,0 +1,143 @@
+//! The broad phase: which pairs of shapes are close enough to test.
+//!
+//! Shapes on bodies ("moving" shapes) find each other through a hash grid over
+//! their centres, rebuilt on the device every step (`DeviceHashGrid::build`: a
+//! counting sort that allocates nothing, so a step stays capturable in a CUDA
+//! graph); cells are as large as the largest moving shape, so each query visits
+//! a few cells. Static shapes (planes, walls, terrain) can be any size, so they
+//! are not in the grid: they sit in a BVH built once on the host
+//! ([`DeviceBvh`]), which every moving shape queries with its box. Why not one
+//! BVH over everything: a BVH over moving shapes needs a rebuild (host, not
+//! capturable) or refits that degrade as a pile mixes; a grid over shapes of
+//! similar size is built in a few linear passes. Scenes whose moving shapes
+//! differ in size by orders of magnitude pay for it in larger cells.
+
+#[allow(unused_imports)] // named by the generated code
+use weft::geom::{BvhNode, BvhQuery, HashGridQuery, boxes_overlap};
+use weft::geom::{
+    DeviceBvh, DeviceHashGrid, bvh_query_aabb, bvh_query_aabb_next, hash_grid_query,
+    hash_grid_query_next,
+};
+use weft::prelude::*;
+
+use crate::ShapeSet;
+
+/// Half extents of the world-space box of a shape of `kind` and `size` at
+/// rotation `q` (a plane: huge).
+#[weft::func]
+pub fn shape_half_extents(kind: i32, size: Vec3, q: Quat) -> Vec3 {
+    let mut h = Vec3::splat(1.0e7);
+    if kind == 1 {
+        h = Vec3::splat(size.x);
+    } else if kind == 2 {
+        let m = quat_to_matrix(q);
+        h = abs(m.col(0)) * size.x + abs(m.col(1)) * size.y + abs(m.col(2)) * size.z;
+    } else if kind == 3 {
+        h = abs(quat_rotate(q, Vec3::Z)) * size.y + Vec3::splat(size.x);
+    } else if kind != 0 {
+        h = Vec3::splat(size.x + size.y + size.z);
+    }
+    h
+}
+
+/// Whether shapes `a` and `b` may touch: different bodies, the same world (or
+/// one in every world), and each one's group in the other's mask.
+#[weft::func]
+pub fn can_collide(shapes: &ShapeSet, a: i32, b: i32) -> bool {
+    let wa = shapes.world[a];
+    let wb = shapes.world[b];
+    shapes.body[a] != shapes.body[b]
+        && (wa == wb || wa < 0 || wb < 0)
+        && (shapes.group[a] & shapes.mask[b]) != 0
+        && (shapes.group[b] & shapes.mask[a]) != 0
+}
+
+/// Appends the pair `(a, b)`; past the capacity it is only counted.
+#[weft::func]
+pub fn push_pair(pairs: &mut Array<IVec2>, count: &mut Array<i32>, a: i32, b: i32) {
+    let slot = atomic_add(&mut count[0], 1);
+    if slot < pairs.len() as i32 {
+        pairs[slot] = IVec2::new(a, b);
+    }
+}
+
+/// Centre and world box (grown by `margin`) of each moving shape
+/// `moving[i]`, from its body's pose.
+#[weft::kernel]
+pub fn moving_bounds(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    moving: &Array<i32>,
+    margin: f32,
+    centres: &mut Array<Vec3>,
+    lowers: &mut Array<Vec3>,
+    uppers: &mut Array<Vec3>,
+) {
+    let i = tid();
+    let s = moving[i];
+    let x = body_q[shapes.body[s]] * shapes.transform[s];
+    let h = shape_half_extents(shapes.kind[s], shapes.size[s], x.q) + Vec3::splat(margin);
+    centres[i] = x.p;
+    lowers[i] = x.p - h;
+    uppers[i] = x.p + h;
+}
+
+/// Pairs of moving shapes whose boxes overlap: moving shape `i` looks for the
+/// later ones (`j > i`) within `reach` plus its own radius in the grid.
+#[weft::kernel]
+pub fn moving_pairs(
+    shapes: &ShapeSet,
+    moving: &Array<i32>,
+    grid: &DeviceHashGrid,
+    centres: &Array<Vec3>,
+    lowers: &Array<Vec3>,
+    uppers: &Array<Vec3>,
+    reach: f32,
+    pairs: &mut Array<IVec2>,
+    count: &mut Array<i32>,
+) {
+    let i = tid();
+    let s = moving[i];
+    let p = centres[i];
+    let lo = lowers[i];
+    let hi = uppers[i];
+    let r = shapes.radius[s] + reach;
+    let mut q = hash_grid_query(grid, p, r);
+    while q.index >= 0 {
+        let j = q.index;
+        if j > i {
+            let s2 = moving[j];
+            if boxes_overlap(lo, hi, lowers[j], uppers[j]) && can_collide(shapes, s, s2) {
+                push_pair(pairs, count, s, s2);
+            }
+        }
+        q = hash_grid_query_next(grid, q, p, r);
+    }
+}
+
+/// Pairs of a moving shape and a static one whose boxes overlap, through the
+/// BVH over the static shapes' boxes (item `k` is shape `fixed[k]`).
+#[weft::kernel]
+pub fn static_pairs(
+    shapes: &ShapeSet,
+    moving: &Array<i32>,
+    lowers: &Array<Vec3>,
+    uppers: &Array<Vec3>,
+    statics: &DeviceBvh,
+    fixed: &Array<i32>,
+    pairs: &mut Array<IVec2>,
+    count: &mut Array<i32>,
+) {
+    let i = tid();
+    let s = moving[i];
+    let lo = lowers[i];
+    let hi = uppers[i];
+    let mut q = bvh_query_aabb(statics, lo, hi);
+    while q.item >= 0 {
+        let s2 = fixed[q.item];
+        if can_collide(shapes, s, s2) {
+            push_pair(pairs, count, s2, s);
+        }
+        q = bvh_query_aabb_next(statics, q, lo, hi);
+    }
+}

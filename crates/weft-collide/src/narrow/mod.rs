@@ -1,0 +1,120 @@
+//! The narrow phase: for each candidate pair from the broad phase, the contact
+//! points of the two shapes (a manifold where the shapes rest on each other),
+//! written to [`Contacts`]. One kernel dispatches on the pair's kinds to the
+//! funcs of this module; each is a plain func, usable from user kernels too.
+//!
+//! | pair | contacts |
+//! |---|---|
+//! | plane–sphere, sphere–sphere, sphere–box, sphere–capsule | 1 |
+//! | plane–capsule | the two segment ends |
+//! | plane–box | the corners within the margin (4 at rest on a face) |
+//! | capsule–capsule | 1, or the 2 ends of the overlap when parallel |
+//! | capsule–box | the two ends, plus the deepest inner point |
+//! | box–box | a face clipped to the other (up to 8), or 1 edge–edge |
+
+pub mod boxes;
+pub mod emit;
+pub mod plane;
+pub mod sphere;
+
+use weft::prelude::*;
+
+use crate::{Contacts, ShapeSet};
+use boxes::box_box;
+use plane::{plane_box, plane_point};
+use sphere::{point_box, point_segment, segment_box, segment_segment};
+
+/// World pose of the body of shape `s` (identity for static shapes).
+#[weft::func]
+pub fn shape_body_pose(shapes: &ShapeSet, body_q: &Array<Transform>, s: i32) -> Transform {
+    let b = shapes.body[s];
+    let mut x = Transform::new(Vec3::ZERO, Quat::IDENTITY);
+    if b >= 0 {
+        x = body_q[b];
+    }
+    x
+}
+
+/// The contacts of shapes `a` and `b` (any kinds; a pair the narrow phase does
+/// not handle yet adds none).
+#[weft::func]
+pub fn collide_pair(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    sa: i32,
+    sb: i32,
+    margin: f32,
+    c: &mut Contacts,
+) {
+    // Order by kind: a's kind <= b's.
+    let mut a = sa;
+    let mut b = sb;
+    if shapes.kind[sa] > shapes.kind[sb] {
+        a = sb;
+        b = sa;
+    }
+    let ka = shapes.kind[a];
+    let kb = shapes.kind[b];
+    let ba = shape_body_pose(shapes, body_q, a);
+    let bb = shape_body_pose(shapes, body_q, b);
+    let xa = ba * shapes.transform[a];
+    let xb = bb * shapes.transform[b];
+    let ha = shapes.size[a];
+    let hb = shapes.size[b];
+    let za = quat_rotate(xa.q, Vec3::Z);
+    let zb = quat_rotate(xb.q, Vec3::Z);
+    if ka == 0 {
+        if kb == 1 {
+            plane_point(c, a, b, ba, bb, xa, ha, xb.p, hb.x, margin);
+        } else if kb == 2 {
+            plane_box(c, a, b, ba, bb, xa, ha, xb, hb, margin);
+        } else if kb == 3 {
+            plane_point(c, a, b, ba, bb, xa, ha, xb.p - zb * hb.y, hb.x, margin);
+            plane_point(c, a, b, ba, bb, xa, ha, xb.p + zb * hb.y, hb.x, margin);
+        }
+    } else if ka == 1 {
+        if kb == 1 {
+            point_segment(c, a, b, ba, bb, xa.p, ha.x, xb.p, xb.p, hb.x, margin);
+        } else if kb == 2 {
+            point_box(c, a, b, ba, bb, xa.p, ha.x, xb, hb, margin);
+        } else if kb == 3 {
+            let q0 = xb.p - zb * hb.y;
+            let q1 = xb.p + zb * hb.y;
+            point_segment(c, a, b, ba, bb, xa.p, ha.x, q0, q1, hb.x, margin);
+        }
+    } else if ka == 2 {
+        if kb == 2 {
+            box_box(c, a, b, ba, bb, xa, ha, xb, hb, margin);
+        } else if kb == 3 {
+            let q0 = xb.p - zb * hb.y;
+            let q1 = xb.p + zb * hb.y;
+            segment_box(c, b, a, bb, ba, q0, q1, hb.x, xa, ha, margin);
+        }
+    } else if ka == 3 && kb == 3 {
+        let p0 = xa.p - za * ha.y;
+        let p1 = xa.p + za * ha.y;
+        let q0 = xb.p - zb * hb.y;
+        let q1 = xb.p + zb * hb.y;
+        segment_segment(c, a, b, ba, bb, p0, p1, ha.x, q0, q1, hb.x, margin);
+    }
+}
+
+/// The narrow phase over the first `min(pair_count[0], capacity)` pairs (a
+/// thread per pair slot; threads past the count do nothing, so the launch size
+/// need not be read back).
+#[weft::kernel]
+pub fn narrow_phase(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    pairs: &Array<IVec2>,
+    pair_count: &Array<i32>,
+    margin: f32,
+    contacts: &mut Contacts,
+) {
+    let t = tid();
+    let n = min(pair_count[0], pairs.len() as i32);
+    if t < n {
+        let p = pairs[t];
+        collide_pair(shapes, body_q, p.x, p.y, margin, contacts);
+    }
+}

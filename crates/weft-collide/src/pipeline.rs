@@ -1,0 +1,244 @@
+//! [`CollisionPipeline`]: the broad and narrow phases with their buffers,
+//! allocated once.
+
+use weft::geom::{DeviceBvh, DeviceHashGrid};
+use weft::prelude::*;
+
+use crate::broad::{moving_bounds, moving_pairs, static_pairs};
+use crate::error::{CollideError, Result};
+use crate::narrow::narrow_phase;
+use crate::{ContactReport, Contacts, ShapeSet, kinds};
+
+/// Settings of a [`CollisionPipeline`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollisionOptions {
+    /// Contacts are reported while the shapes are closer than this (m): a
+    /// solver sees contacts a step before they touch (default 0.01).
+    pub margin: f32,
+    /// Most candidate pairs per step (default: 16 per moving shape, at least
+    /// 1,024).
+    pub pair_capacity: Option<usize>,
+    /// Most contacts per step (default: 4 per candidate pair slot).
+    pub contact_capacity: Option<usize>,
+}
+
+impl Default for CollisionOptions {
+    fn default() -> Self {
+        CollisionOptions {
+            margin: 0.01,
+            pair_capacity: None,
+            contact_capacity: None,
+        }
+    }
+}
+
+/// Finds the contacts of a [`ShapeSet`] at given body poses, on the shapes'
+/// device, with every buffer allocated up front: [`CollisionPipeline::collide`]
+/// makes launches only (no allocation, no read-back), so it can be captured in a
+/// CUDA graph. Overflows of the pair or contact buffers are counted on the
+/// device; [`CollisionPipeline::report`] reads them back.
+///
+/// ```
+/// use weft::prelude::*;
+/// use weft_collide::{CollisionOptions, CollisionPipeline, Geometry, ShapeDesc, ShapeSet};
+///
+/// let shapes = [
+///     ShapeDesc::new(-1, Transform::IDENTITY, Geometry::Plane { half_extents: Vec2::ZERO }),
+///     ShapeDesc::new(0, Transform::IDENTITY, Geometry::Box { half_extents: Vec3::splat(0.5) }),
+/// ];
+/// let set = ShapeSet::new(Device::Cpu, &shapes, 1)?;
+/// let mut pipeline = CollisionPipeline::new(&set, 1, CollisionOptions::default())?;
+/// let body_q = Array::from_slice(Device::Cpu, &[Transform::from_translation(Vec3::new(0.0, 0.0, 0.5))]);
+/// pipeline.collide(&set, &body_q)?;
+/// assert_eq!(pipeline.report()?.found, 4); // the box's four lower corners
+/// # Ok::<(), weft_collide::CollideError>(())
+/// ```
+pub struct CollisionPipeline {
+    options: CollisionOptions,
+    /// Shapes on bodies, and their centres and boxes this step.
+    moving: Array<i32>,
+    centres: Array<Vec3>,
+    lowers: Array<Vec3>,
+    uppers: Array<Vec3>,
+    max_radius: f32,
+    grid: DeviceHashGrid,
+    /// Static shapes and the BVH over their boxes.
+    fixed: Array<i32>,
+    statics: DeviceBvh,
+    pairs: Array<IVec2>,
+    pair_count: Array<i32>,
+    /// The contacts of the last [`CollisionPipeline::collide`].
+    pub contacts: Contacts,
+}
+
+impl CollisionPipeline {
+    /// Buffers for `shapes` (attached to `body_count` bodies) on their device.
+    pub fn new(shapes: &ShapeSet, body_count: usize, options: CollisionOptions) -> Result<Self> {
+        if !(options.margin.is_finite() && options.margin >= 0.0) {
+            return Err(CollideError::InvalidParameter {
+                name: "margin",
+                message: format!("must be finite and >= 0, got {}", options.margin),
+            });
+        }
+        let device = shapes.device();
+        let body = shapes.body.try_to_vec()?;
+        if let Some((i, &b)) = body
+            .iter()
+            .enumerate()
+            .find(|(_, b)| **b >= body_count as i32)
+        {
+            return Err(CollideError::InvalidShape {
+                index: i,
+                message: format!("is attached to body {b}, but there are {body_count} bodies"),
+            });
+        }
+        let radius = shapes.radius.try_to_vec()?;
+        let moving: Vec<i32> = (0..body.len() as i32)
+            .filter(|&s| body[s as usize] >= 0)
+            .collect();
+        let fixed: Vec<i32> = (0..body.len() as i32)
+            .filter(|&s| body[s as usize] < 0)
+            .collect();
+        let max_radius = moving
+            .iter()
+            .map(|&s| radius[s as usize])
+            .fold(0.0f32, f32::max);
+        let (lo, hi) = static_boxes(shapes, &fixed, options.margin)?;
+        let n = moving.len();
+        let pair_capacity = options.pair_capacity.unwrap_or((16 * n).max(1024));
+        let contact_capacity = options.contact_capacity.unwrap_or(4 * pair_capacity);
+        if pair_capacity == 0 || pair_capacity > i32::MAX as usize / 2 {
+            return Err(CollideError::InvalidParameter {
+                name: "pair_capacity",
+                message: format!("must be in 1..2^30, got {pair_capacity}"),
+            });
+        }
+        // About one hashed cell per moving shape, at most 128³.
+        let d = ((n as f64).cbrt().ceil() as u32).clamp(4, 128);
+        Ok(CollisionPipeline {
+            options,
+            centres: Array::try_zeros(device, [n])?,
+            lowers: Array::try_zeros(device, [n])?,
+            uppers: Array::try_zeros(device, [n])?,
+            moving: Array::try_from_slice(device, &moving)?,
+            max_radius,
+            grid: DeviceHashGrid::with_dim(device, [d, d, d])?,
+            fixed: Array::try_from_slice(device, &fixed)?,
+            statics: DeviceBvh::new(device, &lo, &hi)?,
+            pairs: Array::try_zeros(device, [pair_capacity])?,
+            pair_count: Array::try_zeros(device, [1])?,
+            contacts: Contacts::new(device, contact_capacity)?,
+        })
+    }
+
+    /// The settings.
+    pub fn options(&self) -> CollisionOptions {
+        self.options
+    }
+
+    /// Finds the contacts of `shapes` with the bodies at `body_q` into
+    /// [`CollisionPipeline::contacts`] (launches only; nothing is read back on
+    /// a GPU). Gradients do not flow through contact detection: it runs outside
+    /// any recording tape, and solvers differentiate through the contact points
+    /// stored in body frames.
+    pub fn collide(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
+        Tape::pause(|| self.collide_untaped(shapes, body_q))
+    }
+
+    fn collide_untaped(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
+        let n = self.moving.len();
+        let margin = self.options.margin;
+        self.pair_count.try_fill(0)?;
+        self.contacts.count.try_fill(0)?;
+        if n > 0 {
+            moving_bounds::launch(
+                n,
+                shapes,
+                body_q,
+                &self.moving,
+                margin,
+                &mut self.centres,
+                &mut self.lowers,
+                &mut self.uppers,
+            )?;
+            let reach = self.max_radius + margin;
+            self.grid.build(&self.centres, (2.0 * reach).max(1.0e-6))?;
+            moving_pairs::launch(
+                n,
+                shapes,
+                &self.moving,
+                &self.grid,
+                &self.centres,
+                &self.lowers,
+                &self.uppers,
+                reach,
+                &mut self.pairs,
+                &mut self.pair_count,
+            )?;
+            if !self.fixed.is_empty() {
+                static_pairs::launch(
+                    n,
+                    shapes,
+                    &self.moving,
+                    &self.lowers,
+                    &self.uppers,
+                    &self.statics,
+                    &self.fixed,
+                    &mut self.pairs,
+                    &mut self.pair_count,
+                )?;
+            }
+        }
+        // On the CPU the count costs nothing to read; a GPU launches a thread
+        // per pair slot and the surplus threads return at once.
+        let launch = match shapes.device() {
+            Device::Cpu => (self.pair_count.try_to_vec()?[0].max(0) as usize).min(self.pairs.len()),
+            _ => self.pairs.len(),
+        };
+        if launch > 0 {
+            narrow_phase::launch(
+                launch,
+                shapes,
+                body_q,
+                &self.pairs,
+                &self.pair_count,
+                margin,
+                &mut self.contacts,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Reads back how many pairs and contacts the last [`collide`](Self::collide)
+    /// found and how many did not fit (a synchronisation on a GPU).
+    pub fn report(&self) -> Result<ContactReport> {
+        let mut r = self.contacts.report()?;
+        let pairs = self.pair_count.try_to_vec()?[0].max(0) as usize;
+        r.pair_overflow = pairs.saturating_sub(self.pairs.len());
+        Ok(r)
+    }
+}
+
+/// World boxes of the static shapes (grown by `margin`), for their BVH.
+fn static_boxes(shapes: &ShapeSet, fixed: &[i32], margin: f32) -> Result<(Vec<Vec3>, Vec<Vec3>)> {
+    let kind = shapes.kind.try_to_vec()?;
+    let size = shapes.size.try_to_vec()?;
+    let xf = shapes.transform.try_to_vec()?;
+    let mut lo = Vec::with_capacity(fixed.len());
+    let mut hi = Vec::with_capacity(fixed.len());
+    for &s in fixed {
+        let s = s as usize;
+        let (k, sz, x) = (kind[s], size[s], xf[s]);
+        let m = glam::Mat3::from_quat(x.q);
+        let h = match k {
+            kinds::SPHERE => Vec3::splat(sz.x),
+            kinds::BOX => m.x_axis.abs() * sz.x + m.y_axis.abs() * sz.y + m.z_axis.abs() * sz.z,
+            kinds::CAPSULE => m.z_axis.abs() * sz.y + Vec3::splat(sz.x),
+            kinds::PLANE if sz.x > 0.0 => m.x_axis.abs() * sz.x + m.y_axis.abs() * sz.y,
+            _ => Vec3::splat(1.0e7),
+        } + Vec3::splat(margin);
+        lo.push(x.p - h);
+        hi.push(x.p + h);
+    }
+    Ok((lo, hi))
+}

@@ -1,0 +1,343 @@
+//! The shapes of a scene in flat arrays on one device ([`ShapeSet`]) and their
+//! host description ([`ShapeDesc`]).
+
+use weft::prelude::*;
+
+use crate::error::{CollideError, Result};
+use crate::kinds;
+
+/// What a shape is, in its own frame (see [`kinds`] for the conventions).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Geometry {
+    /// A plane through the origin with normal +Z; `half_extents` bound it to a
+    /// rectangle (zero: infinite). Only on static shapes (body -1).
+    Plane {
+        /// Half extents along X and Y; `Vec2::ZERO` for an infinite plane.
+        half_extents: Vec2,
+    },
+    /// A sphere around the origin.
+    Sphere {
+        /// Radius (m).
+        radius: f32,
+    },
+    /// A box centred on the origin.
+    Box {
+        /// Half extents along X, Y, Z (m).
+        half_extents: Vec3,
+    },
+    /// A capsule: the segment `(0, 0, ±half_height)` thickened by `radius`.
+    Capsule {
+        /// Radius (m).
+        radius: f32,
+        /// Half length of the segment (m).
+        half_height: f32,
+    },
+}
+
+impl Geometry {
+    /// The kind code ([`kinds`]).
+    pub fn kind(&self) -> i32 {
+        match self {
+            Geometry::Plane { .. } => kinds::PLANE,
+            Geometry::Sphere { .. } => kinds::SPHERE,
+            Geometry::Box { .. } => kinds::BOX,
+            Geometry::Capsule { .. } => kinds::CAPSULE,
+        }
+    }
+
+    /// The packed size parameters (see [`kinds`]).
+    pub fn size(&self) -> Vec3 {
+        match *self {
+            Geometry::Plane { half_extents } => half_extents.extend(0.0),
+            Geometry::Sphere { radius } => Vec3::new(radius, 0.0, 0.0),
+            Geometry::Box { half_extents } => half_extents,
+            Geometry::Capsule {
+                radius,
+                half_height,
+            } => Vec3::new(radius, half_height, 0.0),
+        }
+    }
+
+    /// Radius of a sphere around the shape's origin that holds it (infinite for
+    /// an unbounded plane).
+    pub fn bounding_radius(&self) -> f32 {
+        match *self {
+            Geometry::Plane { half_extents } if half_extents == Vec2::ZERO => f32::INFINITY,
+            Geometry::Plane { half_extents } => half_extents.length(),
+            Geometry::Sphere { radius } => radius,
+            Geometry::Box { half_extents } => half_extents.length(),
+            Geometry::Capsule {
+                radius,
+                half_height,
+            } => radius + half_height,
+        }
+    }
+
+    /// Checks the sizes: finite and positive (a plane's half extents both zero
+    /// or both positive).
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let ok = |x: f32| x.is_finite() && x > 0.0;
+        match *self {
+            Geometry::Plane { half_extents: h } => {
+                if h == Vec2::ZERO || (ok(h.x) && ok(h.y)) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "plane half extents must be both 0 (infinite) or both finite and > 0, got {h}"
+                    ))
+                }
+            }
+            Geometry::Sphere { radius } if ok(radius) => Ok(()),
+            Geometry::Sphere { radius } => Err(format!(
+                "sphere radius must be finite and > 0, got {radius}"
+            )),
+            Geometry::Box { half_extents: h } if ok(h.x) && ok(h.y) && ok(h.z) => Ok(()),
+            Geometry::Box { half_extents: h } => {
+                Err(format!("box half extents must be finite and > 0, got {h}"))
+            }
+            Geometry::Capsule {
+                radius,
+                half_height,
+            } if ok(radius) && half_height.is_finite() && half_height >= 0.0 => Ok(()),
+            Geometry::Capsule {
+                radius,
+                half_height,
+            } => Err(format!(
+                "capsule radius must be finite and > 0 and half height finite and >= 0, got {radius} and {half_height}"
+            )),
+        }
+    }
+}
+
+/// Contact material of a shape. A pair of shapes uses the mean of their
+/// friction coefficients and restitutions (Rapier's default rule) and the
+/// series combination of their stiffnesses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Material {
+    /// Dynamic (sliding) friction coefficient.
+    pub mu: f32,
+    /// Static friction coefficient (XPBD; ≥ `mu` in nature).
+    pub mu_static: f32,
+    /// Restitution: the ratio of separating to approaching normal speed.
+    pub restitution: f32,
+    /// Penalty normal stiffness (N/m), for the semi-implicit solver.
+    pub ke: f32,
+    /// Penalty normal damping (N·s/m).
+    pub kd: f32,
+    /// Penalty friction stiffness (N·s/m): regularises Coulomb friction.
+    pub kf: f32,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material {
+            mu: 0.5,
+            mu_static: 0.5,
+            restitution: 0.0,
+            ke: 1.0e5,
+            kd: 1.0e3,
+            kf: 1.0e3,
+        }
+    }
+}
+
+/// Which shapes may touch: two shapes collide when each one's `group` shares a
+/// bit with the other's `mask` (Rapier's interaction groups). Shapes of one body
+/// never collide with each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Filter {
+    /// The groups this shape belongs to.
+    pub group: u32,
+    /// The groups it collides with.
+    pub mask: u32,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Filter {
+            group: 1,
+            mask: u32::MAX,
+        }
+    }
+}
+
+/// One shape on the host.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapeDesc {
+    /// The body it is attached to, or -1 for static geometry (its transform is
+    /// then in world space).
+    pub body: i32,
+    /// Pose of the shape in its body's frame.
+    pub transform: Transform,
+    /// The shape.
+    pub geometry: Geometry,
+    /// Contact material.
+    pub material: Material,
+    /// Collision groups.
+    pub filter: Filter,
+    /// The world it belongs to (-1: every world, for shared static geometry).
+    pub world: i32,
+}
+
+impl ShapeDesc {
+    /// A shape of default material and filter on `body`, at `transform`, in world 0.
+    pub fn new(body: i32, transform: Transform, geometry: Geometry) -> Self {
+        ShapeDesc {
+            body,
+            transform,
+            geometry,
+            material: Material::default(),
+            filter: Filter::default(),
+            world: 0,
+        }
+    }
+}
+
+/// Every shape of a scene, in flat arrays on one device (a structure: kernels
+/// take `&ShapeSet`). Index `i` of each array describes shape `i`.
+#[weft::structure]
+pub struct ShapeSet {
+    /// Body of each shape (-1: static, transform in world space).
+    pub body: Array<i32>,
+    /// Pose in the body's frame.
+    pub transform: Array<Transform>,
+    /// Kind code ([`kinds`]).
+    pub kind: Array<i32>,
+    /// Packed size (see [`kinds`]).
+    pub size: Array<Vec3>,
+    /// Radius of a bounding sphere around the shape's origin (1e30 for an
+    /// infinite plane).
+    pub radius: Array<f32>,
+    /// Dynamic friction coefficient.
+    pub mu: Array<f32>,
+    /// Static friction coefficient.
+    pub mu_static: Array<f32>,
+    /// Restitution.
+    pub restitution: Array<f32>,
+    /// Penalty normal stiffness.
+    pub ke: Array<f32>,
+    /// Penalty normal damping.
+    pub kd: Array<f32>,
+    /// Penalty friction stiffness.
+    pub kf: Array<f32>,
+    /// Collision groups the shape is in.
+    pub group: Array<u32>,
+    /// Collision groups it collides with.
+    pub mask: Array<u32>,
+    /// World index (-1: all worlds).
+    pub world: Array<i32>,
+}
+
+impl ShapeSet {
+    /// Checks `shapes` (see [`CollideError`]) and copies them to `device`.
+    /// `body_count` is the number of bodies the `body` indices refer to.
+    pub fn new(device: Device, shapes: &[ShapeDesc], body_count: usize) -> Result<ShapeSet> {
+        for (i, s) in shapes.iter().enumerate() {
+            validate(i, s, body_count)?;
+        }
+        let col = |f: &dyn Fn(&ShapeDesc) -> f32| -> Result<Array<f32>> {
+            let v: Vec<f32> = shapes.iter().map(f).collect();
+            Ok(Array::try_from_slice(device, &v)?)
+        };
+        let body: Vec<i32> = shapes.iter().map(|s| s.body).collect();
+        let transform: Vec<Transform> = shapes.iter().map(|s| s.transform).collect();
+        let kind: Vec<i32> = shapes.iter().map(|s| s.geometry.kind()).collect();
+        let size: Vec<Vec3> = shapes.iter().map(|s| s.geometry.size()).collect();
+        let group: Vec<u32> = shapes.iter().map(|s| s.filter.group).collect();
+        let mask: Vec<u32> = shapes.iter().map(|s| s.filter.mask).collect();
+        let world: Vec<i32> = shapes.iter().map(|s| s.world).collect();
+        Ok(ShapeSet {
+            body: Array::try_from_slice(device, &body)?,
+            transform: Array::try_from_slice(device, &transform)?,
+            kind: Array::try_from_slice(device, &kind)?,
+            size: Array::try_from_slice(device, &size)?,
+            radius: col(&|s| s.geometry.bounding_radius().min(1.0e30))?,
+            mu: col(&|s| s.material.mu)?,
+            mu_static: col(&|s| s.material.mu_static)?,
+            restitution: col(&|s| s.material.restitution)?,
+            ke: col(&|s| s.material.ke)?,
+            kd: col(&|s| s.material.kd)?,
+            kf: col(&|s| s.material.kf)?,
+            group: Array::try_from_slice(device, &group)?,
+            mask: Array::try_from_slice(device, &mask)?,
+            world: Array::try_from_slice(device, &world)?,
+        })
+    }
+
+    /// Number of shapes.
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    /// Whether there are no shapes.
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    /// The device the arrays live on.
+    pub fn device(&self) -> Device {
+        self.kind.device()
+    }
+
+    /// Another handle on the same arrays (and their gradients).
+    pub fn share(&self) -> ShapeSet {
+        ShapeSet {
+            body: self.body.share(),
+            transform: self.transform.share(),
+            kind: self.kind.share(),
+            size: self.size.share(),
+            radius: self.radius.share(),
+            mu: self.mu.share(),
+            mu_static: self.mu_static.share(),
+            restitution: self.restitution.share(),
+            ke: self.ke.share(),
+            kd: self.kd.share(),
+            kf: self.kf.share(),
+            group: self.group.share(),
+            mask: self.mask.share(),
+            world: self.world.share(),
+        }
+    }
+}
+
+/// The first problem with shape `i`, if any.
+fn validate(i: usize, s: &ShapeDesc, body_count: usize) -> Result<()> {
+    let bad = |message: String| CollideError::InvalidShape { index: i, message };
+    if s.body < -1 || s.body >= body_count as i32 {
+        return Err(bad(format!(
+            "is attached to body {}, but there are {body_count} bodies (-1: static)",
+            s.body
+        )));
+    }
+    s.geometry.validate().map_err(bad)?;
+    if s.body >= 0 && s.geometry.kind() == kinds::PLANE {
+        return Err(bad("a plane must be static (body -1)".into()));
+    }
+    let t = s.transform;
+    if !(t.p.is_finite() && t.q.is_finite()) {
+        return Err(bad(format!("transform is not finite: {t:?}")));
+    }
+    if (t.q.length() - 1.0).abs() > 1.0e-3 {
+        return Err(bad(format!(
+            "transform rotation is not a unit quaternion (length {})",
+            t.q.length()
+        )));
+    }
+    let m = s.material;
+    let nonneg = |x: f32| x.is_finite() && x >= 0.0;
+    if !(nonneg(m.mu) && nonneg(m.mu_static) && nonneg(m.ke) && nonneg(m.kd) && nonneg(m.kf)) {
+        return Err(bad(format!(
+            "material coefficients must be finite and >= 0: {m:?}"
+        )));
+    }
+    if !(m.restitution.is_finite() && (0.0..=1.0).contains(&m.restitution)) {
+        return Err(bad(format!(
+            "restitution must be in [0, 1], got {}",
+            m.restitution
+        )));
+    }
+    if s.world < -1 {
+        return Err(bad(format!("world must be >= -1, got {}", s.world)));
+    }
+    Ok(())
+}
