@@ -30,6 +30,9 @@ pub mod bvh;
 pub mod error;
 pub mod generate;
 pub mod hash_grid;
+pub mod heightfield;
+pub mod hull;
+pub mod mass;
 pub mod mesh;
 pub mod mesh_bvh;
 pub mod obj;
@@ -41,6 +44,9 @@ pub use aabb::{Aabb, RayBoxTest};
 pub use bvh::{BuildOptions, Bvh, BvhNode};
 pub use error::{GeomError, Result};
 pub use hash_grid::HashGrid;
+
+pub use hull::{ConvexHull, HullFace};
+
 pub use mesh::Mesh;
 pub use mesh_bvh::MeshBvh;
 pub use query::{PointQuery, RayHit, SignedPointQuery};
