@@ -44,8 +44,8 @@ pub use aabb::{Aabb, RayBoxTest};
 pub use bvh::{BuildOptions, Bvh, BvhNode};
 pub use error::{GeomError, Result};
 pub use hash_grid::HashGrid;
-
 pub use hull::{ConvexHull, HullFace};
+pub use mass::MassProperties;
 
 pub use mesh::Mesh;
 pub use mesh_bvh::MeshBvh;
