@@ -132,6 +132,58 @@ pub enum GeomError {
         /// What is wrong and what is accepted.
         message: String,
     },
+    /// A point set has no points.
+    #[error("{what} got no points; it needs at least {needed}")]
+    NoPoints {
+        /// What was being built (`"convex hull"`).
+        what: &'static str,
+        /// How many points it needs.
+        needed: usize,
+    },
+    /// A point set has too few points.
+    #[error("{what} got {count} points; it needs at least {needed}")]
+    TooFewPoints {
+        /// What was being built (`"convex hull"`).
+        what: &'static str,
+        /// How many points it got.
+        count: usize,
+        /// How many it needs.
+        needed: usize,
+    },
+    /// The points span no volume: they are all coincident, collinear or coplanar
+    /// within the tolerance, which is relative to their extent.
+    #[error(
+        "convex hull: all {count} points are {degeneracy} (largest deviation {deviation:e} \
+         is within the tolerance {tolerance:e}, relative to the points' extent), so they \
+         enclose no volume"
+    )]
+    DegenerateHull {
+        /// `"coincident"`, `"collinear"` or `"coplanar"`.
+        degeneracy: &'static str,
+        /// Number of input points.
+        count: usize,
+        /// The largest distance found from the point / line / plane.
+        deviation: f64,
+        /// The tolerance it was compared against.
+        tolerance: f64,
+    },
+    /// A triangle mesh encloses no positive finite volume, so it has no mass properties.
+    #[error(
+        "mesh encloses volume {volume:e}, which is not positive and finite: the mesh is \
+         open, inside out (faces must be counter-clockwise seen from outside) or degenerate"
+    )]
+    InvalidVolume {
+        /// The signed volume computed by the divergence theorem.
+        volume: f64,
+    },
+    /// Mass properties that no physical body has.
+    #[error("invalid mass properties: {what} {message}")]
+    InvalidMassProperties {
+        /// Which quantity (`"mass"`, `"centre of mass"`, `"inertia"`).
+        what: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 fn source_hint(path: &Option<PathBuf>) -> String {
