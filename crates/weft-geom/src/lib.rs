@@ -44,6 +44,7 @@ pub use aabb::{Aabb, RayBoxTest};
 pub use bvh::{BuildOptions, Bvh, BvhNode};
 pub use error::{GeomError, Result};
 pub use hash_grid::HashGrid;
+pub use heightfield::HeightField;
 pub use hull::{ConvexHull, HullFace};
 pub use mass::MassProperties;
 
