@@ -49,7 +49,7 @@ impl HeightField {
                 });
             }
         }
-        let count = nx.checked_mul(ny).unwrap_or(usize::MAX);
+        let count = nx.saturating_mul(ny);
         if count > u32::MAX as usize {
             return Err(GeomError::TooLarge {
                 what: "height field",

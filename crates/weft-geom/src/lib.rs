@@ -13,6 +13,12 @@
 //! sorted along a Morton curve, answered in packets); for coherent rays (a camera's
 //! pixel blocks), [`MeshBvh::rays_into`] and [`MeshBvh::rays`] cast packets of rays.
 //!
+//! For rigid bodies: [`ConvexHull`] (quickhull, coplanar triangles merged into the
+//! polygon [`HullFace`]s a narrow phase clips against, degenerate input refused),
+//! [`MassProperties`] (mass, centre of mass and inertia of spheres, boxes, capsules,
+//! cylinders, hulls and closed meshes; moved, shifted, summed, diagonalized,
+//! validated) and [`HeightField`] (terrain as a grid of heights).
+//!
 //! ```
 //! use glam::Vec3;
 //! use weft_geom::{MeshBvh, generate};
