@@ -13,6 +13,12 @@
 //! sorted along a Morton curve, answered in packets); for coherent rays (a camera's
 //! pixel blocks), [`MeshBvh::rays_into`] and [`MeshBvh::rays`] cast packets of rays.
 //!
+//! For rigid bodies: [`ConvexHull`] (quickhull, coplanar triangles merged into the
+//! polygon [`HullFace`]s a narrow phase clips against, degenerate input refused),
+//! [`MassProperties`] (mass, centre of mass and inertia of spheres, boxes, capsules,
+//! cylinders, hulls and closed meshes; moved, shifted, summed, diagonalized,
+//! validated) and [`HeightField`] (terrain as a grid of heights).
+//!
 //! ```
 //! use glam::Vec3;
 //! use weft_geom::{MeshBvh, generate};
@@ -44,6 +50,7 @@ pub use aabb::{Aabb, RayBoxTest};
 pub use bvh::{BuildOptions, Bvh, BvhNode};
 pub use error::{GeomError, Result};
 pub use hash_grid::HashGrid;
+pub use heightfield::HeightField;
 pub use hull::{ConvexHull, HullFace};
 pub use mass::MassProperties;
 

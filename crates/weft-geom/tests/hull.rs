@@ -255,3 +255,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_rotated_box_with_points_on_its_faces_keeps_six_quads() {
+    let q = glam::Quat::from_euler(glam::EulerRot::XYZ, 0.5, -1.2, 2.2);
+    let t = Vec3::new(3.0, -7.0, 11.0);
+    let h = Vec3::new(0.2, 0.7, 0.4);
+    let mut rng = Rng::new(12);
+    let mut local = box_corners(h);
+    for _ in 0..300 {
+        // A random point on a random face (rounded to f32 after rotating).
+        let mut p = rng.vec3(-1.0, 1.0);
+        let axis = rng.below(3);
+        p[axis] = if rng.f32() < 0.5 { -1.0 } else { 1.0 };
+        local.push(p * h);
+    }
+    let points: Vec<Vec3> = local.iter().map(|&p| q * p + t).collect();
+    let hull = ConvexHull::new(&points).unwrap();
+    check_hull(&hull, &points);
+    assert_eq!((hull.vertices().len(), hull.faces().len()), (8, 6));
+    assert!(hull.faces().iter().all(|f| f.vertices.len() == 4));
+}

@@ -45,6 +45,9 @@ impl Face {
     }
 }
 
+/// A directed edge between two point indices.
+type Edge = (u32, u32);
+
 /// Which of the points' faces a visibility search has decided.
 #[derive(Clone, Copy, PartialEq)]
 enum Seen {
@@ -170,7 +173,7 @@ fn visible_region(
     start: usize,
     eye: DVec3,
     eps: f64,
-) -> Option<(Vec<usize>, Vec<(u32, u32)>)> {
+) -> Option<(Vec<usize>, Vec<Edge>)> {
     let mut seen: HashMap<usize, Seen> = HashMap::new();
     seen.insert(start, Seen::Visible);
     let mut visible = vec![start];

@@ -1,23 +1,20 @@
 //! Eigendecomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations.
 
+// Row/column index arithmetic reads more plainly than iterator chains here.
+#![allow(clippy::needless_range_loop)]
+
 use glam::{DMat3, DVec3};
 
 /// Eigenvalues (ascending) and a rotation (det +1) whose columns are the matching
 /// unit eigenvectors: `m = r · diag(values) · rᵀ`.
 pub(crate) fn symmetric_eigen(m: DMat3) -> (DVec3, DMat3) {
+    // Symmetrized (the caller's matrix may carry rounding).
+    let m = (m + m.transpose()) * 0.5;
     let mut a = [
         m.x_axis.to_array(),
         m.y_axis.to_array(),
         m.z_axis.to_array(),
     ];
-    // Symmetrize (the caller's matrix may carry rounding).
-    for i in 0..3 {
-        for j in 0..i {
-            let s = 0.5 * (a[i][j] + a[j][i]);
-            a[i][j] = s;
-            a[j][i] = s;
-        }
-    }
     let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0f64]];
     let scale = a.iter().flatten().map(|x| x.abs()).fold(0.0, f64::max);
     for _sweep in 0..50 {
