@@ -20,6 +20,9 @@ use crate::error::{CollideError, Result};
 pub struct Contacts {
     /// Contacts found by the last narrow phase (may exceed the capacity).
     pub count: Array<i32>,
+    /// The broad-phase pair slot that found the contact: the contacts of one
+    /// pair are its manifold (solvers treat friction per manifold).
+    pub pair: Array<i32>,
     /// First shape.
     pub shape_a: Array<i32>,
     /// Second shape.
@@ -86,6 +89,7 @@ impl Contacts {
         let z3 = || Array::<Vec3>::try_zeros(device, [capacity]);
         Ok(Contacts {
             count: Array::try_zeros(device, [1])?,
+            pair: Array::try_zeros(device, [capacity])?,
             shape_a: Array::try_zeros(device, [capacity])?,
             shape_b: Array::try_zeros(device, [capacity])?,
             point_a: z3()?,
@@ -122,12 +126,14 @@ impl Contacts {
     /// The stored contacts, copied to the host (for tests and tools).
     pub fn to_host(&self) -> Result<Vec<Contact>> {
         let n = self.report()?.stored;
+        let pair = self.pair.try_to_vec()?;
         let (sa, sb) = (self.shape_a.try_to_vec()?, self.shape_b.try_to_vec()?);
         let (pa, pb) = (self.point_a.try_to_vec()?, self.point_b.try_to_vec()?);
         let nn = self.normal.try_to_vec()?;
         let (ra, rb) = (self.radius_a.try_to_vec()?, self.radius_b.try_to_vec()?);
         Ok((0..n)
             .map(|c| Contact {
+                pair: pair[c],
                 shape_a: sa[c],
                 shape_b: sb[c],
                 point_a: pa[c],
@@ -143,6 +149,7 @@ impl Contacts {
     pub fn share(&self) -> Contacts {
         Contacts {
             count: self.count.share(),
+            pair: self.pair.share(),
             shape_a: self.shape_a.share(),
             shape_b: self.shape_b.share(),
             point_a: self.point_a.share(),
@@ -157,6 +164,8 @@ impl Contacts {
 /// One contact on the host (see [`Contacts`] for the fields' meaning).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Contact {
+    /// The broad-phase pair slot (the manifold it belongs to).
+    pub pair: i32,
     /// First shape.
     pub shape_a: i32,
     /// Second shape.

@@ -131,6 +131,11 @@ impl CollisionPipeline {
         })
     }
 
+    /// How many candidate pairs fit (the range of [`Contacts::pair`]).
+    pub fn pair_capacity(&self) -> usize {
+        self.pairs.len()
+    }
+
     /// The settings.
     pub fn options(&self) -> CollisionOptions {
         self.options

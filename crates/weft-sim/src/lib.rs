@@ -40,17 +40,19 @@ mod builder;
 mod error;
 pub mod kernels;
 mod model;
+pub mod rigid;
 mod semi_implicit;
 pub mod sph;
 mod state;
 mod xpbd;
 
 pub use builder::{
-    ClothGrid, ClothMesh, ContactParams, Ground, ModelBuilder, ParticleContactParams, Shape,
-    TriMaterial,
+    BodyDesc, BodyKind, BodyMass, ClothGrid, ClothMesh, ContactParams, Ground, ModelBuilder,
+    ParticleContactParams, Shape, TriMaterial,
 };
 pub use error::{Result, SimError};
 pub use model::{Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE};
+pub use rigid::XpbdRigid;
 pub use semi_implicit::SemiImplicit;
 pub use sph::{FluidBlock, Sph, SphParams};
 pub use state::{Control, State};

@@ -3,6 +3,7 @@
 
 use weft::geom::DeviceMesh;
 use weft::prelude::*;
+use weft_collide::ShapeSet;
 
 /// Particle flag: the particle is simulated (cleared: it is skipped entirely).
 pub const PARTICLE_ACTIVE: u32 = 1;
@@ -126,6 +127,26 @@ pub struct Model {
 
     /// Gravity (m/s²), `(0, 0, -9.81)` by default.
     pub gravity: Vec3,
+
+    /// Initial pose of each rigid body's frame (the state's is the current one).
+    pub body_q: Array<Transform>,
+    /// Initial velocity of each body: linear of the centre of mass, angular; world frame.
+    pub body_qd: Array<SpatialVector>,
+    /// Centre of mass in the body frame.
+    pub body_com: Array<Vec3>,
+    /// Mass (0: kinematic or static).
+    pub body_mass: Array<f32>,
+    /// 1 / mass (0: kinematic or static).
+    pub body_inv_mass: Array<f32>,
+    /// Inertia about the centre of mass, body frame.
+    pub body_inertia: Array<Mat3>,
+    /// Inverse inertia (zero for kinematic and static bodies).
+    pub body_inv_inertia: Array<Mat3>,
+    /// World of each body.
+    pub body_world: Array<i32>,
+    /// The shapes of the rigid bodies and the static rigid geometry (the
+    /// ground plane among them when the model has a ground and bodies).
+    pub rigid_shapes: ShapeSet,
 }
 
 impl Model {
@@ -152,6 +173,11 @@ impl Model {
     /// Number of bending edges.
     pub fn edge_count(&self) -> usize {
         self.edge_indices.len()
+    }
+
+    /// Number of rigid bodies.
+    pub fn body_count(&self) -> usize {
+        self.body_q.len()
     }
 
     /// Number of analytic shapes (meshes are merged into [`Model::mesh`]).
@@ -205,6 +231,15 @@ impl Model {
                 tris: self.mesh.tris.share(),
                 winding: self.mesh.winding.share(),
             },
+            body_q: self.body_q.share(),
+            body_qd: self.body_qd.share(),
+            body_com: self.body_com.share(),
+            body_mass: self.body_mass.share(),
+            body_inv_mass: self.body_inv_mass.share(),
+            body_inertia: self.body_inertia.share(),
+            body_inv_inertia: self.body_inv_inertia.share(),
+            body_world: self.body_world.share(),
+            rigid_shapes: self.rigid_shapes.share(),
             ..*self
         }
     }

@@ -2,6 +2,8 @@
 //! ([`Control`]).
 
 use weft::prelude::*;
+#[allow(unused_imports)] // named by the generated code (until issue 28's hygiene fix)
+use weft_collide::ShapeSet;
 
 use crate::Model;
 
@@ -18,6 +20,13 @@ pub struct State {
     /// they integrate, and leave the output state's accumulator at zero. Forces
     /// written here before a step act during that step.
     pub particle_f: Array<Vec3>,
+    /// Rigid body poses (body frame in the world).
+    pub body_q: Array<Transform>,
+    /// Rigid body velocities: linear of the centre of mass, angular; world frame.
+    pub body_qd: Array<SpatialVector>,
+    /// External wrench on each body: force (top) at the centre of mass and
+    /// torque (bottom), world frame; acts during the next step, then cleared.
+    pub body_f: Array<SpatialVector>,
 }
 
 impl State {
@@ -29,9 +38,14 @@ impl State {
             particle_q: Array::try_zeros(device, [n])?,
             particle_qd: Array::try_zeros(device, [n])?,
             particle_f: Array::try_zeros(device, [n])?,
+            body_q: Array::try_zeros(device, [model.body_count()])?,
+            body_qd: Array::try_zeros(device, [model.body_count()])?,
+            body_f: Array::try_zeros(device, [model.body_count()])?,
         };
         s.particle_q.copy_from(&model.particle_q)?;
         s.particle_qd.copy_from(&model.particle_qd)?;
+        s.body_q.copy_from(&model.body_q)?;
+        s.body_qd.copy_from(&model.body_qd)?;
         Ok(s)
     }
 
@@ -40,16 +54,26 @@ impl State {
         self.particle_q.len()
     }
 
-    /// Sets every force to zero.
+    /// Number of rigid bodies.
+    pub fn body_count(&self) -> usize {
+        self.body_q.len()
+    }
+
+    /// Sets every force (and body wrench) to zero.
     pub fn clear_forces(&mut self) -> Result<(), Error> {
-        self.particle_f.try_fill(Vec3::ZERO)
+        self.particle_f.try_fill(Vec3::ZERO)?;
+        self.body_f
+            .try_fill(SpatialVector::new(Vec3::ZERO, Vec3::ZERO))
     }
 
     /// Copies positions and velocities from `other` (forces too).
     pub fn copy_from(&mut self, other: &State) -> Result<(), Error> {
         self.particle_q.copy_from(&other.particle_q)?;
         self.particle_qd.copy_from(&other.particle_qd)?;
-        self.particle_f.copy_from(&other.particle_f)
+        self.particle_f.copy_from(&other.particle_f)?;
+        self.body_q.copy_from(&other.body_q)?;
+        self.body_qd.copy_from(&other.body_qd)?;
+        self.body_f.copy_from(&other.body_f)
     }
 
     /// Makes positions and velocities (and forces) require gradients.
@@ -58,6 +82,9 @@ impl State {
             particle_q: self.particle_q.requires_grad(),
             particle_qd: self.particle_qd.requires_grad(),
             particle_f: self.particle_f.requires_grad(),
+            body_q: self.body_q.requires_grad(),
+            body_qd: self.body_qd.requires_grad(),
+            body_f: self.body_f.requires_grad(),
         }
     }
 
@@ -67,6 +94,9 @@ impl State {
             particle_q: self.particle_q.share(),
             particle_qd: self.particle_qd.share(),
             particle_f: self.particle_f.share(),
+            body_q: self.body_q.share(),
+            body_qd: self.body_qd.share(),
+            body_f: self.body_f.share(),
         }
     }
 }

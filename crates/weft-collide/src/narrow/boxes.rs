@@ -10,6 +10,7 @@ use crate::Contacts;
 #[weft::func]
 pub fn box_box(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -66,15 +67,16 @@ pub fn box_box(
         if best_edge < margin {
             if best_edge > best_face + 0.02 * scale {
                 edge_contact(
-                    c, a, b, body_a, body_b, xa, ha, hb, rot, t, edge_axis, ei, ej, margin,
+                    c, pair, a, b, body_a, body_b, xa, ha, hb, rot, t, edge_axis, ei, ej, margin,
                 );
             } else if face_axis < 3 {
                 face_contacts(
-                    c, a, b, body_a, body_b, xa, ha, xb, hb, face_axis, false, margin,
+                    c, pair, a, b, body_a, body_b, xa, ha, xb, hb, face_axis, false, margin,
                 );
             } else {
                 face_contacts(
                     c,
+                    pair,
                     b,
                     a,
                     body_b,
@@ -108,6 +110,7 @@ pub fn axis_separation(l: Vec3, t: Vec3, ha: Vec3, hb: Vec3, rot: Mat3) -> f32 {
 #[weft::func]
 pub fn edge_contact(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -158,6 +161,7 @@ pub fn edge_contact(
     let n = quat_rotate(xa.q, l);
     emit_contact(
         c,
+        pair,
         a,
         b,
         body_a,
@@ -179,6 +183,7 @@ pub fn edge_contact(
 #[weft::func]
 pub fn face_contacts(
     c: &mut Contacts,
+    pair: i32,
     r: i32,
     i: i32,
     body_r: Transform,
@@ -285,9 +290,13 @@ pub fn face_contacts(
         let pw = transform_point(xr, p);
         let rw = transform_point(xr, on_ref);
         if flip {
-            emit_contact(c, i, r, body_i, body_r, pw, rw, -n_world, 0.0, 0.0, margin);
+            emit_contact(
+                c, pair, i, r, body_i, body_r, pw, rw, -n_world, 0.0, 0.0, margin,
+            );
         } else {
-            emit_contact(c, r, i, body_r, body_i, rw, pw, n_world, 0.0, 0.0, margin);
+            emit_contact(
+                c, pair, r, i, body_r, body_i, rw, pw, n_world, 0.0, 0.0, margin,
+            );
         }
     }
 }

@@ -5,7 +5,8 @@ use weft::prelude::*;
 
 use crate::Contacts;
 
-/// Stores the contact between shapes `a` and `b` given in world space — points
+/// Stores the contact between shapes `a` and `b` (found by candidate pair
+/// slot `pair`: the contacts of one pair form its manifold) given in world space — points
 /// `pa`, `pb` on their cores, unit normal `n` from a to b, thicknesses `ra`,
 /// `rb` — when its gap `n · (pb − pa) − ra − rb` is below `margin`. The points
 /// are stored in the frames of the shapes' bodies (`body_a`, `body_b`: the
@@ -14,6 +15,7 @@ use crate::Contacts;
 #[weft::func]
 pub fn emit_contact(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -29,6 +31,7 @@ pub fn emit_contact(
     if gap < margin {
         let slot = atomic_add(&mut c.count[0], 1);
         if slot < c.shape_a.len() as i32 {
+            c.pair[slot] = pair;
             c.shape_a[slot] = a;
             c.shape_b[slot] = b;
             c.point_a[slot] = transform_point(transform_inverse(body_a), pa);

@@ -36,7 +36,7 @@ pub fn shape_body_pose(shapes: &ShapeSet, body_q: &Array<Transform>, s: i32) -> 
 }
 
 /// The contacts of shapes `a` and `b` (any kinds; a pair the narrow phase does
-/// not handle yet adds none).
+/// not handle yet adds none), tagged with `pair`, the pair's slot.
 #[weft::func]
 pub fn collide_pair(
     shapes: &ShapeSet,
@@ -45,6 +45,7 @@ pub fn collide_pair(
     sb: i32,
     margin: f32,
     c: &mut Contacts,
+    pair: i32,
 ) {
     // Order by kind: a's kind <= b's.
     let mut a = sa;
@@ -65,37 +66,61 @@ pub fn collide_pair(
     let zb = quat_rotate(xb.q, Vec3::Z);
     if ka == 0 {
         if kb == 1 {
-            plane_point(c, a, b, ba, bb, xa, ha, xb.p, hb.x, margin);
+            plane_point(c, pair, a, b, ba, bb, xa, ha, xb.p, hb.x, margin);
         } else if kb == 2 {
-            plane_box(c, a, b, ba, bb, xa, ha, xb, hb, margin);
+            plane_box(c, pair, a, b, ba, bb, xa, ha, xb, hb, margin);
         } else if kb == 3 {
-            plane_point(c, a, b, ba, bb, xa, ha, xb.p - zb * hb.y, hb.x, margin);
-            plane_point(c, a, b, ba, bb, xa, ha, xb.p + zb * hb.y, hb.x, margin);
+            plane_point(
+                c,
+                pair,
+                a,
+                b,
+                ba,
+                bb,
+                xa,
+                ha,
+                xb.p - zb * hb.y,
+                hb.x,
+                margin,
+            );
+            plane_point(
+                c,
+                pair,
+                a,
+                b,
+                ba,
+                bb,
+                xa,
+                ha,
+                xb.p + zb * hb.y,
+                hb.x,
+                margin,
+            );
         }
     } else if ka == 1 {
         if kb == 1 {
-            point_segment(c, a, b, ba, bb, xa.p, ha.x, xb.p, xb.p, hb.x, margin);
+            point_segment(c, pair, a, b, ba, bb, xa.p, ha.x, xb.p, xb.p, hb.x, margin);
         } else if kb == 2 {
-            point_box(c, a, b, ba, bb, xa.p, ha.x, xb, hb, margin);
+            point_box(c, pair, a, b, ba, bb, xa.p, ha.x, xb, hb, margin);
         } else if kb == 3 {
             let q0 = xb.p - zb * hb.y;
             let q1 = xb.p + zb * hb.y;
-            point_segment(c, a, b, ba, bb, xa.p, ha.x, q0, q1, hb.x, margin);
+            point_segment(c, pair, a, b, ba, bb, xa.p, ha.x, q0, q1, hb.x, margin);
         }
     } else if ka == 2 {
         if kb == 2 {
-            box_box(c, a, b, ba, bb, xa, ha, xb, hb, margin);
+            box_box(c, pair, a, b, ba, bb, xa, ha, xb, hb, margin);
         } else if kb == 3 {
             let q0 = xb.p - zb * hb.y;
             let q1 = xb.p + zb * hb.y;
-            segment_box(c, b, a, bb, ba, q0, q1, hb.x, xa, ha, margin);
+            segment_box(c, pair, b, a, bb, ba, q0, q1, hb.x, xa, ha, margin);
         }
     } else if ka == 3 && kb == 3 {
         let p0 = xa.p - za * ha.y;
         let p1 = xa.p + za * ha.y;
         let q0 = xb.p - zb * hb.y;
         let q1 = xb.p + zb * hb.y;
-        segment_segment(c, a, b, ba, bb, p0, p1, ha.x, q0, q1, hb.x, margin);
+        segment_segment(c, pair, a, b, ba, bb, p0, p1, ha.x, q0, q1, hb.x, margin);
     }
 }
 
@@ -115,6 +140,6 @@ pub fn narrow_phase(
     let n = min(pair_count[0], pairs.len() as i32);
     if t < n {
         let p = pairs[t];
-        collide_pair(shapes, body_q, p.x, p.y, margin, contacts);
+        collide_pair(shapes, body_q, p.x, p.y, margin, contacts, t);
     }
 }

@@ -18,6 +18,7 @@ pub fn plane_covers(xa: Transform, h: Vec3, p: Vec3) -> bool {
 #[weft::func]
 pub fn plane_point(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -31,7 +32,7 @@ pub fn plane_point(
     if plane_covers(xa, h, pb) {
         let n = quat_rotate(xa.q, Vec3::Z);
         let pa = pb - n * dot(n, pb - xa.p);
-        emit_contact(c, a, b, body_a, body_b, pa, pb, n, 0.0, rb, margin);
+        emit_contact(c, pair, a, b, body_a, body_b, pa, pb, n, 0.0, rb, margin);
     }
 }
 
@@ -40,6 +41,7 @@ pub fn plane_point(
 #[weft::func]
 pub fn plane_box(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -63,6 +65,7 @@ pub fn plane_box(
         }
         plane_point(
             c,
+            pair,
             a,
             b,
             body_a,

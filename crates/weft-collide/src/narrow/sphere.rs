@@ -11,6 +11,7 @@ use crate::Contacts;
 #[weft::func]
 pub fn point_segment(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -25,7 +26,7 @@ pub fn point_segment(
     let t = segment_param(q0, q1, pa);
     let pb = q0 + (q1 - q0) * t;
     let n = unit_or(pb - pa, Vec3::Z);
-    emit_contact(c, a, b, body_a, body_b, pa, pb, n, ra, rb, margin);
+    emit_contact(c, pair, a, b, body_a, body_b, pa, pb, n, ra, rb, margin);
 }
 
 /// Two segment cores (capsules; a sphere is a segment of length 0): the
@@ -34,6 +35,7 @@ pub fn point_segment(
 #[weft::func]
 pub fn segment_segment(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -67,7 +69,7 @@ pub fn segment_segment(
                 let s = segment_param(q0, q1, pa);
                 let pb = q0 + db * s;
                 let n = unit_or(pb - pa, unit_or(cross(da, cross(pb - pa, da)), Vec3::Z));
-                emit_contact(c, a, b, body_a, body_b, pa, pb, n, ra, rb, margin);
+                emit_contact(c, pair, a, b, body_a, body_b, pa, pb, n, ra, rb, margin);
             }
             done = true;
         }
@@ -77,7 +79,7 @@ pub fn segment_segment(
         let pa = p0 + da * s;
         let pb = q0 + db * t;
         let n = unit_or(pb - pa, unit_or(cross(da, db), Vec3::Z));
-        emit_contact(c, a, b, body_a, body_b, pa, pb, n, ra, rb, margin);
+        emit_contact(c, pair, a, b, body_a, body_b, pa, pb, n, ra, rb, margin);
     }
 }
 
@@ -87,6 +89,7 @@ pub fn segment_segment(
 #[weft::func]
 pub fn point_box(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -124,7 +127,7 @@ pub fn point_box(
     } else {
         n = unit_or(pb - pa, quat_rotate(xb.q, unit_or(-local, Vec3::Z)));
     }
-    emit_contact(c, a, b, body_a, body_b, pa, pb, n, ra, 0.0, margin);
+    emit_contact(c, pair, a, b, body_a, body_b, pa, pb, n, ra, 0.0, margin);
 }
 
 /// A segment core `p0..p1` (radius `ra`) of shape `a` against box `b`: the two
@@ -133,6 +136,7 @@ pub fn point_box(
 #[weft::func]
 pub fn segment_box(
     c: &mut Contacts,
+    pair: i32,
     a: i32,
     b: i32,
     body_a: Transform,
@@ -144,8 +148,8 @@ pub fn segment_box(
     h: Vec3,
     margin: f32,
 ) {
-    point_box(c, a, b, body_a, body_b, p0, ra, xb, h, margin);
-    point_box(c, a, b, body_a, body_b, p1, ra, xb, h, margin);
+    point_box(c, pair, a, b, body_a, body_b, p0, ra, xb, h, margin);
+    point_box(c, pair, a, b, body_a, body_b, p1, ra, xb, h, margin);
     // The box's signed distance is convex along the segment: golden-section
     // search for its minimum.
     let mut lo = 0.0;
@@ -170,6 +174,7 @@ pub fn segment_box(
     if t > 0.02 && t < 0.98 && d_mid < d_ends - 1.0e-4 {
         point_box(
             c,
+            pair,
             a,
             b,
             body_a,

@@ -353,6 +353,40 @@ impl ModelBuilder {
             None => (false, Vec4::new(0.0, 0.0, 1.0, 0.0), 0.0),
         };
 
+        // Rigid bodies, and their shapes plus the ground as a static plane.
+        let bodies = self.body_arrays()?;
+        let mut rigid_shapes = self.rigid_shapes.clone();
+        if ground && !self.bodies.is_empty() {
+            let nrm = Vec3::new(ground_plane.x, ground_plane.y, ground_plane.z);
+            let pose = Transform::new(
+                -nrm * ground_plane.w,
+                glam::Quat::from_rotation_arc(Vec3::Z, nrm),
+            );
+            let mut plane = weft_collide::ShapeDesc::new(
+                -1,
+                pose,
+                weft_collide::Geometry::Plane {
+                    half_extents: glam::Vec2::ZERO,
+                },
+            );
+            plane.material.mu = ground_mu;
+            plane.material.mu_static = ground_mu;
+            plane.world = -1;
+            rigid_shapes.push(plane);
+        }
+        let rigid_shapes = weft_collide::ShapeSet::new(device, &rigid_shapes, self.bodies.len())
+            .map_err(|e| match e {
+                weft_collide::CollideError::InvalidShape { index, message } => {
+                    SimError::InvalidInput {
+                        what: "rigid shape",
+                        index,
+                        message,
+                    }
+                }
+                weft_collide::CollideError::Runtime(e) => SimError::Runtime(e),
+                other => SimError::Mismatch(other.to_string()),
+            })?;
+
         let mesh = if mesh_faces.is_empty() {
             DeviceMesh {
                 points: Array::try_zeros(device, [0])?,
@@ -414,6 +448,15 @@ impl ModelBuilder {
             particle_cohesion: pc.cohesion,
             particle_max_radius: radius.iter().cloned().fold(0.0, f32::max),
             gravity: g,
+            body_q: Array::try_from_slice(device, &bodies.q)?,
+            body_qd: Array::try_from_slice(device, &bodies.qd)?,
+            body_com: Array::try_from_slice(device, &bodies.com)?,
+            body_mass: arr(bodies.mass)?,
+            body_inv_mass: arr(bodies.inv_mass)?,
+            body_inertia: Array::try_from_slice(device, &bodies.inertia)?,
+            body_inv_inertia: Array::try_from_slice(device, &bodies.inv_inertia)?,
+            body_world: Array::try_from_slice(device, &bodies.world)?,
+            rigid_shapes,
         })
     }
 }

@@ -2,10 +2,12 @@
 //! collision shapes on the host, then [`ModelBuilder::finalize`] them into a
 //! [`Model`] on a device.
 
+mod bodies;
 mod cloth;
 mod finalize;
 mod shapes;
 
+pub use bodies::{BodyDesc, BodyKind, BodyMass};
 pub use cloth::{ClothGrid, ClothMesh};
 pub use shapes::Shape;
 
@@ -191,6 +193,8 @@ pub struct ModelBuilder {
     pub(crate) triangles: Vec<TriangleDef>,
     pub(crate) edges: Vec<EdgeDef>,
     pub(crate) shapes: Vec<Shape>,
+    pub(crate) bodies: Vec<BodyDesc>,
+    pub(crate) rigid_shapes: Vec<weft_collide::ShapeDesc>,
 }
 
 impl Default for ModelBuilder {
@@ -214,6 +218,8 @@ impl ModelBuilder {
             triangles: Vec::new(),
             edges: Vec::new(),
             shapes: Vec::new(),
+            bodies: Vec::new(),
+            rigid_shapes: Vec::new(),
         }
     }
 

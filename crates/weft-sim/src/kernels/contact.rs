@@ -6,6 +6,8 @@ use weft::geom::{
     BvhNode, DeviceHashGrid, DeviceMesh, HashGridQuery, closest_point_triangle, hash_grid_query,
     hash_grid_query_next, mesh_query_point_face,
 };
+#[allow(unused_imports)] // named by the generated code (until issue 28's hygiene fix)
+use weft_collide::ShapeSet;
 
 use super::shapes::{contact_force, shape_sdf};
 use crate::{Model, State};

@@ -2,6 +2,8 @@
 //! frame, and the penalty contact force.
 
 use weft::prelude::*;
+#[allow(unused_imports)] // named by the generated code (until issue 28's hygiene fix)
+use weft_collide::ShapeSet;
 
 /// Signed distance from `p` (in the shape's frame) to a shape of `kind` and size
 /// `scale` (see [`SHAPE_PLANE`](crate::SHAPE_PLANE) and the other kinds), with the

@@ -5,6 +5,8 @@
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh, closest_point_triangle, mesh_query_point_face};
+#[allow(unused_imports)] // named by the generated code (until issue 28's hygiene fix)
+use weft_collide::ShapeSet;
 
 use weft::prelude::*;
 

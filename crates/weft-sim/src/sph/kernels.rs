@@ -15,6 +15,8 @@
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceHashGrid, DeviceMesh};
 use weft::prelude::*;
+#[allow(unused_imports)] // named by the generated code (until issue 28's hygiene fix)
+use weft_collide::ShapeSet;
 
 use super::neighbours::NeighbourList;
 use crate::kernels::shapes::shape_sdf;

@@ -1,0 +1,192 @@
+//! Rigid contacts against analytic physics: rebound height, friction on an
+//! incline (sticking and sliding), rolling without slipping, resting stacks.
+
+use weft::prelude::*;
+use weft_collide::{Geometry, Material, ShapeDesc};
+use weft_sim::{BodyDesc, Model, ModelBuilder, State, XpbdRigid};
+
+/// Runs `steps` steps of `dt`, calling `each` with the state after every step.
+fn run(
+    model: &Model,
+    solver: &mut XpbdRigid,
+    steps: usize,
+    dt: f32,
+    mut each: impl FnMut(&State),
+) -> State {
+    let (mut s0, mut s1) = (State::new(model).unwrap(), State::new(model).unwrap());
+    for _ in 0..steps {
+        solver.simulate(model, &mut s0, &mut s1, dt).unwrap();
+        std::mem::swap(&mut s0, &mut s1);
+        each(&s0);
+    }
+    s0
+}
+
+fn material(mu: f32, restitution: f32) -> Material {
+    Material {
+        mu,
+        mu_static: mu,
+        restitution,
+        ..Material::default()
+    }
+}
+
+#[test]
+fn ball_dropped_from_one_metre_rebounds_to_e_squared() {
+    let e = 0.8;
+    let r = 0.05;
+    let mut b = ModelBuilder::new();
+    b.ground = None;
+    let mut plane = ShapeDesc::new(
+        -1,
+        Transform::IDENTITY,
+        Geometry::Plane {
+            half_extents: Vec2::ZERO,
+        },
+    );
+    plane.material = material(0.5, e);
+    b.add_rigid_shape(plane);
+    let ball = b.add_body(BodyDesc::new(Transform::from_translation(Vec3::new(
+        0.0,
+        0.0,
+        1.0 + r,
+    )))) as i32;
+    b.add_body_shape_with(
+        ball,
+        Transform::IDENTITY,
+        Geometry::Sphere { radius: r },
+        material(0.5, e),
+    );
+    let model = b.finalize(Device::Cpu).unwrap();
+    let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
+    // Until well after the first bounce: the highest point after the contact.
+    let mut bounced = false;
+    let mut apex = 0.0f32;
+    run(&model, &mut solver, 150, 1.0 / 120.0, |s| {
+        let p = s.body_q.to_vec()[0].p.z - r;
+        let vz = s.body_qd.to_vec()[0].top.z;
+        if vz > 0.0 {
+            bounced = true;
+        }
+        if bounced {
+            apex = apex.max(p);
+        }
+    });
+    println!("rebound apex {apex:.4} m, expected {:.4}", e * e);
+    assert!((apex - e * e).abs() < 0.02 * e * e, "apex {apex}");
+}
+
+/// A body of `geometry` on a plane tilted by `angle` about the y axis (the
+/// slope falls toward +x), settled on it, with friction `mu`; returns the
+/// distance travelled down the slope after `t` seconds.
+fn on_incline(geometry: Geometry, half_height: f32, angle: f32, mu: f32, t: f32) -> (f32, f32) {
+    let mut b = ModelBuilder::new();
+    b.ground = None;
+    let tilt = Quat::from_rotation_y(angle);
+    let mut plane = ShapeDesc::new(
+        -1,
+        Transform::new(Vec3::ZERO, tilt),
+        Geometry::Plane {
+            half_extents: Vec2::ZERO,
+        },
+    );
+    plane.material = material(mu, 0.0);
+    b.add_rigid_shape(plane);
+    let normal = tilt * Vec3::Z;
+    let start = normal * half_height;
+    let body = b.add_body(BodyDesc::new(Transform::new(start, tilt))) as i32;
+    b.add_body_shape_with(body, Transform::IDENTITY, geometry, material(mu, 0.0));
+    let model = b.finalize(Device::Cpu).unwrap();
+    let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
+    let dt = 1.0 / 120.0;
+    let steps = (t / dt).round() as usize;
+    let down = tilt * Vec3::X;
+    let s = run(&model, &mut solver, steps, dt, |_| {});
+    let x = s.body_q.to_vec()[0].p;
+    ((x - start).dot(down), (x - start).dot(normal))
+}
+
+#[test]
+fn box_on_incline_sticks_below_the_friction_angle() {
+    let angle = 20f32.to_radians();
+    let mu = 0.5; // tan 20° = 0.36 < 0.5
+    let (d, lift) = on_incline(
+        Geometry::Box {
+            half_extents: Vec3::splat(0.05),
+        },
+        0.05,
+        angle,
+        mu,
+        5.0,
+    );
+    println!(
+        "box drift over 5 s: {:.3} mm (normal offset {:.3} mm)",
+        d * 1e3,
+        lift * 1e3
+    );
+    assert!(d.abs() < 1e-3, "drifted {d} m");
+}
+
+#[test]
+fn box_on_incline_slides_with_the_coulomb_acceleration() {
+    let angle = 30f32.to_radians();
+    let mu = 0.3;
+    let g = 9.81;
+    let t = 1.0;
+    let want = 0.5 * g * (angle.sin() - mu * angle.cos()) * t * t;
+    let (d, _) = on_incline(
+        Geometry::Box {
+            half_extents: Vec3::splat(0.05),
+        },
+        0.05,
+        angle,
+        mu,
+        t,
+    );
+    println!("box slid {d:.4} m in {t} s, Coulomb {want:.4} m");
+    assert!((d - want).abs() < 0.02 * want, "slid {d}, want {want}");
+}
+
+#[test]
+fn sphere_rolls_down_an_incline_at_five_sevenths_g_sin_theta() {
+    let angle = 20f32.to_radians();
+    let g = 9.81;
+    let t = 1.0;
+    let want = 0.5 * (5.0 / 7.0) * g * angle.sin() * t * t;
+    let (d, _) = on_incline(Geometry::Sphere { radius: 0.1 }, 0.1, angle, 0.8, t);
+    println!("sphere rolled {d:.4} m in {t} s, rolling {want:.4} m");
+    assert!((d - want).abs() < 0.01 * want, "rolled {d}, want {want}");
+}
+
+#[test]
+fn tower_of_ten_boxes_stands() {
+    let h = 0.05;
+    let mut b = ModelBuilder::new();
+    for k in 0..10 {
+        let body = b.add_body(BodyDesc::new(Transform::from_translation(Vec3::new(
+            0.0,
+            0.0,
+            h + 2.0 * h * k as f32,
+        )))) as i32;
+        b.add_body_shape(
+            body,
+            Transform::IDENTITY,
+            Geometry::Box {
+                half_extents: Vec3::splat(h),
+            },
+        );
+    }
+    let model = b.finalize(Device::Cpu).unwrap();
+    let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
+    let top0 = Vec3::new(0.0, 0.0, h + 18.0 * h);
+    let s = run(&model, &mut solver, 600, 1.0 / 60.0, |_| {});
+    let q = s.body_q.to_vec();
+    let top = q[9].p;
+    let lowest = q.iter().map(|x| x.p.z).fold(f32::INFINITY, f32::min);
+    println!(
+        "top box drift {:.3} mm, bottom box penetration {:.3} mm",
+        (top - top0).length() * 1e3,
+        (h - lowest) * 1e3
+    );
+    assert!((top - top0).length() < 1e-3, "top moved to {top}");
+}
