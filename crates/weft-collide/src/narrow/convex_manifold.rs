@@ -63,9 +63,9 @@ pub fn convex_pair(
 /// The manifold of shapes `a` and `b` touching along unit normal `n` (a to
 /// b), deepest points `pa`, `pb` on their cores of thickness `ra`, `rb`:
 /// the incident feature clipped to the reference face (the better aligned
-/// polygon, if it meets `n` at a cosine of at least 0.9), up to 8 points; two parallel segments give the ends of their
-/// overlap; otherwise (or when clipping leaves nothing within the margin) the
-/// one deepest contact.
+/// polygon, if it meets `n` at a cosine of at least 0.995), up to 8 points; two parallel segments give the ends of their
+/// overlap; otherwise the one deepest contact, which is also added when no
+/// clipped point is as deep.
 #[weft::func]
 pub fn convex_manifold(
     shapes: &ShapeSet,
@@ -86,11 +86,13 @@ pub fn convex_manifold(
     let (fa, na, ala, nra) = support_face(shapes, a, xa, n);
     let (fb, nb, alb, nrb) = support_face(shapes, b, xb, -n);
     let mut emitted = 0;
+    let least = dot(n, pb - pa) - ra - rb;
+    let mut deepest = 1.0e30;
     // The reference face: 0 for a's, 1 for b's, -1 for none.
     let mut rf = -1;
-    if na >= 3 && ala >= 0.9 && (nb < 3 || ala >= alb) {
+    if na >= 3 && ala >= 0.995 && (nb < 3 || ala >= alb) {
         rf = 0;
-    } else if nb >= 3 && alb >= 0.9 {
+    } else if nb >= 3 && alb >= 0.995 {
         rf = 1;
     }
     if rf >= 0 && ((rf == 0 && nb >= 2) || (rf == 1 && na >= 2)) {
@@ -206,9 +208,21 @@ pub fn convex_manifold(
                 qa = p;
                 qb = q;
             }
-            if dot(n, qb - qa) - ra - rb < margin {
+            // No pair overlaps along n more than the shapes do (off-normal
+            // reference faces would say so): such a point moves out to it.
+            let mut gap = dot(n, qb - qa) - ra - rb;
+            if gap < least {
+                if rf == 0 {
+                    qa = qa - n * (least - gap);
+                } else {
+                    qb = qb + n * (least - gap);
+                }
+                gap = least;
+            }
+            if gap < margin {
                 emit_contact(c, a, b, body_a, body_b, qa, qb, n, ra, rb, margin);
                 emitted += 1;
+                deepest = min(deepest, gap);
             }
         }
     } else if na == 2 && nb == 2 && ala >= 0.9 && alb >= 0.9 {
@@ -240,7 +254,10 @@ pub fn convex_manifold(
             }
         }
     }
-    if emitted == 0 {
+    // The deepest point, unless a clipped point stands for it (a face of
+    // the incident shape most against n need not hold its deepest corner).
+    let scale = shapes.radius[a] + shapes.radius[b];
+    if emitted == 0 || least < deepest - 1.0e-4 * scale {
         emit_contact(c, a, b, body_a, body_b, pa, pb, n, ra, rb, margin);
     }
 }

@@ -166,20 +166,18 @@ pub fn epa(
         return (false, Vec3::Z, 0.0, a0);
     }
     // Orient: the face (0, 1, 2) faces away from corner 3.
-    {
-        let p0 = Vec3::new(vw[0], vw[1], vw[2]);
-        let p1 = Vec3::new(vw[3], vw[4], vw[5]);
-        let p2 = Vec3::new(vw[6], vw[7], vw[8]);
-        let p3 = Vec3::new(vw[9], vw[10], vw[11]);
-        if dot(cross(p1 - p0, p2 - p0), p3 - p0) > 0.0 {
-            for j in 0..3 {
-                let t = vw[3 + j];
-                vw[3 + j] = vw[6 + j];
-                vw[6 + j] = t;
-                let s = va[3 + j];
-                va[3 + j] = va[6 + j];
-                va[6 + j] = s;
-            }
+    let c0 = Vec3::new(vw[0], vw[1], vw[2]);
+    let c1 = Vec3::new(vw[3], vw[4], vw[5]);
+    let c2 = Vec3::new(vw[6], vw[7], vw[8]);
+    let c3 = Vec3::new(vw[9], vw[10], vw[11]);
+    if dot(cross(c1 - c0, c2 - c0), c3 - c0) > 0.0 {
+        for j in 0..3 {
+            let t = vw[3 + j];
+            vw[3 + j] = vw[6 + j];
+            vw[6 + j] = t;
+            let s = va[3 + j];
+            va[3 + j] = va[6 + j];
+            va[6 + j] = s;
         }
     }
     // Faces (0,1,2), (0,3,1), (0,2,3), (1,3,2).
@@ -222,7 +220,7 @@ pub fn epa(
     let mut s1 = Vec3::ZERO;
     let mut s2 = Vec3::ZERO;
     let mut ok = true;
-    for _it in 0..100 {
+    for it in 0..100 {
         let mut best = -1;
         let mut dmin = 1.0e29;
         for f in 0..nf {
@@ -233,6 +231,11 @@ pub fn epa(
         }
         if best < 0 {
             ok = false;
+            break;
+        }
+        // The nearest face only moves out while the polytope is sound; on a
+        // curved surface rounding can break it, and the last good face stands.
+        if it > 0 && dmin < bd - tol {
             break;
         }
         bn = Vec3::new(fp[4 * best], fp[4 * best + 1], fp[4 * best + 2]);
