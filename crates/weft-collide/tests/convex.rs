@@ -790,3 +790,30 @@ fn gjk_gaps_of_separated_cylinders_match_a_finely_sampled_hull() {
         tested += 1;
     }
 }
+
+#[test]
+fn parallel_lying_cylinders_and_capsules_touch_at_both_ends_of_the_overlap() {
+    let cyl = Geometry::Cylinder {
+        radius: 0.2,
+        half_height: 0.5,
+    };
+    let cap = Geometry::Capsule {
+        radius: 0.1,
+        half_height: 0.3,
+    };
+    let lying = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+    for (upper, height) in [(&cyl, 0.4), (&cap, 0.3)] {
+        let cs = contacts(
+            &[on(0, &cyl), on(1, upper)],
+            &[
+                Transform::new(Vec3::ZERO, lying),
+                Transform::new(Vec3::new(0.2, 0.0, height - 0.003), lying),
+            ],
+            margin(0.01),
+        );
+        assert_eq!(cs.len(), 2, "{cs:?}");
+        for h in &cs {
+            assert!((h.gap + 0.003).abs() < 1e-4, "gap {}", h.gap);
+        }
+    }
+}

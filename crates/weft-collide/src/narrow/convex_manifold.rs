@@ -245,10 +245,16 @@ pub fn convex_manifold(
                         t = t1;
                     }
                     let qa = p0 + da * t;
-                    let qb = q0 + db * segment_param(q0, q0 + db, qa);
-                    if dot(n, qb - qa) - ra - rb < margin {
+                    let mut qb = q0 + db * segment_param(q0, q0 + db, qa);
+                    let mut gap = dot(n, qb - qa) - ra - rb;
+                    if gap < least {
+                        qb = qb + n * (least - gap);
+                        gap = least;
+                    }
+                    if gap < margin {
                         emit_contact(c, a, b, body_a, body_b, qa, qb, n, ra, rb, margin);
                         emitted += 1;
+                        deepest = min(deepest, gap);
                     }
                 }
             }
