@@ -23,11 +23,21 @@ use weft::prelude::*;
 use crate::ShapeSet;
 
 /// Half extents of the world-space box of a shape of `kind` and `size` at
-/// rotation `q` (a plane: huge).
+/// rotation `q`, centred on the shape's origin (a plane: huge; a convex hull
+/// needs its vertices: [`shape_bounds`]).
 #[weft::func]
 pub fn shape_half_extents(kind: i32, size: Vec3, q: Quat) -> Vec3 {
     let mut h = Vec3::splat(1.0e7);
-    if kind == 1 {
+    if kind == 4 {
+        // A cylinder: its axis' extent plus the rim's, r sqrt(1 - z_k²).
+        let z = quat_rotate(q, Vec3::Z);
+        let rim = Vec3::new(
+            sqrt(max(1.0 - z.x * z.x, 0.0)),
+            sqrt(max(1.0 - z.y * z.y, 0.0)),
+            sqrt(max(1.0 - z.z * z.z, 0.0)),
+        );
+        h = abs(z) * size.y + rim * size.x;
+    } else if kind == 1 {
         h = Vec3::splat(size.x);
     } else if kind == 2 {
         let m = quat_to_matrix(q);
@@ -38,6 +48,29 @@ pub fn shape_half_extents(kind: i32, size: Vec3, q: Quat) -> Vec3 {
         h = Vec3::splat(size.x + size.y + size.z);
     }
     h
+}
+
+/// World box `(lower, upper)` of shape `s` at world pose `x`: a convex hull's
+/// from its rotated, scaled vertices, the other kinds' from
+/// [`shape_half_extents`].
+#[weft::func]
+pub fn shape_bounds(shapes: &ShapeSet, s: i32, x: Transform) -> (Vec3, Vec3) {
+    let kind = shapes.kind[s];
+    let size = shapes.size[s];
+    let h = shape_half_extents(kind, size, x.q);
+    let mut lo = x.p - h;
+    let mut hi = x.p + h;
+    if kind == 5 {
+        let r = shapes.hull_vertices[shapes.source[s]];
+        lo = Vec3::splat(1.0e30);
+        hi = Vec3::splat(-1.0e30);
+        for k in r.x..r.x + r.y {
+            let p = transform_point(x, shapes.hull_points[k] * size);
+            lo = min(lo, p);
+            hi = max(hi, p);
+        }
+    }
+    (lo, hi)
 }
 
 /// Whether shapes `a` and `b` may touch: different bodies, the same world (or
@@ -76,10 +109,10 @@ pub fn moving_bounds(
     let i = tid();
     let s = moving[i];
     let x = body_q[shapes.body[s]] * shapes.transform[s];
-    let h = shape_half_extents(shapes.kind[s], shapes.size[s], x.q) + Vec3::splat(margin);
+    let (lo, hi) = shape_bounds(shapes, s, x);
     centres[i] = x.p;
-    lowers[i] = x.p - h;
-    uppers[i] = x.p + h;
+    lowers[i] = lo - Vec3::splat(margin);
+    uppers[i] = hi + Vec3::splat(margin);
 }
 
 /// Pairs of moving shapes whose boxes overlap: moving shape `i` looks for the

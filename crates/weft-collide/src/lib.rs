@@ -18,6 +18,8 @@
 pub mod broad;
 mod contacts;
 mod error;
+mod geometry;
+mod hull_tables;
 pub mod kinds;
 pub mod narrow;
 mod pipeline;
@@ -25,5 +27,6 @@ mod shape_set;
 
 pub use contacts::{Contact, ContactReport, Contacts};
 pub use error::{CollideError, Result};
+pub use geometry::Geometry;
 pub use pipeline::{CollisionOptions, CollisionPipeline};
-pub use shape_set::{Filter, Geometry, Material, ShapeDesc, ShapeSet};
+pub use shape_set::{Filter, Material, ShapeDesc, ShapeSet};

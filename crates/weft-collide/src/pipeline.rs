@@ -229,16 +229,37 @@ fn static_boxes(shapes: &ShapeSet, fixed: &[i32], margin: f32) -> Result<(Vec<Ve
     let kind = shapes.kind.try_to_vec()?;
     let size = shapes.size.try_to_vec()?;
     let xf = shapes.transform.try_to_vec()?;
+    let source = shapes.source.try_to_vec()?;
+    let hull_vertices = shapes.hull_vertices.try_to_vec()?;
+    let hull_points = shapes.hull_points.try_to_vec()?;
     let mut lo = Vec::with_capacity(fixed.len());
     let mut hi = Vec::with_capacity(fixed.len());
     for &s in fixed {
         let s = s as usize;
         let (k, sz, x) = (kind[s], size[s], xf[s]);
         let m = glam::Mat3::from_quat(x.q);
+        if k == kinds::CONVEX {
+            // The box of the hull's vertices, scaled and placed.
+            let r = hull_vertices[source[s] as usize];
+            let (l, h) = hull_points[r.x as usize..(r.x + r.y) as usize]
+                .iter()
+                .map(|v| x.transform_point(*v * sz))
+                .fold(
+                    (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+                    |(l, h), p| (l.min(p), h.max(p)),
+                );
+            lo.push(l - Vec3::splat(margin));
+            hi.push(h + Vec3::splat(margin));
+            continue;
+        }
         let h = match k {
             kinds::SPHERE => Vec3::splat(sz.x),
             kinds::BOX => m.x_axis.abs() * sz.x + m.y_axis.abs() * sz.y + m.z_axis.abs() * sz.z,
             kinds::CAPSULE => m.z_axis.abs() * sz.y + Vec3::splat(sz.x),
+            kinds::CYLINDER => {
+                let rim = (Vec3::ONE - m.z_axis * m.z_axis).max(Vec3::ZERO);
+                m.z_axis.abs() * sz.y + Vec3::new(rim.x.sqrt(), rim.y.sqrt(), rim.z.sqrt()) * sz.x
+            }
             kinds::PLANE if sz.x > 0.0 => m.x_axis.abs() * sz.x + m.y_axis.abs() * sz.y,
             _ => Vec3::splat(1.0e7),
         } + Vec3::splat(margin);

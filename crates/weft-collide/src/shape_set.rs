@@ -4,110 +4,8 @@
 use weft::prelude::*;
 
 use crate::error::{CollideError, Result};
-use crate::kinds;
-
-/// What a shape is, in its own frame (see [`kinds`] for the conventions).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Geometry {
-    /// A plane through the origin with normal +Z; `half_extents` bound it to a
-    /// rectangle (zero: infinite). Only on static shapes (body -1).
-    Plane {
-        /// Half extents along X and Y; `Vec2::ZERO` for an infinite plane.
-        half_extents: Vec2,
-    },
-    /// A sphere around the origin.
-    Sphere {
-        /// Radius (m).
-        radius: f32,
-    },
-    /// A box centred on the origin.
-    Box {
-        /// Half extents along X, Y, Z (m).
-        half_extents: Vec3,
-    },
-    /// A capsule: the segment `(0, 0, ±half_height)` thickened by `radius`.
-    Capsule {
-        /// Radius (m).
-        radius: f32,
-        /// Half length of the segment (m).
-        half_height: f32,
-    },
-}
-
-impl Geometry {
-    /// The kind code ([`kinds`]).
-    pub fn kind(&self) -> i32 {
-        match self {
-            Geometry::Plane { .. } => kinds::PLANE,
-            Geometry::Sphere { .. } => kinds::SPHERE,
-            Geometry::Box { .. } => kinds::BOX,
-            Geometry::Capsule { .. } => kinds::CAPSULE,
-        }
-    }
-
-    /// The packed size parameters (see [`kinds`]).
-    pub fn size(&self) -> Vec3 {
-        match *self {
-            Geometry::Plane { half_extents } => half_extents.extend(0.0),
-            Geometry::Sphere { radius } => Vec3::new(radius, 0.0, 0.0),
-            Geometry::Box { half_extents } => half_extents,
-            Geometry::Capsule {
-                radius,
-                half_height,
-            } => Vec3::new(radius, half_height, 0.0),
-        }
-    }
-
-    /// Radius of a sphere around the shape's origin that holds it (infinite for
-    /// an unbounded plane).
-    pub fn bounding_radius(&self) -> f32 {
-        match *self {
-            Geometry::Plane { half_extents } if half_extents == Vec2::ZERO => f32::INFINITY,
-            Geometry::Plane { half_extents } => half_extents.length(),
-            Geometry::Sphere { radius } => radius,
-            Geometry::Box { half_extents } => half_extents.length(),
-            Geometry::Capsule {
-                radius,
-                half_height,
-            } => radius + half_height,
-        }
-    }
-
-    /// Checks the sizes: finite and positive (a plane's half extents both zero
-    /// or both positive).
-    pub fn validate(&self) -> std::result::Result<(), String> {
-        let ok = |x: f32| x.is_finite() && x > 0.0;
-        match *self {
-            Geometry::Plane { half_extents: h } => {
-                if h == Vec2::ZERO || (ok(h.x) && ok(h.y)) {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "plane half extents must be both 0 (infinite) or both finite and > 0, got {h}"
-                    ))
-                }
-            }
-            Geometry::Sphere { radius } if ok(radius) => Ok(()),
-            Geometry::Sphere { radius } => Err(format!(
-                "sphere radius must be finite and > 0, got {radius}"
-            )),
-            Geometry::Box { half_extents: h } if ok(h.x) && ok(h.y) && ok(h.z) => Ok(()),
-            Geometry::Box { half_extents: h } => {
-                Err(format!("box half extents must be finite and > 0, got {h}"))
-            }
-            Geometry::Capsule {
-                radius,
-                half_height,
-            } if ok(radius) && half_height.is_finite() && half_height >= 0.0 => Ok(()),
-            Geometry::Capsule {
-                radius,
-                half_height,
-            } => Err(format!(
-                "capsule radius must be finite and > 0 and half height finite and >= 0, got {radius} and {half_height}"
-            )),
-        }
-    }
-}
+use crate::hull_tables::HullTables;
+use crate::{Geometry, kinds};
 
 /// Contact material of a shape. A pair of shapes uses the mean of their
 /// friction coefficients and restitutions (Rapier's default rule) and the
@@ -162,7 +60,7 @@ impl Default for Filter {
 }
 
 /// One shape on the host.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ShapeDesc {
     /// The body it is attached to, or -1 for static geometry (its transform is
     /// then in world space).
@@ -226,6 +124,22 @@ pub struct ShapeSet {
     pub mask: Array<u32>,
     /// World index (-1: all worlds).
     pub world: Array<i32>,
+    /// Index of the shape's hull in the hull tables below (-1: not a hull).
+    pub source: Array<i32>,
+    /// Per hull: its first vertex in `hull_points` and its vertex count.
+    pub hull_vertices: Array<IVec2>,
+    /// Per hull: its first face in `face_planes`/`face_ranges` and its face count.
+    pub hull_faces: Array<IVec2>,
+    /// The hulls' vertices, concatenated (hull frame, unscaled).
+    pub hull_points: Array<Vec3>,
+    /// Per face: outward unit normal `xyz` and offset `w` (`n · x = w` on the
+    /// face, `<= w` inside), hull frame, unscaled.
+    pub face_planes: Array<Vec4>,
+    /// Per face: its first corner in `face_indices` and its corner count.
+    pub face_ranges: Array<IVec2>,
+    /// The faces' corners as indices into `hull_points`, counter-clockwise seen
+    /// from outside.
+    pub face_indices: Array<i32>,
 }
 
 impl ShapeSet {
@@ -246,6 +160,7 @@ impl ShapeSet {
         let group: Vec<u32> = shapes.iter().map(|s| s.filter.group).collect();
         let mask: Vec<u32> = shapes.iter().map(|s| s.filter.mask).collect();
         let world: Vec<i32> = shapes.iter().map(|s| s.world).collect();
+        let hulls = HullTables::new(shapes);
         Ok(ShapeSet {
             body: Array::try_from_slice(device, &body)?,
             transform: Array::try_from_slice(device, &transform)?,
@@ -261,6 +176,13 @@ impl ShapeSet {
             group: Array::try_from_slice(device, &group)?,
             mask: Array::try_from_slice(device, &mask)?,
             world: Array::try_from_slice(device, &world)?,
+            source: Array::try_from_slice(device, &hulls.source)?,
+            hull_vertices: Array::try_from_slice(device, &hulls.hull_vertices)?,
+            hull_faces: Array::try_from_slice(device, &hulls.hull_faces)?,
+            hull_points: Array::try_from_slice(device, &hulls.hull_points)?,
+            face_planes: Array::try_from_slice(device, &hulls.face_planes)?,
+            face_ranges: Array::try_from_slice(device, &hulls.face_ranges)?,
+            face_indices: Array::try_from_slice(device, &hulls.face_indices)?,
         })
     }
 
@@ -296,6 +218,13 @@ impl ShapeSet {
             group: self.group.share(),
             mask: self.mask.share(),
             world: self.world.share(),
+            source: self.source.share(),
+            hull_vertices: self.hull_vertices.share(),
+            hull_faces: self.hull_faces.share(),
+            hull_points: self.hull_points.share(),
+            face_planes: self.face_planes.share(),
+            face_ranges: self.face_ranges.share(),
+            face_indices: self.face_indices.share(),
         }
     }
 }

@@ -65,7 +65,7 @@ fn box_resting_on_plane_has_four_corner_contacts() {
         half_extents: Vec3::new(0.5, 0.3, 0.2),
     };
     let cs = contacts(
-        &[plane(), on(0, b)],
+        &[plane(), on(0, b.clone())],
         &[at(Vec3::new(1.0, 2.0, 0.19))],
         Default::default(),
     );
@@ -93,7 +93,7 @@ fn tilted_box_touches_plane_with_its_lowest_corner_only() {
         })
         .fold(f32::INFINITY, f32::min);
     let cs = contacts(
-        &[plane(), on(0, b)],
+        &[plane(), on(0, b.clone())],
         &[Transform::new(Vec3::new(0.0, 0.0, -lowest + 0.002), q)],
         Default::default(),
     );
@@ -143,7 +143,7 @@ fn sphere_against_box_face_edge_and_inside() {
         (Vec3::new(0.9, 0.0, 0.0), -(0.1 + 0.1)),
     ] {
         let cs = contacts(
-            &[on(0, bx), on(1, sp)],
+            &[on(0, bx.clone()), on(1, sp.clone())],
             &[at(Vec3::ZERO), at(centre)],
             Default::default(),
         );
@@ -162,7 +162,7 @@ fn stacked_boxes_give_a_four_point_manifold() {
         half_extents: Vec3::splat(0.05),
     };
     let cs = contacts(
-        &[on(0, b), on(1, b)],
+        &[on(0, b.clone()), on(1, b.clone())],
         &[
             at(Vec3::new(0.0, 0.0, 0.05)),
             at(Vec3::new(0.01, 0.0, 0.149)),
@@ -183,7 +183,7 @@ fn a_box_turned_45_degrees_on_another_gives_eight_points() {
         half_extents: Vec3::splat(0.5),
     };
     let cs = contacts(
-        &[on(0, b), on(1, b)],
+        &[on(0, b.clone()), on(1, b.clone())],
         &[
             at(Vec3::ZERO),
             rot(
@@ -209,7 +209,7 @@ fn crossed_edges_give_one_edge_contact() {
     };
     let h = 0.5 * 2f32.sqrt();
     let cs = contacts(
-        &[on(0, b), on(1, b)],
+        &[on(0, b.clone()), on(1, b.clone())],
         &[
             rot(Vec3::ZERO, Vec3::X, std::f32::consts::FRAC_PI_4),
             rot(
@@ -232,7 +232,7 @@ fn parallel_capsules_touch_at_both_ends_of_the_overlap() {
     };
     let lying = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
     let cs = contacts(
-        &[on(0, c), on(1, c)],
+        &[on(0, c.clone()), on(1, c.clone())],
         &[
             Transform::new(Vec3::ZERO, lying),
             Transform::new(Vec3::new(0.3, 0.0, 0.195), lying),
@@ -253,7 +253,7 @@ fn capsule_on_plane_and_across_a_box_edge() {
     };
     let lying = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
     let cs = contacts(
-        &[plane(), on(0, c)],
+        &[plane(), on(0, c.clone())],
         &[Transform::new(Vec3::new(0.0, 0.0, 0.095), lying)],
         Default::default(),
     );
@@ -264,7 +264,7 @@ fn capsule_on_plane_and_across_a_box_edge() {
     };
     let across = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
     let cs = contacts(
-        &[on(0, bx), on(1, c)],
+        &[on(0, bx.clone()), on(1, c.clone())],
         &[
             at(Vec3::ZERO),
             Transform::new(Vec3::new(0.0, 0.0, 0.59), across),
@@ -280,7 +280,7 @@ fn overflow_is_counted_not_hidden() {
     let b = Geometry::Box {
         half_extents: Vec3::splat(0.5),
     };
-    let set = ShapeSet::new(Device::Cpu, &[plane(), on(0, b)], 1).unwrap();
+    let set = ShapeSet::new(Device::Cpu, &[plane(), on(0, b.clone())], 1).unwrap();
     let opts = CollisionOptions {
         contact_capacity: Some(3),
         ..Default::default()
@@ -297,17 +297,27 @@ fn overflow_is_counted_not_hidden() {
 #[test]
 fn filters_and_worlds_keep_pairs_apart() {
     let s = Geometry::Sphere { radius: 0.5 };
-    let mut a = on(0, s);
-    let mut b = on(1, s);
+    let mut a = on(0, s.clone());
+    let mut b = on(1, s.clone());
     let poses = [at(Vec3::ZERO), at(Vec3::new(0.5, 0.0, 0.0))];
-    assert_eq!(contacts(&[a, b], &poses, Default::default()).len(), 1);
+    assert_eq!(
+        contacts(&[a.clone(), b.clone()], &poses, Default::default()).len(),
+        1
+    );
     b.world = 1;
-    assert!(contacts(&[a, b], &poses, Default::default()).is_empty());
+    assert!(contacts(&[a.clone(), b.clone()], &poses, Default::default()).is_empty());
     b.world = 0;
     a.filter.mask = 2;
-    assert!(contacts(&[a, b], &poses, Default::default()).is_empty());
+    assert!(contacts(&[a.clone(), b.clone()], &poses, Default::default()).is_empty());
     // Two shapes of one body never collide.
-    assert!(contacts(&[on(0, s), on(0, s)], &poses[..1], Default::default()).is_empty());
+    assert!(
+        contacts(
+            &[on(0, s.clone()), on(0, s.clone())],
+            &poses[..1],
+            Default::default()
+        )
+        .is_empty()
+    );
 }
 
 #[test]

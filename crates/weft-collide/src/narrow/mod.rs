@@ -11,17 +11,31 @@
 //! | capsule–capsule | 1, or the 2 ends of the overlap when parallel |
 //! | capsule–box | the two ends, plus the deepest inner point |
 //! | box–box | a face clipped to the other (up to 8), or 1 edge–edge |
+//! | plane–cylinder | the rim points below the margin (4 standing, 1 tilted, 2 lying) |
+//! | plane–convex | the hull vertices below the margin |
+//! | cylinder or convex hull with a sphere, box, capsule, cylinder or hull | GJK / EPA, then the incident face clipped to the reference face (up to 8), two ends of parallel segments, or 1 |
+//!
+//! Meshes and height fields add no contacts yet.
 
 pub mod boxes;
+pub mod convex_manifold;
+pub mod cylinder;
 pub mod emit;
+pub mod epa;
+pub mod features;
+pub mod gjk;
 pub mod plane;
+pub mod simplex;
 pub mod sphere;
+pub mod support;
 
 use weft::prelude::*;
 
 use crate::{Contacts, ShapeSet};
 use boxes::box_box;
-use plane::{plane_box, plane_point};
+use convex_manifold::convex_pair;
+use cylinder::plane_cylinder;
+use plane::{plane_box, plane_convex, plane_point};
 use sphere::{point_box, point_segment, segment_box, segment_segment};
 
 /// World pose of the body of shape `s` (identity for static shapes).
@@ -96,7 +110,14 @@ pub fn collide_pair(
                 hb.x,
                 margin,
             );
+        } else if kb == 4 {
+            plane_cylinder(c, pair, a, b, ba, bb, xa, ha, xb, hb, margin);
+        } else if kb == 5 {
+            plane_convex(shapes, c, pair, a, b, ba, bb, xa, ha, xb, margin);
         }
+    } else if kb == 4 || kb == 5 {
+        // Cylinders and hulls against spheres, boxes, capsules, cylinders, hulls.
+        convex_pair(shapes, c, pair, a, b, ba, bb, xa, xb, margin);
     } else if ka == 1 {
         if kb == 1 {
             point_segment(c, pair, a, b, ba, bb, xa.p, ha.x, xb.p, xb.p, hb.x, margin);

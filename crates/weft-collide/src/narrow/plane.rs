@@ -3,7 +3,7 @@
 use weft::prelude::*;
 
 use super::emit::emit_contact;
-use crate::Contacts;
+use crate::{Contacts, ShapeSet};
 
 /// Whether the world point `p` projects inside plane `xa`'s rectangle of half
 /// extents `h` (always, for an infinite plane: `h.x == 0`).
@@ -76,5 +76,29 @@ pub fn plane_box(
             0.0,
             margin,
         );
+    }
+}
+
+/// Plane `a` against convex hull `b` (shape `sb` of `shapes`, pose `xb`):
+/// each hull vertex below the margin is a contact.
+#[weft::func]
+pub fn plane_convex(
+    shapes: &ShapeSet,
+    c: &mut Contacts,
+    pair: i32,
+    a: i32,
+    b: i32,
+    body_a: Transform,
+    body_b: Transform,
+    xa: Transform,
+    h: Vec3,
+    xb: Transform,
+    margin: f32,
+) {
+    let r = shapes.hull_vertices[shapes.source[b]];
+    let scale = shapes.size[b];
+    for k in r.x..r.x + r.y {
+        let p = transform_point(xb, shapes.hull_points[k] * scale);
+        plane_point(c, pair, a, b, body_a, body_b, xa, h, p, 0.0, margin);
     }
 }

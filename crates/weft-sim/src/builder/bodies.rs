@@ -210,14 +210,7 @@ impl ModelBuilder {
 
 /// Mass properties of shape `s` at `density`, in its body's frame.
 fn shape_mass(density: f32, s: &ShapeDesc) -> MassProperties {
-    let m = match s.geometry {
-        Geometry::Sphere { radius } => MassProperties::sphere(density, radius),
-        Geometry::Box { half_extents } => MassProperties::cuboid(density, half_extents),
-        Geometry::Capsule {
-            radius,
-            half_height,
-        } => MassProperties::capsule(density, radius, half_height),
-        Geometry::Plane { .. } => MassProperties::ZERO,
-    };
-    m.transformed(s.transform.q, s.transform.p)
+    s.geometry
+        .mass_properties(density)
+        .transformed(s.transform.q, s.transform.p)
 }
