@@ -2,7 +2,8 @@
 //! use to launch on them.
 //!
 //! Kernels are written with `#[weft::kernel]`; the macro generates a typed `launch`
-//! function per kernel that ends up in [`cpu::launch`] (or, later, the CUDA launcher).
+//! function per kernel that ends up in [`cpu::launch`] or, for arrays on a GPU, the
+//! CUDA launcher ([`pack::launch`]).
 
 #![deny(missing_docs)]
 

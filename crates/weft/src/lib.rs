@@ -2,8 +2,8 @@
 //!
 //! Differentiable physics simulation with kernels written in Rust. A kernel is a
 //! function in a small, checked subset of Rust; `#[weft::kernel]` compiles it at
-//! build time into native code for the CPU (and, later, PTX for NVIDIA GPUs) and
-//! generates a typed `launch` for it.
+//! build time into native code for the CPU and into PTX for NVIDIA GPUs, and
+//! generates a typed `launch` for it that runs on the device its arrays live on.
 //!
 //! ```
 //! use weft::prelude::*;
