@@ -653,6 +653,11 @@ impl<T: Elem, const N: usize> Array<T, N> {
         }
     }
 
+    /// The data and the gradient buffers (for the NaN check).
+    pub(crate) fn buffers(&self) -> (&Buffer<T>, Option<&Buffer<T>>) {
+        (&self.buf, self.grad.as_deref())
+    }
+
     /// The buffer's identity and version, for the tape's overwrite check.
     #[doc(hidden)]
     pub fn flags(&self) -> Arc<Flags> {

@@ -59,6 +59,26 @@ pub enum Error {
         /// What holds it ("it is being written ...").
         reason: &'static str,
     },
+    /// The NaN check ([`crate::set_check_nan`]) found a NaN or an infinity in an
+    /// array that a launch may write (for an adjoint launch: a gradient it
+    /// accumulates into).
+    #[error(
+        "kernel `{kernel}` ({pass}): array `{array}` holds {value} at index {index:?} (the first non-finite element, found by the NaN check)"
+    )]
+    NonFinite {
+        /// Kernel name.
+        kernel: &'static str,
+        /// "launch" (forward) or "adjoint".
+        pass: &'static str,
+        /// The array: the parameter (`y`), a field of a structure parameter
+        /// (`state.x`), or a gradient (`adj_x`, `adj_state.x`).
+        array: &'static str,
+        /// The element's index, one entry per dimension.
+        index: Vec<usize>,
+        /// The value found ("NaN", "inf" or "-inf"; the first such float of a
+        /// vector or matrix element).
+        value: String,
+    },
     /// A recorded launch read an array that was overwritten before `backward`.
     #[error(
         "tape: kernel `{reader}` read array `{param}`, which {by} before backward; its gradient would be wrong (write to a new array, or record a fresh tape)"
