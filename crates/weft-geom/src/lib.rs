@@ -4,7 +4,7 @@
 //! faces in a box, neighbours within a radius).
 //!
 //! The data structures are flat arrays of plain `#[repr(C)]` values so that kernels —
-//! on the CPU now, on GPUs later — traverse exactly what the host built: see
+//! on the CPU and on GPUs — traverse exactly what the host built: see
 //! [`bvh::layout`] for the BVH, [`hash_grid`] for the grid and
 //! [`query::winding`] for the winding-number data. The host queries here are the
 //! reference the kernel builtins are tested against, and every one of them is tested

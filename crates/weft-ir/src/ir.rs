@@ -1,6 +1,6 @@
 //! The typed IR: SSA values plus mutable local variables, with structured control
 //! flow (blocks, `if`, `for`, `while`), produced by the front end through
-//! [`crate::Builder`] and consumed by the emitters and (later) autodiff.
+//! [`crate::Builder`] and consumed by the emitters and by autodiff.
 
 use crate::types::{Scalar, Type};
 use proc_macro2::{Span, TokenStream};

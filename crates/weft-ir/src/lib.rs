@@ -3,7 +3,7 @@
 //! The front end (`weft-macros`) parses kernel source with `syn` and drives a
 //! [`Builder`], which type-checks every operation as it is added and records it in a
 //! typed SSA [`Function`] with structured control flow. The emitters turn that into
-//! native Rust ([`emit_rust`]) or, later, PTX. Nothing here depends on `syn` or on the
+//! native Rust ([`emit_rust`]) or PTX ([`emit_ptx`]); [`autodiff`] derives adjoints. Nothing here depends on `syn` or on the
 //! runtime, so the same checks and messages hold for every back end.
 
 #![deny(missing_docs)]

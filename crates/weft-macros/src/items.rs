@@ -801,10 +801,13 @@ fn target_places(f: &weft_ir::Function) -> Vec<TokenStream> {
 }
 
 /// The hidden `__adjoint` launch of a kernel: primal arrays read-only, then one
-/// optional gradient array per float array parameter.
+/// optional gradient array per float array parameter. With the NaN check on, it
+/// scans the gradients of the arrays the forward kernel reads (`accesses`): those
+/// the adjoint accumulates into.
 fn expand_adjoint_launch(
     ir: &weft_ir::Function,
     adj: &weft_ir::autodiff::Adjoint,
+    accesses: &[weft_ir::access::ArrayAccess],
     func_blockers: Vec<String>,
     fma: bool,
 ) -> TokenStream {
@@ -903,6 +906,7 @@ fn expand_adjoint_launch(
         }
     }
     let adjoint_name = format!("{}_adjoint", ir.name);
+    let nan_checks = nan_checks(ir, accesses, |a| a.read && a.differentiable(), true);
     let checks: Vec<TokenStream> = Vec::new();
     let blocked = if blockers.is_empty() {
         quote!()
@@ -932,13 +936,17 @@ fn expand_adjoint_launch(
                     .map_err(|reason| #rt::Error::Unsupported { kernel: NAME, reason })?;
                 let mut __args = #rt::pack::ArgBuf::new(&dims, #rt::cuda::error_record_ptr(__ordinal)?);
                 #(#cuda_packs)*
-                return #rt::pack::launch(__ordinal, __ptx, #adjoint_name, &dims, &__args.finish());
+                #rt::pack::launch(__ordinal, __ptx, #adjoint_name, &dims, &__args.finish())?;
+            } else {
+                let mut __guards: ::std::vec::Vec<#rt::BorrowGuard> = ::std::vec::Vec::new();
+                let mut __grad_guards: ::std::vec::Vec<::core::option::Option<#rt::BorrowGuard>> = ::std::vec::Vec::new();
+                #(#views)*
+                #cpu_launch
+                drop((__guards, __grad_guards));
             }
-            let mut __guards: ::std::vec::Vec<#rt::BorrowGuard> = ::std::vec::Vec::new();
-            let mut __grad_guards: ::std::vec::Vec<::core::option::Option<#rt::BorrowGuard>> = ::std::vec::Vec::new();
-            #(#views)*
-            #cpu_launch
-            drop((__guards, __grad_guards));
+            if #rt::nan_check::check_nan() {
+                #(#nan_checks)*
+            }
             Ok(())
         }
     }
@@ -971,7 +979,7 @@ fn expand_kernel(
     let attrs = &f.attrs;
     let body_ident = format_ident!("__weft_body_{}", name);
     let body = emit_kernel_body(ir, &body_ident);
-    let adjoint_launch = expand_adjoint_launch(ir, adj, func_blockers, fma);
+    let adjoint_launch = expand_adjoint_launch(ir, adj, accesses, func_blockers, fma);
     let rt = quote!(::weft::__private);
 
     let mut sig_params = Vec::new();
@@ -1098,6 +1106,7 @@ fn expand_kernel(
             quote!(#rt::tape::bump(&#e);)
         })
         .collect();
+    let nan_checks = nan_checks(ir, accesses, |a| a.written, false);
     let rec_reads = stamps(|a| a.read);
     let rec_writes = stamps(|a| a.written);
     let places = |pick: fn(&weft_ir::access::ArrayAccess) -> bool| -> Vec<TokenStream> {
@@ -1210,12 +1219,42 @@ fn expand_kernel(
                 if let ::core::option::Option::Some((#(#rec_names,)*)) = __rec {
                     #record
                 }
+                if #rt::nan_check::check_nan() {
+                    #(#nan_checks)*
+                }
                 Ok(())
             }
 
             #adjoint_launch
         }
     }
+}
+
+/// The NaN check of a launch (`weft_runtime::nan_check`): one scan per array of
+/// `accesses` that `pick` selects, by its place (`x`, `model.x`) and the name users
+/// know it by — of its gradient (`adj_x`) when `grads`.
+fn nan_checks(
+    ir: &weft_ir::Function,
+    accesses: &[weft_ir::access::ArrayAccess],
+    pick: fn(&weft_ir::access::ArrayAccess) -> bool,
+    grads: bool,
+) -> Vec<TokenStream> {
+    let rt = quote!(::weft::__private);
+    accesses
+        .iter()
+        .filter(|a| pick(a))
+        .map(|a| {
+            let n = format_ident!("{}", ir.params[a.source.param].name);
+            let fs = a.fields.iter().map(|f| format_ident!("{}", f));
+            if grads {
+                let label = format!("adj_{}", a.label(ir));
+                quote!(#rt::nan_check::grad(NAME, #label, &#n #(.#fs)*)?;)
+            } else {
+                let label = a.label(ir);
+                quote!(#rt::nan_check::array(NAME, #label, &#n #(.#fs)*)?;)
+            }
+        })
+        .collect()
 }
 
 fn written_ty(f: &syn::ItemFn, name: &str) -> Option<syn::Type> {
@@ -1294,6 +1333,11 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
             #[inline(always)]
             unsafe fn write(p: *mut Self, v: Self) {
                 unsafe { #(<#ftys as #rt::Elem>::write(::core::ptr::addr_of_mut!((*p).#fids), v.#fids);)* }
+            }
+            const FLOATS: bool = false #(|| <#ftys as #rt::Elem>::FLOATS)*;
+            #[inline]
+            fn non_finite(&self) -> ::core::option::Option<f64> {
+                ::core::option::Option::None #(.or_else(|| <#ftys as #rt::Elem>::non_finite(&self.#fids)))*
             }
         }
 

@@ -38,10 +38,16 @@ pub struct Array<T: Elem, const N: usize = 1> {
 }
 
 impl<T: Elem, const N: usize> Clone for Array<T, N> {
-    /// A new array with a copy of the data (without a gradient).
+    /// A new array with a copy of the data (without a gradient), on the same device.
+    ///
+    /// # Panics
+    /// If the array is being written through another handle (a live
+    /// [`Array::as_mut_slice`] of a [`Array::share`]d handle, a launch or a tape on
+    /// another thread) — the message says so ([`Error::InUse`]) — or if the device
+    /// fails. [`Array::try_to_device`] returns these errors instead.
     fn clone(&self) -> Self {
-        self.try_to_device(self.device())
-            .unwrap_or_else(|e| panic!("Array::clone: {e}"))
+        self.copy_to(self.device(), "Array::clone")
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
@@ -101,14 +107,20 @@ impl<T> DerefMut for SliceMut<'_, T> {
     }
 }
 
-fn conflict_panic(what: &str, c: BorrowConflict) -> ! {
-    match c {
+/// The [`Error::InUse`] of host operation `what` on `array` ("source", ...).
+fn in_use(what: &'static str, array: &'static str, c: BorrowConflict) -> Error {
+    let reason = match c {
         BorrowConflict::Writing => {
-            panic!("{what}: the array is being written (by a launch or a tape on another thread)")
+            "it is being written through another handle (a slice, a launch or a tape)"
         }
         BorrowConflict::Reading => {
-            panic!("{what}: the array is being read (by a launch or a tape on another thread)")
+            "it is being read through another handle (a slice, a launch or a tape)"
         }
+    };
+    Error::InUse {
+        what,
+        array,
+        reason,
     }
 }
 
@@ -127,7 +139,7 @@ fn host_ptr_or_panic<T: Elem>(buf: &Buffer<T>, what: &'static str) -> *mut T {
 
 fn read_slice<'a, T: Elem>(buf: &'a Buffer<T>, what: &'static str) -> Slice<'a, T> {
     let p = host_ptr_or_panic(buf, what);
-    let g = BorrowGuard::read(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c));
+    let g = read_guard(buf, what, "array").unwrap_or_else(|e| panic!("{e}"));
     // SAFETY: the shared borrow excludes writers for the guard's lifetime.
     let data = unsafe { std::slice::from_raw_parts(p, buf.len()) };
     Slice { data, _guard: g }
@@ -135,18 +147,28 @@ fn read_slice<'a, T: Elem>(buf: &'a Buffer<T>, what: &'static str) -> Slice<'a, 
 
 fn write_slice<'a, T: Elem>(buf: &'a Buffer<T>, what: &'static str) -> SliceMut<'a, T> {
     let p = host_ptr_or_panic(buf, what);
-    let g = BorrowGuard::write(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c));
+    let g = write_guard(buf, what, "array").unwrap_or_else(|e| panic!("{e}"));
     // SAFETY: the exclusive borrow excludes every other access for its lifetime.
     let data = unsafe { std::slice::from_raw_parts_mut(p, buf.len()) };
     SliceMut { data, _guard: g }
 }
 
-fn read_guard(buf: &Buffer<impl Elem>, what: &str) -> BorrowGuard {
-    BorrowGuard::read(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c))
+/// A shared borrow of `buf` for host operation `what`, or [`Error::InUse`].
+fn read_guard(
+    buf: &Buffer<impl Elem>,
+    what: &'static str,
+    array: &'static str,
+) -> Result<BorrowGuard, Error> {
+    BorrowGuard::read(&buf.flags).map_err(|c| in_use(what, array, c))
 }
 
-fn write_guard(buf: &Buffer<impl Elem>, what: &str) -> BorrowGuard {
-    BorrowGuard::write(&buf.flags).unwrap_or_else(|c| conflict_panic(what, c))
+/// An exclusive borrow of `buf` for host operation `what`, or [`Error::InUse`].
+fn write_guard(
+    buf: &Buffer<impl Elem>,
+    what: &'static str,
+    array: &'static str,
+) -> Result<BorrowGuard, Error> {
+    BorrowGuard::write(&buf.flags).map_err(|c| in_use(what, array, c))
 }
 
 /// Panics with `what` and the error (the infallible wrappers of `try_` methods).
@@ -269,7 +291,7 @@ impl<T: Elem, const N: usize> Array<T, N> {
     /// (a driver error, or [`Error::OutOfBounds`] reported by a GPU kernel since
     /// the device last synchronised).
     pub fn try_to_vec(&self) -> Result<Vec<T>, Error> {
-        let _g = read_guard(&self.buf, "Array::to_vec");
+        let _g = read_guard(&self.buf, "Array::to_vec", "array")?;
         self.buf.read_vec("Array::to_vec")
     }
 
@@ -292,7 +314,21 @@ impl<T: Elem, const N: usize> Array<T, N> {
     }
 
     /// Copies `src` into this array; shapes must match, devices may differ (host to
-    /// device, device to host, between devices).
+    /// device, device to host, between devices). Fails with [`Error::InUse`] if
+    /// `src` is being written or this array is being read or written through
+    /// another handle ([`Array::share`]: a live slice, a launch or a tape).
+    ///
+    /// ```
+    /// use weft_runtime::{Array, Device, Error};
+    /// let src = Array::from_slice(Device::Cpu, &[1.0f32, 2.0]);
+    /// let mut dst = Array::<f32>::zeros(Device::Cpu, [2]);
+    /// let other = dst.share();
+    /// let reading = other.as_slice();
+    /// assert!(matches!(dst.copy_from(&src), Err(Error::InUse { .. })));
+    /// drop(reading);
+    /// dst.copy_from(&src).unwrap();
+    /// assert_eq!(dst.to_vec(), vec![1.0, 2.0]);
+    /// ```
     pub fn copy_from(&mut self, src: &Array<T, N>) -> Result<(), Error> {
         if src.shape != self.shape {
             return Err(Error::Shape(format!(
@@ -303,12 +339,13 @@ impl<T: Elem, const N: usize> Array<T, N> {
         if Arc::ptr_eq(&src.buf, &self.buf) {
             return Ok(());
         }
-        let _r = read_guard(&src.buf, "Array::copy_from");
-        let _w = write_guard(&self.buf, "Array::copy_from");
+        let _r = read_guard(&src.buf, "Array::copy_from", "source")?;
+        let _w = write_guard(&self.buf, "Array::copy_from", "destination")?;
         self.buf.copy_from(&src.buf, "Array::copy_from")
     }
 
-    /// Overwrites the contents from a host slice of the same length.
+    /// Overwrites the contents from a host slice of the same length ([`Error::InUse`]
+    /// while the array is in use through another handle).
     pub fn copy_from_slice(&mut self, src: &[T]) -> Result<(), Error> {
         if src.len() != self.len() {
             return Err(Error::Shape(format!(
@@ -317,7 +354,7 @@ impl<T: Elem, const N: usize> Array<T, N> {
                 self.shape
             )));
         }
-        let _w = write_guard(&self.buf, "Array::copy_from_slice");
+        let _w = write_guard(&self.buf, "Array::copy_from_slice", "array")?;
         self.buf.write_slice(src, "Array::copy_from_slice")
     }
 
@@ -329,13 +366,20 @@ impl<T: Elem, const N: usize> Array<T, N> {
         or_panic("Array::to_device", self.try_to_device(device))
     }
 
-    /// A copy of this array (without its gradient) on `device`, or why it failed.
+    /// A copy of this array (without its gradient) on `device`, or why it failed
+    /// (no such device, a driver error, [`Error::InUse`] while it is being written
+    /// through another handle).
     pub fn try_to_device(&self, device: Device) -> Result<Self, Error> {
+        self.copy_to(device, "Array::to_device")
+    }
+
+    /// A copy on `device`, for host operation `what`.
+    fn copy_to(&self, device: Device, what: &'static str) -> Result<Self, Error> {
+        let _r = read_guard(&self.buf, what, "array")?;
         let out = Array::try_zeros(device, self.shape)?;
         {
-            let _r = read_guard(&self.buf, "Array::to_device");
-            let _w = write_guard(&out.buf, "Array::to_device");
-            out.buf.copy_from(&self.buf, "Array::to_device")?;
+            let _w = write_guard(&out.buf, what, "copy")?;
+            out.buf.copy_from(&self.buf, what)?;
         }
         Ok(out)
     }
@@ -348,9 +392,10 @@ impl<T: Elem, const N: usize> Array<T, N> {
         or_panic("Array::fill", self.try_fill(value))
     }
 
-    /// Sets every element to `value` (queued on a GPU), or says why it failed.
+    /// Sets every element to `value` (queued on a GPU), or says why it failed (a
+    /// driver error, or [`Error::InUse`]).
     pub fn try_fill(&mut self, value: T) -> Result<(), Error> {
-        let _w = write_guard(&self.buf, "Array::fill");
+        let _w = write_guard(&self.buf, "Array::fill", "array")?;
         self.buf.fill(value, "Array::fill")
     }
 
@@ -402,7 +447,8 @@ impl<T: Elem, const N: usize> Array<T, N> {
             .map(|g| write_slice(g, "Array::grad_mut"))
     }
 
-    /// Overwrites the gradient with `values` (creating it if needed), on any device.
+    /// Overwrites the gradient with `values` (creating it if needed), on any device;
+    /// [`Error::InUse`] while the gradient is in use through another handle.
     pub fn set_grad(&mut self, values: &[T]) -> Result<(), Error> {
         if values.len() != self.len() {
             return Err(Error::Shape(format!(
@@ -413,17 +459,19 @@ impl<T: Elem, const N: usize> Array<T, N> {
         }
         self.ensure_grad();
         let g = self.grad.as_ref().unwrap();
-        let _w = write_guard(g, "Array::set_grad");
+        let _w = write_guard(g, "Array::set_grad", "gradient")?;
         g.write_slice(values, "Array::set_grad")
     }
 
     /// A copy of the gradient, if the array carries one (waits for the device).
     ///
     /// # Panics
-    /// If reading a GPU gradient fails.
+    /// If reading a GPU gradient fails, or if the gradient is being written through
+    /// another handle ([`Error::InUse`]).
     pub fn grad_to_vec(&self) -> Option<Vec<T>> {
         self.grad.as_ref().map(|g| {
-            let _r = read_guard(g, "Array::grad_to_vec");
+            let _r =
+                read_guard(g, "Array::grad_to_vec", "gradient").unwrap_or_else(|e| panic!("{e}"));
             or_panic("Array::grad_to_vec", g.read_vec("Array::grad_to_vec"))
         })
     }
@@ -443,17 +491,19 @@ impl<T: Elem, const N: usize> Array<T, N> {
     pub fn fill_grad(&mut self, value: T) -> Result<(), Error> {
         self.ensure_grad();
         let g = self.grad.as_ref().unwrap();
-        let _w = write_guard(g, "Array::fill_grad");
+        let _w = write_guard(g, "Array::fill_grad", "gradient")?;
         g.fill(value, "Array::fill_grad")
     }
 
     /// Sets the gradient to zero (if the array carries one; queued on a GPU).
     ///
     /// # Panics
-    /// If the device fails.
+    /// If the device fails, or if the gradient is in use through another handle
+    /// ([`Error::InUse`]).
     pub fn zero_grad(&self) {
         if let Some(g) = &self.grad {
-            let _w = write_guard(g, "Array::zero_grad");
+            let _w =
+                write_guard(g, "Array::zero_grad", "gradient").unwrap_or_else(|e| panic!("{e}"));
             or_panic("Array::zero_grad", g.zero("Array::zero_grad"));
         }
     }
@@ -601,6 +651,11 @@ impl<T: Elem, const N: usize> Array<T, N> {
             grad: self.grad.clone(),
             shape: self.shape,
         }
+    }
+
+    /// The data and the gradient buffers (for the NaN check).
+    pub(crate) fn buffers(&self) -> (&Buffer<T>, Option<&Buffer<T>>) {
+        (&self.buf, self.grad.as_deref())
     }
 
     /// The buffer's identity and version, for the tape's overwrite check.

@@ -29,6 +29,14 @@ pub unsafe trait Elem: Copy + Send + Sync + bytemuck::Zeroable + 'static {
     /// # Safety
     /// `p` must be valid for writes of `Self` and aligned.
     unsafe fn write(p: *mut Self, v: Self);
+    /// Whether the element holds floats: the NaN check of launches
+    /// ([`crate::set_check_nan`]) scans only arrays of such elements.
+    const FLOATS: bool = false;
+    /// The first of the element's floats that is NaN or infinite (as `f64`), if any.
+    #[inline]
+    fn non_finite(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// An element type that supports `atomic_add/sub/min/max` (scalars and, componentwise,
@@ -60,10 +68,26 @@ pub unsafe trait AtomicElem: Elem {
 }
 
 /// Implements [`Elem`] for padding-free types made of 4-byte (`AtomicU32`) or 8-byte
-/// (`AtomicU64`) words.
+/// (`AtomicU64`) words; `floats f32:` marks types made of floats of that type.
 macro_rules! elem_words {
     ($atomic:ty, $word:ty: $($t:ty),* $(,)?) => {$(
+        elem_words!(@one $atomic, $word, $t, {});
+    )*};
+    ($atomic:ty, $word:ty, floats $f:ty: $($t:ty),* $(,)?) => {$(
+        elem_words!(@one $atomic, $word, $t, {
+            const FLOATS: bool = true;
+            #[inline]
+            fn non_finite(&self) -> Option<f64> {
+                bytemuck::cast_slice::<$t, $f>(std::slice::from_ref(self))
+                    .iter()
+                    .find(|x| !x.is_finite())
+                    .map(|&x| x as f64)
+            }
+        });
+    )*};
+    (@one $atomic:ty, $word:ty, $t:ty, { $($extra:tt)* }) => {
         unsafe impl Elem for $t {
+            $($extra)*
             #[inline(always)]
             unsafe fn read(p: *const Self) -> Self {
                 const N: usize = std::mem::size_of::<$t>() / std::mem::size_of::<$word>();
@@ -87,13 +111,15 @@ macro_rules! elem_words {
                 }
             }
         }
-    )*};
+    };
 }
 
-elem_words!(AtomicU32, u32: f32, i32, u32, Vec2, Vec3, Vec4, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4,
-    Mat2, Mat3, Mat4, Quat, SpatialVector, SpatialMatrix);
-elem_words!(AtomicU64, u64: f64, i64, u64, DVec2, DVec3, DVec4, DMat2, DMat3, DMat4, DQuat,
+elem_words!(AtomicU32, u32, floats f32: f32, Vec2, Vec3, Vec4, Mat2, Mat3, Mat4, Quat,
+    SpatialVector, SpatialMatrix);
+elem_words!(AtomicU32, u32: i32, u32, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4);
+elem_words!(AtomicU64, u64, floats f64: f64, DVec2, DVec3, DVec4, DMat2, DMat3, DMat4, DQuat,
     DSpatialVector, DSpatialMatrix, DTransform);
+elem_words!(AtomicU64, u64: i64, u64);
 
 unsafe impl Elem for bool {
     #[inline(always)]
@@ -127,6 +153,11 @@ unsafe impl Elem for Transform {
             Vec3::write(std::ptr::addr_of_mut!((*p).p), v.p);
             Quat::write(std::ptr::addr_of_mut!((*p).q), v.q);
         }
+    }
+    const FLOATS: bool = true;
+    #[inline]
+    fn non_finite(&self) -> Option<f64> {
+        self.p.non_finite().or_else(|| self.q.non_finite())
     }
 }
 

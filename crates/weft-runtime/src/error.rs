@@ -2,7 +2,8 @@
 
 use crate::Device;
 
-/// What went wrong at run time (bad shapes, mismatched devices, missing back end).
+/// What went wrong at run time (bad shapes, mismatched devices, arrays in use,
+/// driver failures, ...).
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The arrays of one launch live on different devices.
@@ -36,14 +37,6 @@ pub enum Error {
     /// A shape does not match the data or the other operand.
     #[error("shape mismatch: {0}")]
     Shape(String),
-    /// The device has no back end in this build.
-    #[error("kernel `{kernel}`: no back end for device {device} yet (only the CPU is supported)")]
-    NoBackend {
-        /// Kernel name.
-        kernel: &'static str,
-        /// The requested device.
-        device: Device,
-    },
     /// An array of a launch is in use elsewhere (a tape or another thread).
     #[error("kernel `{kernel}`: cannot use array `{param}`: {reason}")]
     Borrow {
@@ -53,6 +46,38 @@ pub enum Error {
         param: &'static str,
         /// What holds it.
         reason: &'static str,
+    },
+    /// A host-side operation on an array could not borrow it: another handle on the
+    /// same memory ([`crate::Array::share`], a tape) is reading or writing it, through
+    /// a live slice ([`crate::Array::as_slice`]) or a launch on another thread.
+    #[error("{what}: cannot use the {array}: {reason}")]
+    InUse {
+        /// The operation (e.g. "Array::copy_from").
+        what: &'static str,
+        /// Which array of the operation: "array", "source", "destination", "gradient".
+        array: &'static str,
+        /// What holds it ("it is being written ...").
+        reason: &'static str,
+    },
+    /// The NaN check ([`crate::set_check_nan`]) found a NaN or an infinity in an
+    /// array that a launch may write (for an adjoint launch: a gradient it
+    /// accumulates into).
+    #[error(
+        "kernel `{kernel}` ({pass}): array `{array}` holds {value} at index {index:?} (the first non-finite element, found by the NaN check)"
+    )]
+    NonFinite {
+        /// Kernel name.
+        kernel: &'static str,
+        /// "launch" (forward) or "adjoint".
+        pass: &'static str,
+        /// The array: the parameter (`y`), a field of a structure parameter
+        /// (`state.x`), or a gradient (`adj_x`, `adj_state.x`).
+        array: &'static str,
+        /// The element's index, one entry per dimension.
+        index: Vec<usize>,
+        /// The value found ("NaN", "inf" or "-inf"; the first such float of a
+        /// vector or matrix element).
+        value: String,
     },
     /// A recorded launch read an array that was overwritten before `backward`.
     #[error(

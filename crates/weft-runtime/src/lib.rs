@@ -2,7 +2,8 @@
 //! use to launch on them.
 //!
 //! Kernels are written with `#[weft::kernel]`; the macro generates a typed `launch`
-//! function per kernel that ends up in [`cpu::launch`] (or, later, the CUDA launcher).
+//! function per kernel that ends up in [`cpu::launch`] or, for arrays on a GPU, the
+//! CUDA launcher ([`pack::launch`]).
 
 #![deny(missing_docs)]
 
@@ -16,6 +17,7 @@ mod dims;
 mod elem;
 mod error;
 mod gradcheck;
+pub mod nan_check;
 pub mod pack;
 mod summable;
 pub mod tape;
@@ -31,6 +33,7 @@ pub use dims::Dims;
 pub use elem::{AtomicElem, Elem};
 pub use error::Error;
 pub use gradcheck::{Components, GradCheck, gradcheck};
+pub use nan_check::{CheckNanScope, check_nan, check_nan_scope, set_check_nan};
 pub use summable::Summable;
 pub use tape::Tape;
 pub use view::{ArrayView, Offset, component, mat_elem, with_component};

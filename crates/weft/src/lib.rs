@@ -2,8 +2,8 @@
 //!
 //! Differentiable physics simulation with kernels written in Rust. A kernel is a
 //! function in a small, checked subset of Rust; `#[weft::kernel]` compiles it at
-//! build time into native code for the CPU (and, later, PTX for NVIDIA GPUs) and
-//! generates a typed `launch` for it.
+//! build time into native code for the CPU and into PTX for NVIDIA GPUs, and
+//! generates a typed `launch` for it that runs on the device its arrays live on.
 //!
 //! ```
 //! use weft::prelude::*;
@@ -53,7 +53,10 @@ pub use weft_macros::{func, kernel, structure};
 pub use weft_runtime::cpu;
 /// The CUDA back end: availability, graphs, events, module statistics.
 pub use weft_runtime::cuda;
-pub use weft_runtime::{Array, Device, Dims, Error, GradCheck, Tape, gradcheck};
+pub use weft_runtime::{
+    Array, CheckNanScope, Device, Dims, Error, GradCheck, Tape, check_nan, check_nan_scope,
+    gradcheck, set_check_nan,
+};
 pub use weft_types::*;
 
 pub mod funcs;
@@ -79,7 +82,7 @@ pub mod __private {
     pub use weft_macros::__chain;
     pub use weft_runtime::{
         Accum, AdjointStack, Array, ArrayView, AtomicElem, BorrowGuard, Device, Dims, Elem, Error,
-        KernelStruct, KernelZero, adj_splat, component, cpu, cuda, mat_elem, pack, tape,
+        KernelStruct, KernelZero, adj_splat, component, cpu, cuda, mat_elem, nan_check, pack, tape,
         with_component, with_mat_elem,
     };
     pub use weft_types as types;

@@ -34,6 +34,7 @@
 //! ```
 
 mod context;
+pub(crate) use context::capturing_on;
 mod dependent;
 mod driver;
 mod event;
