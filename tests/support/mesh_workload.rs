@@ -4,7 +4,7 @@
 //! query it.
 
 use weft::geom::{
-    BvhQuery, DeviceBvh, DeviceMesh, bvh_query_aabb, bvh_query_aabb_next, closest_point_triangle,
+    DeviceBvh, DeviceMesh, bvh_query_aabb, bvh_query_aabb_next, closest_point_triangle,
     mesh_query_point, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;

@@ -14,6 +14,35 @@ fn rt() -> TokenStream {
     quote!(::weft::__private)
 }
 
+thread_local! {
+    static STRUCT_PATHS: std::cell::RefCell<std::collections::HashMap<String, TokenStream>> =
+        Default::default();
+}
+
+/// Runs `f` (an emission) with generated code naming structures by `paths` (name →
+/// a path that resolves where the code lands, e.g. `<hash_grid_query as
+/// ::weft::__private::Named<ID>>::T`), so it never relies on names the user did not
+/// import. Structures not in `paths` are named by their bare name.
+pub fn with_struct_paths<R>(
+    paths: std::collections::HashMap<String, TokenStream>,
+    f: impl FnOnce() -> R,
+) -> R {
+    let old = STRUCT_PATHS.with(|p| p.replace(paths));
+    let out = f();
+    STRUCT_PATHS.with(|p| p.replace(old));
+    out
+}
+
+/// How generated code names structure `name` (see [`with_struct_paths`]).
+pub fn struct_path(name: &str) -> TokenStream {
+    STRUCT_PATHS
+        .with(|p| p.borrow().get(name).cloned())
+        .unwrap_or_else(|| {
+            let i = Ident::new(name, Span::call_site());
+            quote!(#i)
+        })
+}
+
 /// The Rust type used in generated CPU code for a kernel-language type.
 pub fn rust_type(t: &Type) -> TokenStream {
     let rt = rt();
@@ -29,7 +58,7 @@ pub fn rust_type(t: &Type) -> TokenStream {
             quote!(#rt::ArrayView<#e, #n>)
         }
         Type::Struct(name) => {
-            let i = Ident::new(name, Span::call_site());
+            let i = struct_path(name);
             quote!(<#i as #rt::KernelStruct>::View)
         }
         Type::Tuple(ts) => {
@@ -58,10 +87,7 @@ pub fn host_type(t: &Type) -> TokenStream {
             let n = Literal::usize_unsuffixed(*ndim as usize);
             quote!(#rt::Array<#e, #n>)
         }
-        Type::Struct(name) => {
-            let i = Ident::new(name, Span::call_site());
-            quote!(#i)
-        }
+        Type::Struct(name) => struct_path(name),
         _ => rust_type(t),
     }
 }
@@ -655,9 +681,11 @@ impl Emitter<'_> {
             Type::Tuple(_) => quote!((#(#args,)*)),
             Type::Unit => quote!(()),
             Type::Struct(name) => {
-                let i = Ident::new(name, Span::call_site());
+                // A path such as `<f as Named<ID>>::T` cannot start a struct
+                // expression; a type alias can.
+                let i = struct_path(name);
                 let fields = self.struct_fields(name);
-                quote!(#i { #(#fields: #args),* })
+                quote!({ type __S = #i; __S { #(#fields: #args),* } })
             }
             _ => unreachable!("construct of {t}"),
         }

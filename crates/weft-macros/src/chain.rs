@@ -12,6 +12,12 @@
 //! [`__chain`](crate::__chain) again, which invokes the next dependency, until none
 //! is left and the kernel is expanded with every definition in hand. Paths resolve
 //! at the kernel's own site, exactly as the user wrote them.
+//!
+//! Each definition also remembers the path that fetched it ([`Via`]), so generated
+//! code can name a structure the user never imported: by that path when it is the
+//! structure itself, else as `<path as ::weft::__private::Named<ID>>::T` — every func
+//! and structure implements `Named` for the structures of its interface (see
+//! [`crate::names`]).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -49,6 +55,18 @@ pub struct Def {
     pub kind: Kind,
     /// The item, without its weft attribute.
     pub item: TokenStream,
+    /// How the expanding item's site reaches it (none inside export macros).
+    pub via: Option<Via>,
+}
+
+/// The path (as written at the expanding item's site) whose macro brought a
+/// definition.
+#[derive(Clone)]
+pub struct Via {
+    /// The dependency path.
+    pub path: syn::Path,
+    /// Whether the definition is the item `path` names (else one it depends on).
+    pub head: bool,
 }
 
 /// The parsed input of `__chain!`.
@@ -78,25 +96,55 @@ fn parse_kind(input: ParseStream) -> syn::Result<Kind> {
 
 impl Parse for ChainInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let mut defs = Vec::new();
+        let mut defs: Vec<Def> = Vec::new();
+        // Where the last `@def` group began: a `@via [path]` after it names the
+        // path whose macro prepended that group.
+        let mut group_start = 0;
         while input.peek(Token![@]) && input.peek2(syn::Ident) {
             let fork = input.fork();
             fork.parse::<Token![@]>()?;
             let id: syn::Ident = fork.parse()?;
+            if id == "via" {
+                input.parse::<Token![@]>()?;
+                input.parse::<syn::Ident>()?;
+                let list;
+                bracketed!(list in input);
+                let path = syn::Path::parse_mod_style(&list)?;
+                for (i, d) in defs[group_start..].iter_mut().enumerate() {
+                    d.via.get_or_insert(Via {
+                        path: path.clone(),
+                        head: i == 0,
+                    });
+                }
+                continue;
+            }
             if id != "def" {
                 break;
             }
             input.parse::<Token![@]>()?;
             input.parse::<syn::Ident>()?;
+            group_start = defs.len();
             let content;
             braced!(content in input);
             while !content.is_empty() {
                 let kind = parse_kind(&content)?;
+                let via = if content.peek(syn::token::Bracket) {
+                    let v;
+                    bracketed!(v in content);
+                    let role: syn::Ident = v.parse()?;
+                    Some(Via {
+                        path: syn::Path::parse_mod_style(&v)?,
+                        head: role == "head",
+                    })
+                } else {
+                    None
+                };
                 let item;
                 braced!(item in content);
                 defs.push(Def {
                     kind,
                     item: item.parse()?,
+                    via,
                 });
             }
         }
@@ -120,6 +168,7 @@ impl Parse for ChainInput {
             target: Def {
                 kind,
                 item: item.parse()?,
+                via: None,
             },
             attr: attr.parse()?,
         })
@@ -134,22 +183,30 @@ pub fn invoke_next(
     attr: &TokenStream,
 ) -> TokenStream {
     let next = pending.remove(0);
-    let defs = defs_tokens(defs);
+    let defs = defs_tokens(defs, true);
     let kind = target.kind.ident();
     let item = &target.item;
     quote! {
-        #next! { #defs @pending [ #(#pending);* ] @target { #kind { #attr } { #item } } }
+        #next! { @via [#next] #defs @pending [ #(#pending);* ] @target { #kind { #attr } { #item } } }
     }
 }
 
-fn defs_tokens(defs: &[Def]) -> TokenStream {
+/// `@def { kind [head|dep path] { item } … }`; `with_via` false drops the paths
+/// (an export macro's definitions are reached through the path that calls it).
+fn defs_tokens(defs: &[Def], with_via: bool) -> TokenStream {
     if defs.is_empty() {
         return TokenStream::new();
     }
     let parts = defs.iter().map(|d| {
         let k = d.kind.ident();
         let item = &d.item;
-        quote!(#k { #item })
+        match &d.via {
+            Some(Via { path, head }) if with_via => {
+                let role = format_ident!("{}", if *head { "head" } else { "dep" });
+                quote!(#k [#role #path] { #item })
+            }
+            _ => quote!(#k { #item }),
+        }
     });
     quote!(@def { #(#parts)* })
 }
@@ -162,7 +219,7 @@ pub fn export_macro(name: &syn::Ident, vis: &syn::Visibility, defs: &[Def]) -> T
         d.item.to_string().hash(&mut h);
     }
     let mac = format_ident!("__weft_def_{}_{:016x}", name, h.finish());
-    let defs = defs_tokens(defs);
+    let defs = defs_tokens(defs, false);
     let name = syn::Ident::new(&name.to_string(), Span::call_site());
     quote! {
         #[doc(hidden)]

@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
-use weft_ir::emit_rust::{emit_func, emit_kernel_body, host_type};
+use weft_ir::emit_rust::{emit_func, emit_kernel_body, host_type, with_struct_paths};
 use weft_ir::{Access, Builder, Env, Error, FnKind, FuncSig, Param, StructDef, Type};
 
 use crate::chain::{ChainInput, Def, Kind, export_macro, invoke_next};
 use crate::deps;
 use crate::lower::Lower;
+use crate::names;
 use crate::types::lower_type;
 
 fn to_compile_error(e: Error) -> TokenStream {
@@ -19,7 +20,11 @@ fn to_compile_error(e: Error) -> TokenStream {
 
 /// Entry point of the three attributes.
 pub fn entry(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
-    let target = Def { kind, item };
+    let target = Def {
+        kind,
+        item,
+        via: None,
+    };
     let deps = match kind {
         Kind::Struct => match syn::parse2::<syn::ItemStruct>(target.item.clone()) {
             Ok(s) => deps::of_struct(&s),
@@ -385,12 +390,25 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
             let s: syn::ItemStruct = syn::parse2(target.item.clone())
                 .map_err(|e| Error::new(e.span(), e.to_string()))?;
             let env = build_env(&defs_parsed, Some(&s))?;
-            Ok(expand_struct(&env, &s, defs, target))
+            let own = s.ident.to_string();
+            let paths = names::struct_paths(defs, Some(&own));
+            let named = names::named_impls(
+                &s.ident,
+                Some(&own),
+                &[Type::Struct(own.clone())],
+                &env,
+                &defs_parsed,
+                Some(&s),
+                &paths,
+            );
+            let item = with_struct_paths(paths, || expand_struct(&env, &s, defs, target));
+            Ok(quote!(#item #named))
         }
         Kind::Func | Kind::Kernel => {
             let f: syn::ItemFn = syn::parse2(target.item.clone())
                 .map_err(|e| Error::new(e.span(), e.to_string()))?;
             let mut env = build_env(&defs_parsed, None)?;
+            let paths = names::struct_paths(defs, None);
             if target.kind == Kind::Func {
                 let name = f.sig.ident.to_string();
                 if weft_ir::builtins::doc(&name).is_some()
@@ -414,7 +432,21 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 // Recursion is not supported: a func does not see itself.
                 env.funcs.remove(&f.sig.ident.to_string());
                 let ir = lower_fn(&env, &f, FnKind::Func)?;
-                Ok(expand_func(&f, &ir, defs, target, custom.as_ref()))
+                let mut types: Vec<Type> = ir.params.iter().map(|p| p.ty.clone()).collect();
+                types.push(ir.ret.clone());
+                let named = names::named_impls(
+                    &f.sig.ident,
+                    None,
+                    &types,
+                    &env,
+                    &defs_parsed,
+                    None,
+                    &paths,
+                );
+                let item = with_struct_paths(paths, || {
+                    expand_func(&f, &ir, defs, target, custom.as_ref())
+                });
+                Ok(quote!(#item #named))
             } else {
                 let ir = lower_fn(&env, &f, FnKind::Kernel)?;
                 let funcs = dep_funcs(&env, &defs_parsed)?;
@@ -425,15 +457,9 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 let fma = uses_fma(&ir, &funcs);
                 let accesses =
                     weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
-                Ok(expand_kernel(
-                    &f,
-                    &ir,
-                    &adj,
-                    &accesses,
-                    func_blockers,
-                    ptx,
-                    fma,
-                ))
+                Ok(with_struct_paths(paths, || {
+                    expand_kernel(&f, &ir, &adj, &accesses, func_blockers, ptx, fma)
+                }))
             }
         }
     }
@@ -583,6 +609,7 @@ fn lower_math_funcs() -> HashMap<String, weft_ir::Function> {
                             Def {
                                 kind: Kind::Func,
                                 item: tokens,
+                                via: None,
                             },
                             syn::Item::Fn(f),
                         ))

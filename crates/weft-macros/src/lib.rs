@@ -9,6 +9,7 @@ mod chain;
 mod deps;
 mod items;
 mod lower;
+mod names;
 mod ptx;
 mod types;
 

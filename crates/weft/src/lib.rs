@@ -88,6 +88,16 @@ pub mod __private {
     pub use weft_types as types;
     pub use weft_types::adjoint;
     pub use weft_types::builtins;
+
+    /// Names a structure from another item's site: every func (through its hidden
+    /// adjoint struct) and structure implements `Named<ID>` for the structures of its
+    /// interface, `ID` hashing the structure's name, so a kernel that calls
+    /// `hash_grid_query` names its result `<hash_grid_query as Named<ID>>::T` without
+    /// the user importing `HashGridQuery`.
+    pub trait Named<const ID: u64> {
+        /// The structure.
+        type T;
+    }
 }
 
 /// The README's examples, compiled and run as doc tests so they stay true.

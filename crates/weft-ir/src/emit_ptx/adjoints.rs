@@ -428,8 +428,8 @@ fn mul(b: &B, a: &[Reg], ta: &Type, c: &[Reg], tc: &Type, g: &[Reg]) -> Res<Vec<
 /// Adjoint of `normalize(v)`: `(g - n dot(n, g)) / l`, zero where `l == 0`.
 fn adj_normalize(b: &B, v: &[Reg], g: &[Reg]) -> Vec<Reg> {
     let l = b.sqrt(b.dot(v, v));
-    // `normalize(v)` as the forward computes it (one division).
-    let n = b.scale(v, b.div(b.lit(1.0), l));
+    // `normalize(v)` as the forward computes it (a division per component).
+    let n = b.vdiv(v, l);
     let d = b.dot(&n, g);
     let r = b.vdiv(&b.vsub(g, &b.scale(&n, d)), l);
     let z = b.lit(0.0);

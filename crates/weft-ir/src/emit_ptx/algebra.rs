@@ -179,7 +179,20 @@ pub(super) fn adjugate4(b: &B, m: &[Reg]) -> ([[Reg; 4]; 4], Reg) {
 }
 
 /// The inverse of an `n`×`n` matrix: adjugate / determinant, element by element.
+///
+/// Zeros when any element of the quotient is not finite (a singular matrix), as the
+/// CPU's `weft_types::builtins::inverse`: `Σ (r - r)` is `0` exactly when every `r` is
+/// finite, NaN otherwise.
 pub(super) fn inverse(b: &B, m: &[Reg], n: usize) -> Vec<Reg> {
+    let r = inverse_quotients(b, m, n);
+    let diffs: Vec<Reg> = r.iter().map(|x| b.sub(*x, *x)).collect();
+    let z = b.lit(0.0);
+    let finite = b.cmp("eq", b.sum(&diffs), z);
+    r.into_iter().map(|x| b.sel(finite, x, z)).collect()
+}
+
+/// The adjugate divided by the determinant, elementwise.
+fn inverse_quotients(b: &B, m: &[Reg], n: usize) -> Vec<Reg> {
     let x = |r, c| e(m, n, r, c);
     match n {
         2 => {
@@ -296,15 +309,13 @@ pub(super) fn quat_inverse(b: &B, q: &[Reg]) -> Vec<Reg> {
     b.vdiv(&c, n)
 }
 
-/// `normalize` of a vector or quaternion: zero stays zero. One division
-/// (`1 / length`, then a product per component), as the CPU's
-/// `weft_types::builtins::normalize` computes it.
+/// `normalize` of a vector or quaternion: zero stays zero. An IEEE division per
+/// component (`div.rn`), as the CPU's `weft_types::builtins::normalize` computes it.
 pub(super) fn normalize(b: &B, v: &[Reg]) -> Vec<Reg> {
     let l = b.sqrt(b.dot(v, v));
     let z = b.lit(0.0);
     let nz = b.cmp("neu", l, z);
-    let inv = b.div(b.lit(1.0), l);
-    let q = b.scale(v, inv);
+    let q = b.vdiv(v, l);
     q.into_iter().map(|x| b.sel(nz, x, z)).collect()
 }
 

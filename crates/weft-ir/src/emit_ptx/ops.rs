@@ -612,19 +612,21 @@ impl Em<'_> {
                 .zip(&a[1])
                 .map(|(x, y)| self.arith(name, s, *x, *y))
                 .collect(),
-            "clamp" => {
-                // `if x < lo { lo } else if x > hi { hi } else { x }` (a NaN `x` stays).
-                let mut out = Vec::new();
-                for ((x, lo), hi) in a[0].iter().zip(&a[1]).zip(&a[2]) {
-                    let (p, q) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
-                    self.c.ins(format!("setp.lt.{} {p}, {x}, {lo}", ty(s)));
-                    self.c.ins(format!("setp.gt.{} {q}, {x}, {hi}", ty(s)));
-                    let o = self.c.reg(x.class);
-                    self.c.ins(format!("selp.{} {o}, {hi}, {x}, {q}", bits(s)));
-                    self.c.ins(format!("selp.{} {o}, {lo}, {o}, {p}", bits(s)));
-                    out.push(o);
-                }
-                out
+            "clamp" => a[0]
+                .iter()
+                .zip(&a[1])
+                .zip(&a[2])
+                .map(|((x, lo), hi)| self.clamp(s, *x, lo, hi))
+                .collect(),
+            "asin" | "acos" if s.is_float() => {
+                // The argument clamped to [-1, 1], as the CPU's `asin`/`acos` do.
+                let (lo, hi) = (float_lit(-1.0, s), float_lit(1.0, s));
+                let x = self.clamp(s, a[0][0], &lo, &hi);
+                let f = format!(
+                    "__weft_{name}_{}",
+                    if s == Scalar::F64 { "f64" } else { "f32" }
+                );
+                return self.inline(fr, &f, vec![vec![x]], t, false);
             }
             "fma" => {
                 // One rounding, as IEEE `fusedMultiplyAdd` (the CPU's `mul_add`).
@@ -666,6 +668,23 @@ impl Em<'_> {
         })
     }
 
+    /// `if x < lo { lo } else if x > hi { hi } else { x }` (a NaN `x` stays).
+    fn clamp(
+        &mut self,
+        s: Scalar,
+        x: Reg,
+        lo: &dyn std::fmt::Display,
+        hi: &dyn std::fmt::Display,
+    ) -> Reg {
+        let (p, q) = (self.c.reg(Class::Pred), self.c.reg(Class::Pred));
+        self.c.ins(format!("setp.lt.{} {p}, {x}, {lo}", ty(s)));
+        self.c.ins(format!("setp.gt.{} {q}, {x}, {hi}", ty(s)));
+        let o = self.c.reg(x.class);
+        self.c.ins(format!("selp.{} {o}, {hi}, {x}, {q}", bits(s)));
+        self.c.ins(format!("selp.{} {o}, {lo}, {o}, {p}", bits(s)));
+        o
+    }
+
     fn un(&mut self, ins: &str, a: Reg) -> Reg {
         let r = self.c.reg(a.class);
         self.c.ins(format!("{ins} {r}, {a}"));
@@ -690,7 +709,7 @@ impl Em<'_> {
         o
     }
 
-    /// -1, 0 or 1 (NaN stays NaN for floats).
+    /// -1, 0 or 1; for floats `x` itself at ±0 (a zero of its sign) and NaN.
     fn sign(&mut self, s: Scalar, x: Reg) -> Reg {
         let (zero, one, mone) = if s.is_float() {
             (float_lit(0.0, s), float_lit(1.0, s), float_lit(-1.0, s))
@@ -704,13 +723,7 @@ impl Em<'_> {
         self.c.ins(format!("selp.{} {o}, {one}, {x}, {p}", bits(s)));
         self.c
             .ins(format!("selp.{} {o}, {mone}, {o}, {q}", bits(s)));
-        if s.is_float() {
-            // Zero (either sign) gives +0.
-            let z = self.c.reg(Class::Pred);
-            self.c.ins(format!("setp.eq.{} {z}, {x}, {zero}", ty(s)));
-            self.c
-                .ins(format!("selp.{} {o}, {zero}, {o}, {z}", bits(s)));
-        }
+        // ±0 and NaN give `x` itself, as the CPU's `weft_math::sign`.
         o
     }
 }

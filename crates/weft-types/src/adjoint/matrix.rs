@@ -67,8 +67,8 @@ pub fn adj_trace<M: AdjSquareMatrix>(m: M, adj_r: M::Scalar) -> M {
 
 /// Adjoint of `inverse(x)`.
 ///
-/// * Matrices: with `R = inverse(m)`, `-Rᵀ adj_r Rᵀ`. A singular `m` (outside the domain)
-///   gives the infinities and NaNs of its inverse.
+/// * Matrices: with `R = inverse(m)`, `-Rᵀ adj_r Rᵀ`. A singular `m`, whose `inverse` is
+///   the zero matrix, gets a zero gradient (`R = 0`).
 /// * Quaternions: the derivative of `quat_inverse`'s `conjugate(q) / |q|²`; see
 ///   [`super::adj_quat_inverse`].
 /// * Transforms: the derivative of `transform_inverse`'s formula; see

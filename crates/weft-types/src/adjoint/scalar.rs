@@ -25,7 +25,7 @@ unary_adjoints! {
         adj_r * (F::ONE + t * t)
     }
     /// Adjoint of `asin`: `adj_r / sqrt((1 - x)(1 + x))`; `0` for `|x| >= 1` (the
-    /// derivative is infinite at ±1 and `asin` is NaN beyond).
+    /// derivative is infinite at ±1, and `asin` clamps its argument beyond).
     adj_asin(x, adj_r) { adj_r * inv_sqrt_one_minus_sq(x) }
     /// Adjoint of `acos`: `-adj_r / sqrt((1 - x)(1 + x))`; `0` for `|x| >= 1`.
     adj_acos(x, adj_r) { -(adj_r * inv_sqrt_one_minus_sq(x)) }

@@ -85,8 +85,10 @@ pub fn determinant<M: SquareMatrix>(m: M) -> M::Scalar {
 /// with the cofactors `c[i][j]` each a difference of two products (e.g.
 /// `c11 = m00*m22 - m02*m20`, `c12 = m01*m20 - m00*m21`) and `det` as in [`determinant`];
 /// 4×4 the minor formula of [`determinant`] (see the source for the 16 adjugate terms, each
-/// three products summed left to right). A singular matrix gives the infinities and NaNs
-/// of dividing by zero; nothing checks for it.
+/// three products summed left to right). **A singular matrix gives zeros** (as in Warp):
+/// when any element of that quotient is not finite — `det == 0`, an overflow, or a
+/// non-finite input — the result is the zero matrix, on the CPU and the GPU alike (and
+/// so its gradient is zero too, see `adjoint::adj_inverse`).
 ///
 /// ```
 /// use weft_types::builtins::inverse;
@@ -154,7 +156,10 @@ macro_rules! impl_mat2 {
             fn inverse(self) -> $m {
                 let [[m00, m10], [m01, m11]] = self.to_cols_array_2d();
                 let det = m00 * m11 - m01 * m10;
-                $m::from_cols_array_2d(&[[m11 / det, -m10 / det], [-m01 / det, m00 / det]])
+                finite_or_zero($m::from_cols_array_2d(&[
+                    [m11 / det, -m10 / det],
+                    [-m01 / det, m00 / det],
+                ]))
             }
         }
 
@@ -209,11 +214,11 @@ macro_rules! impl_mat3 {
                 let [[c00, c01, c02], [c10, c11, c12], [c20, c21, c22]] = cofactors3(cols);
                 let det = m00 * c00 + m01 * c01 + m02 * c02;
                 // inv[i][j] = c[j][i] / det; column j of the inverse is row j of c.
-                $m::from_cols(
+                finite_or_zero($m::from_cols(
                     $v::new(c00 / det, c01 / det, c02 / det),
                     $v::new(c10 / det, c11 / det, c12 / det),
                     $v::new(c20 / det, c21 / det, c22 / det),
-                )
+                ))
             }
         }
 
@@ -289,12 +294,12 @@ macro_rules! impl_mat4 {
             fn inverse(self) -> $m {
                 let cols = self.to_cols_array_2d();
                 let (b, det) = adjugate4(cols);
-                $m::from_cols(
+                finite_or_zero($m::from_cols(
                     $v::new(b[0][0] / det, b[1][0] / det, b[2][0] / det, b[3][0] / det),
                     $v::new(b[0][1] / det, b[1][1] / det, b[2][1] / det, b[3][1] / det),
                     $v::new(b[0][2] / det, b[1][2] / det, b[2][2] / det, b[3][2] / det),
                     $v::new(b[0][3] / det, b[1][3] / det, b[2][3] / det, b[3][3] / det),
-                )
+                ))
             }
         }
 
@@ -434,4 +439,33 @@ where
             m00 * m11 - m01 * m10,
         ],
     ]
+}
+
+/// Matrices `inverse` can return: `is_finite` and `ZERO`.
+trait FiniteMatrix: Copy {
+    fn all_finite(self) -> bool;
+    fn zero() -> Self;
+}
+
+macro_rules! impl_finite_matrix {
+    ($($m:ident),*) => {$(
+        impl FiniteMatrix for $m {
+            #[inline]
+            fn all_finite(self) -> bool {
+                self.is_finite()
+            }
+            #[inline]
+            fn zero() -> Self {
+                $m::ZERO
+            }
+        }
+    )*};
+}
+impl_finite_matrix!(Mat2, Mat3, Mat4, DMat2, DMat3, DMat4);
+
+/// `m`, or the zero matrix if any element of `m` is not finite: `inverse`'s result for
+/// singular matrices.
+#[inline]
+fn finite_or_zero<M: FiniteMatrix>(m: M) -> M {
+    if m.all_finite() { m } else { M::zero() }
 }

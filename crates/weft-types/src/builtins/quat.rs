@@ -137,9 +137,9 @@ macro_rules! impl_quat {
                 if l == 0.0 {
                     $q::from_xyzw(0.0, 0.0, 0.0, 0.0)
                 } else {
-                    // One division, as for vectors (and in the PTX back end).
-                    let inv = 1.0 / l;
-                    $q::from_xyzw(self.x * inv, self.y * inv, self.z * inv, self.w * inv)
+                    // An IEEE division per component, as for vectors (and in the
+                    // PTX back end).
+                    $q::from_xyzw(self.x / l, self.y / l, self.z / l, self.w / l)
                 }
             }
         }

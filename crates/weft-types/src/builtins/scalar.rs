@@ -16,9 +16,10 @@ pub trait FloatMath: Copy {
     fn cos(self) -> Self;
     /// Tangent (radians).
     fn tan(self) -> Self;
-    /// Arc sine, in `[-π/2, π/2]`.
+    /// Arc sine, in `[-π/2, π/2]`, of `self` clamped to `[-1, 1]` (as Warp does), so
+    /// `asin(dot(a, b))` of unit vectors is never NaN from rounding; NaN stays NaN.
     fn asin(self) -> Self;
-    /// Arc cosine, in `[0, π]`.
+    /// Arc cosine, in `[0, π]`, of `self` clamped to `[-1, 1]` (see [`FloatMath::asin`]).
     fn acos(self) -> Self;
     /// Arc tangent, in `[-π/2, π/2]`.
     fn atan(self) -> Self;
@@ -56,6 +57,31 @@ pub trait FloatMath: Copy {
     fn trunc(self) -> Self;
 }
 
+macro_rules! clamped_inverse_trig {
+    ($($name:ident = $f:path: $t:ty;)*) => {$(
+        /// The function of the argument clamped to `[-1, 1]` (NaN stays NaN); the PTX
+        /// back end clamps the same way.
+        #[inline]
+        fn $name(x: $t) -> $t {
+            let c = if x < -1.0 {
+                -1.0
+            } else if x > 1.0 {
+                1.0
+            } else {
+                x
+            };
+            $f(c)
+        }
+    )*};
+}
+
+clamped_inverse_trig! {
+    asin_clamped = m::asin: f32;
+    acos_clamped = m::acos: f32;
+    asin_clamped_f64 = m::asin_f64: f64;
+    acos_clamped_f64 = m::acos_f64: f64;
+}
+
 macro_rules! impl_float_math {
     ($t:ty, $sqrt:path; $($name:ident = $f:path,)* ; $($name2:ident = $f2:path,)*) => {
         impl FloatMath for $t {
@@ -80,15 +106,16 @@ macro_rules! impl_float_math {
 }
 
 impl_float_math!(f32, m::sqrt;
-    sin = m::sin, cos = m::cos, tan = m::tan, asin = m::asin, acos = m::acos, atan = m::atan,
+    sin = m::sin, cos = m::cos, tan = m::tan, asin = asin_clamped, acos = acos_clamped,
+    atan = m::atan,
     sinh = m::sinh, cosh = m::cosh, tanh = m::tanh, exp = m::exp, exp2 = m::exp2, log = m::log,
     log2 = m::log2, log10 = m::log10, cbrt = m::cbrt, floor = m::floor, ceil = m::ceil,
     round = m::round, trunc = m::trunc,;
     atan2 = m::atan2, pow = m::pow,
 );
 impl_float_math!(f64, m::sqrt_f64;
-    sin = m::sin_f64, cos = m::cos_f64, tan = m::tan_f64, asin = m::asin_f64,
-    acos = m::acos_f64, atan = m::atan_f64, sinh = m::sinh_f64, cosh = m::cosh_f64,
+    sin = m::sin_f64, cos = m::cos_f64, tan = m::tan_f64, asin = asin_clamped_f64,
+    acos = acos_clamped_f64, atan = m::atan_f64, sinh = m::sinh_f64, cosh = m::cosh_f64,
     tanh = m::tanh_f64, exp = m::exp_f64, exp2 = m::exp2_f64, log = m::log_f64,
     log2 = m::log2_f64, log10 = m::log10_f64, cbrt = m::cbrt_f64, floor = m::floor_f64,
     ceil = m::ceil_f64, round = m::round_f64, trunc = m::trunc_f64,;
@@ -111,8 +138,8 @@ unary_builtins! {
     sin: "Sine of `x` (radians), via `weft_math::sin`.";
     cos: "Cosine of `x` (radians), via `weft_math::cos`.";
     tan: "Tangent of `x` (radians), via `weft_math::tan`.";
-    asin: "Arc sine of `x`, via `weft_math::asin`.";
-    acos: "Arc cosine of `x`, via `weft_math::acos`.";
+    asin: "Arc sine of `x` clamped to `[-1, 1]`, via `weft_math::asin` (see [`FloatMath::asin`]).";
+    acos: "Arc cosine of `x` clamped to `[-1, 1]`, via `weft_math::acos` (see [`FloatMath::acos`]).";
     atan: "Arc tangent of `x`, via `weft_math::atan`.";
     sinh: "Hyperbolic sine of `x`, via `weft_math::sinh`.";
     cosh: "Hyperbolic cosine of `x`, via `weft_math::cosh`.";

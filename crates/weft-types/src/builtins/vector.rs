@@ -96,16 +96,15 @@ macro_rules! impl_float_vec {
             fn length(self) -> $s {
                 FloatMath::sqrt(Dot::dot(self, self))
             }
-            /// One division (`1 / length`, then a product per component); the
-            /// PTX back end computes the same formula.
+            /// An IEEE division per component (each correctly rounded, unlike a
+            /// product by `1 / l`); the PTX back end computes the same.
             #[inline]
             fn normalize(self) -> $v {
                 let l = Norm::length(self);
                 if l == 0.0 {
                     $v::ZERO
                 } else {
-                    let inv = 1.0 / l;
-                    $v::new(self.$first * inv $(, self.$c * inv)*)
+                    $v::new(self.$first / l $(, self.$c / l)*)
                 }
             }
         }

@@ -80,7 +80,7 @@ impl DeviceHashGrid {
 ///
 /// ```
 /// use weft::prelude::*;
-/// use weft::geom::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
+/// use weft::geom::{DeviceHashGrid, hash_grid_query, hash_grid_query_next};
 ///
 /// #[weft::kernel]
 /// fn neighbours(grid: &DeviceHashGrid, x: &Array<Vec3>, r: f32, n: &mut Array<i32>) {
