@@ -647,7 +647,12 @@ fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
         let (mut face, mut t) = (Array::zeros(dev, [2]), Array::zeros(dev, [2]));
         cast::launch(2, &mesh, &oa, &da, &mut face, &mut t).unwrap();
         assert_eq!(face.to_vec(), [0, 0], "{dev}: ray faces");
-        assert_eq!(t.to_vec(), [2.0, 1.5], "{dev}: ray distances");
+        // Within an ulp (the watertight test's rounding).
+        let t = t.to_vec();
+        assert!(
+            (t[0] - 2.0).abs() <= 2.0 * f32::EPSILON && (t[1] - 1.5).abs() <= 2.0 * f32::EPSILON,
+            "{dev}: ray distances {t:?}"
+        );
         for max_dist in [f32::INFINITY, 2.0] {
             let (mut face, mut q) = (Array::zeros(dev, [2]), Array::zeros(dev, [2]));
             nearest::launch(2, &mesh, &oa, max_dist, &mut face, &mut q).unwrap();

@@ -221,9 +221,9 @@ fn ray_queries_match_brute_force() {
                     "{what}: barycentrics"
                 );
                 if face[i] as u32 == b.face {
-                    // The host's convention too (its ray test is another one).
+                    // The host's convention and test (the same operations).
                     assert!(
-                        (u - b.u).abs() < 1e-3 && (v - b.v).abs() < 1e-3,
+                        (u - b.u).abs() < 1e-6 && (v - b.v).abs() < 1e-6,
                         "{what}: (u, v) ({u}, {v}) against the host's ({}, {})",
                         b.u,
                         b.v

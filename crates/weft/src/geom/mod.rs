@@ -64,6 +64,7 @@ mod mesh;
 pub mod point_batch;
 mod query;
 mod ray;
+mod watertight;
 mod winding;
 /// The kernel of [`LbvhBuilder::set_winding`] (public for tests of its PTX).
 #[doc(hidden)]
@@ -86,7 +87,10 @@ pub use query::{
     mesh_eval_position, mesh_eval_velocity, mesh_query_point, mesh_query_point_no_sign,
     mesh_query_ray,
 };
-pub use ray::{mesh_query_ray_face, ray_box, ray_box_entry, ray_inverse, ray_order, ray_triangle};
+pub use ray::{
+    mesh_query_ray_face, ray_box, ray_box_entry, ray_inverse, ray_order, slab_far_scale,
+};
+pub use watertight::{ray_triangle, ray_triangle_sheared, watertight_ray};
 pub use winding::{mesh_winding_number, solid_angle};
 
 /// How many pending subtrees the ray and closest-point searches keep in their

@@ -10,7 +10,9 @@
 #[allow(unused_imports)] // named by the generated code
 use super::closest::{closest_point_triangle, mesh_query_point_face};
 #[allow(unused_imports)] // named by the generated code
-use super::ray::{mesh_query_ray_face, ray_triangle};
+use super::ray::mesh_query_ray_face;
+#[allow(unused_imports)] // named by the generated code
+use super::watertight::{ray_triangle_sheared, watertight_ray};
 #[allow(unused_imports)] // named by the generated code
 use super::winding::mesh_winding_number;
 #[allow(unused_imports)] // named by the generated code
@@ -66,14 +68,17 @@ pub fn mesh_query_ray(
     let mut out = (false, 0.0, 0.0, 0.0, -1, Vec3::ZERO, 0.0);
     if f >= 0 {
         let (a, b, c) = face_corners_const(mesh, f);
-        // `ray_triangle`'s (u, v) weigh b and c.
-        let (hit, t, wb, wc) = ray_triangle(o, d, a, b, c);
-        let n = normalize(cross(b - a, c - a));
-        let mut sign = 1.0;
-        if dot(stop_gradient(d), n) > 0.0 {
-            sign = -1.0;
+        // The test of the search, so it hits the face the search found.
+        let (kx, ky, kz, s) = watertight_ray(d);
+        let (hit, t, wa, wb, _wc, front) = ray_triangle_sheared(o, kx, ky, kz, s, a, b, c);
+        if hit {
+            let n = normalize(cross(b - a, c - a));
+            let mut sign = -1.0;
+            if front {
+                sign = 1.0;
+            }
+            out = (true, t, wa, wb, f, n, sign);
         }
-        out = (hit, t, 1.0 - wb - wc, wb, f, n, sign);
     }
     out
 }

@@ -1,9 +1,19 @@
-//! Rays against a [`DeviceMesh`]: the BVH search and the differentiable
-//! ray–triangle intersection.
+//! Rays against a [`DeviceMesh`]: the BVH search (watertight, with the triangle
+//! test of [`super::watertight`]).
 
+#[allow(unused_imports)] // named by the generated code
+use super::watertight::{ray_triangle_sheared, watertight_ray};
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
 use crate::prelude::*;
+
+/// `1 + 2γ₃` (γ₃ = 3ε/(1 - 3ε), ε = 2⁻²⁴), the factor of the exit distance in
+/// [`ray_box_entry`]: `weft_geom::aabb::SLAB_FAR_SCALE` (kernels see literals
+/// only; a test keeps the two equal).
+#[weft::func]
+pub fn slab_far_scale() -> f32 {
+    1.000_000_357_6
+}
 
 /// The inverse direction for the slab tests of [`ray_box`]: `1 / d`
 /// componentwise, with components smaller than 1e-30 in magnitude (zero of
@@ -45,7 +55,13 @@ pub fn ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
 
 /// [`ray_box`] and where the ray enters the box: `(hit, t_enter)`, with
 /// `t_enter` clamped to 0 from below (0 when the origin is inside) and computed
-/// whether or not the box is hit (it does not depend on `t_max`).
+/// whether or not the box is hit (it does not depend on `t_max`). Conservative as
+/// the host's `weft_geom::RayBoxTest`: the exit distance is scaled by
+/// [`slab_far_scale`] (Ize 2013, "Robust BVH Ray Traversal"), so rounding never
+/// culls a box that the exact ray touches (a ray aimed at a vertex on the box).
+/// `t_max` is scaled too: a search passes its best hit so far, and a box whose
+/// rounded entry lies just past a hit that rounded short is still visited, so
+/// faces hit at the same `t` all take part in the tie-break.
 #[weft::func]
 pub fn ray_box_entry(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> (bool, f32) {
     let t0 = (lo - o) * inv;
@@ -55,9 +71,9 @@ pub fn ray_box_entry(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> (boo
         max(min(t0.z, t1.z), 0.0),
     );
     let far = min(
-        min(max(t0.x, t1.x), max(t0.y, t1.y)),
-        min(max(t0.z, t1.z), t_max),
-    );
+        min(min(max(t0.x, t1.x), max(t0.y, t1.y)), max(t0.z, t1.z)),
+        t_max,
+    ) * slab_far_scale();
     (near <= far, near)
 }
 
@@ -106,30 +122,6 @@ fn ray_resume(mesh: &DeviceMesh, done: i32, o: Vec3, inv: Vec3, t_max: f32) -> i
     next
 }
 
-/// Where the ray `o + t d` meets triangle `(a, b, c)` (Möller–Trumbore):
-/// `(hit, t, u, v)` with the point `a + u (b - a) + v (c - a)`, for `t >= 0`,
-/// either side. Differentiable in everything on the hit side.
-#[weft::func]
-pub fn ray_triangle(o: Vec3, d: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (bool, f32, f32, f32) {
-    let e1 = b - a;
-    let e2 = c - a;
-    let p = cross(d, e2);
-    let det = dot(e1, p);
-    let mut out = (false, 0.0, 0.0, 0.0);
-    if det != 0.0 {
-        let inv = 1.0 / det;
-        let s = o - a;
-        let u = dot(s, p) * inv;
-        let q = cross(s, e1);
-        let v = dot(d, q) * inv;
-        let t = dot(e2, q) * inv;
-        if u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t >= 0.0 {
-            out = (true, t, u, v);
-        }
-    }
-    out
-}
-
 /// A corner of a [`DeviceMesh::tris`] entry.
 #[weft::func]
 pub fn tri_corner(v: Vec4) -> Vec3 {
@@ -148,30 +140,45 @@ pub fn no_node() -> BvhNode {
     }
 }
 
-/// Whether the ray `o + t d` meets the triangle in leaf slot `k` of
-/// [`DeviceMesh::tris`], and where: `(hit, t)`.
+/// Whether the ray from `o`, prepared by [`watertight_ray`] (`kx, ky, kz, s`),
+/// meets the triangle in leaf slot `k` of [`DeviceMesh::tris`], and where:
+/// `(hit, t)`.
 #[weft::func]
-fn ray_leaf_triangle(mesh: &DeviceMesh, k: i32, o: Vec3, d: Vec3) -> (bool, f32) {
+#[allow(clippy::too_many_arguments)]
+fn ray_leaf_triangle(
+    mesh: &DeviceMesh,
+    k: i32,
+    o: Vec3,
+    kx: i32,
+    ky: i32,
+    kz: i32,
+    s: Vec3,
+) -> (bool, f32) {
     let a = tri_corner(mesh.tris[3 * k]);
     let b = tri_corner(mesh.tris[3 * k + 1]);
     let c = tri_corner(mesh.tris[3 * k + 2]);
-    let (hit, t, _u, _v) = ray_triangle(o, d, a, b, c);
+    let (hit, t, _wa, _wb, _wc, _front) = ray_triangle_sheared(o, kx, ky, kz, s, a, b, c);
     (hit, t)
 }
 
 /// The first hit so far, `(best_t, best)` (face -1 for none), updated with the
 /// triangle in leaf slot `k`: nearer wins, and the smaller face index at the
-/// same `t` (the face index is read only when the hit can count).
+/// same `t` (the face index is read only when the hit can count). The ray is
+/// prepared by [`watertight_ray`] (`kx, ky, kz, s`).
 #[weft::func]
+#[allow(clippy::too_many_arguments)]
 fn ray_leaf_best(
     mesh: &DeviceMesh,
     k: i32,
     o: Vec3,
-    d: Vec3,
+    kx: i32,
+    ky: i32,
+    kz: i32,
+    s: Vec3,
     best_t: f32,
     best: i32,
 ) -> (f32, i32) {
-    let (hit, t) = ray_leaf_triangle(mesh, k, o, d);
+    let (hit, t) = ray_leaf_triangle(mesh, k, o, kx, ky, kz, s);
     let mut out = (best_t, best);
     if hit && t <= best_t {
         let f = mesh.prims[k] as i32;
@@ -183,7 +190,10 @@ fn ray_leaf_best(
 }
 
 /// The face the ray `o + t d`, `0 <= t <= max_t`, meets first (the smallest
-/// index among faces hit at the same `t`), or -1. A search: integer result, no
+/// index among faces hit at the same `t`), or -1. Watertight: triangles are
+/// tested with [`ray_triangle_sheared`] (the test of `weft_geom::MeshBvh::ray`)
+/// and boxes conservatively ([`ray_box_entry`]), so a ray through an edge or a
+/// vertex of a closed mesh never slips through. A search: integer result, no
 /// gradient (evaluate the hit with [`ray_triangle`]). Depth first, the child the
 /// ray enters first before the other, which waits on a stack in local memory
 /// ([`TRAVERSAL_STACK_SLOTS`](super::TRAVERSAL_STACK_SLOTS) entries) and is
@@ -203,6 +213,7 @@ fn ray_leaf_best(
 pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
     let inv = ray_inverse(d);
+    let (kx, ky, kz, s) = watertight_ray(d);
     let mut best_t = max_t;
     let mut best = -1;
     // `TRAVERSAL_STACK_SLOTS` entries in local memory, used as a ring: `top`
@@ -232,7 +243,7 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
                     // A leaf of one triangle costs about an inner step: tested
                     // here, without waiting for the warp.
                     let k = node.left_or_first as i32;
-                    let (bt, b) = ray_leaf_best(mesh, k, o, d, best_t, best);
+                    let (bt, b) = ray_leaf_best(mesh, k, o, kx, ky, kz, s, best_t, best);
                     best_t = bt;
                     best = b;
                 } else if (rc & leaf_bit) != 0 {
@@ -296,7 +307,7 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
             let first = node.left_or_first as i32;
             let count = (rc & !leaf_bit) as i32;
             for k in first..first + count {
-                let (bt, b) = ray_leaf_best(mesh, k, o, d, best_t, best);
+                let (bt, b) = ray_leaf_best(mesh, k, o, kx, ky, kz, s, best_t, best);
                 best_t = bt;
                 best = b;
             }
@@ -314,4 +325,14 @@ pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slab_scale_is_the_hosts() {
+        assert_eq!(slab_far_scale(), weft_geom::aabb::SLAB_FAR_SCALE);
+    }
 }
