@@ -34,12 +34,15 @@ use crate::{Model, State};
 /// # Ok::<(), weft_sim::SimError>(())
 /// ```
 pub struct XpbdRigid {
-    /// Substeps per step (default 8).
+    /// Substeps per step (default 16: resting penetration falls with the
+    /// square of the substep; a 10-box tower rests 0.4 mm deep per contact at
+    /// 60 Hz with 16, 1.7 mm with 8).
     pub substeps: usize,
     /// Position passes per substep (default 1: with substeps, more passes
     /// rarely pay off).
     pub iterations: usize,
-    /// Scale of the averaged position corrections, in (0, 2) (default 1).
+    /// Over-relaxation of the averaged position corrections, in (0, 2]
+    /// (default 2; see [`apply_position_deltas`](super::xpbd_kernels::apply_position_deltas)).
     pub relaxation: f32,
     pipeline: CollisionPipeline,
     scratch: Option<Scratch>,
@@ -132,9 +135,9 @@ impl XpbdRigid {
         let pipeline = CollisionPipeline::new(&model.rigid_shapes, model.body_count(), collision)
             .map_err(collide_err)?;
         Ok(XpbdRigid {
-            substeps: 8,
+            substeps: 16,
             iterations: 1,
-            relaxation: 1.0,
+            relaxation: 2.0,
             pipeline,
             scratch: None,
         })
@@ -166,11 +169,11 @@ impl XpbdRigid {
                 message: format!("must be finite and > 0, got {dt}"),
             });
         }
-        if self.substeps == 0 || !(self.relaxation > 0.0 && self.relaxation < 2.0) {
+        if self.substeps == 0 || !(self.relaxation > 0.0 && self.relaxation <= 2.0) {
             return Err(SimError::InvalidParameter {
                 name: "substeps/relaxation",
                 message: format!(
-                    "substeps must be ≥ 1 and relaxation in (0, 2), got {} and {}",
+                    "substeps must be ≥ 1 and relaxation in (0, 2], got {} and {}",
                     self.substeps, self.relaxation
                 ),
             });
@@ -254,6 +257,7 @@ impl XpbdRigid {
                     &s.q_prev,
                     l0,
                     l1,
+                    &s.patch.count,
                     &mut s.patch.lambda,
                     &mut s.dx,
                     &mut s.dw,

@@ -30,6 +30,33 @@ pub fn add_correction(
     add_correction_torque(model, b, q, r, p, Vec3::ZERO, dx, dw, counts);
 }
 
+/// A contact's share of its manifold's correction: `p` (already divided by
+/// the manifold's contact count) and `share` (1 / that count) added to the
+/// body's count, so a manifold counts once however many points it has.
+#[weft::func]
+pub fn add_manifold_share(
+    model: &Model,
+    b: i32,
+    q: Quat,
+    r: Vec3,
+    p: Vec3,
+    share: f32,
+    dx: &mut Array<Vec3>,
+    dw: &mut Array<Vec3>,
+    counts: &mut Array<f32>,
+) {
+    if b >= 0 {
+        if model.body_inv_mass[b] > 0.0 {
+            atomic_add(&mut dx[b], p * model.body_inv_mass[b]);
+            atomic_add(
+                &mut dw[b],
+                world_inv_inertia(q, model.body_inv_inertia[b]) * cross(r, p),
+            );
+            atomic_add(&mut counts[b], share);
+        }
+    }
+}
+
 /// [`add_correction`] plus a pure angular correction `tau`.
 #[weft::func]
 pub fn add_correction_torque(
@@ -112,7 +139,10 @@ pub fn patch_friction(
 ) {
     let m = tid();
     let k = count[m];
-    let lam = patch_lambda[m];
+    // Each contact's correction is computed as if it alone held the bodies
+    // apart (Jacobi), so their mean, not their sum, is the manifold's normal
+    // impulse.
+    let lam = patch_lambda[m] / max(k, 1.0);
     if k > 0.0 && lam > 0.0 {
         let s = shapes[m];
         let ba = model.rigid_shapes.body[s.x];
@@ -201,6 +231,7 @@ pub fn contact_positions(
     q_prev: &Array<Transform>,
     lambda_in: &Array<f32>,
     lambda_out: &mut Array<f32>,
+    patch_count: &Array<f32>,
     patch_lambda: &mut Array<f32>,
     dx: &mut Array<Vec3>,
     dw: &mut Array<Vec3>,
@@ -220,19 +251,23 @@ pub fn contact_positions(
                 + effective_inv_mass(model, bb, xb.q, rb, n);
             if w > 0.0 {
                 let dl = -d / w;
-                let p = n * dl;
+                let km = max(patch_count[contacts.pair[c]], 1.0);
+                let p = n * (dl / km);
                 lam += dl;
                 atomic_add(&mut patch_lambda[contacts.pair[c]], dl);
-                add_correction(model, bb, xb.q, rb, p, dx, dw, counts);
-                add_correction(model, ba, xa.q, ra, -p, dx, dw, counts);
+                add_manifold_share(model, bb, xb.q, rb, p, 1.0 / km, dx, dw, counts);
+                add_manifold_share(model, ba, xa.q, ra, -p, 1.0 / km, dx, dw, counts);
             }
         }
         lambda_out[c] = lam;
     }
 }
 
-/// Moves each body by its summed corrections averaged over their count and
-/// scaled by `relaxation`.
+/// Moves each body by its summed corrections times `min(1, relaxation /
+/// count)`: averaged over the manifolds that touch it and over-relaxed
+/// (Macklin et al. 2014's constraint averaging), but never more than their
+/// sum — with the default relaxation 2, a box in a stack (two manifolds) gets
+/// the sum of both, a box in a pile the over-relaxed mean.
 #[weft::kernel]
 pub fn apply_position_deltas(
     model: &Model,
@@ -248,7 +283,7 @@ pub fn apply_position_deltas(
     let k = counts[b];
     let mut x1 = x;
     if k > 0.0 {
-        let s = relaxation / k;
+        let s = min(1.0, relaxation / k);
         let com = model.body_com[b];
         let c = transform_point(x, com) + dx[b] * s;
         let q1 = rotate_by(x.q, dw[b] * s, 1.0);
