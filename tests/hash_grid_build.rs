@@ -6,7 +6,7 @@ use weft::geom::grid_build::{
     grid_cells, grid_chunk_base, grid_chunk_prefix, grid_chunk_sums, grid_count, grid_merge,
     grid_scatter, grid_sort_blocks,
 };
-use weft::geom::{DeviceHashGrid, HashGridQuery, hash_grid_query, hash_grid_query_next};
+use weft::geom::{DeviceHashGrid, hash_grid_query, hash_grid_query_next};
 use weft::prelude::*;
 use weft_examples::devices::devices;
 use weft_examples::random_f32s;

@@ -683,6 +683,9 @@ fn contact_gradients_match_finite_differences_within_a_step() {
             particle_q: a[0].share(),
             particle_qd: a[1].share(),
             particle_f: Array::zeros(Device::Cpu, [n]),
+            body_q: Array::zeros(Device::Cpu, [0]),
+            body_qd: Array::zeros(Device::Cpu, [0]),
+            body_f: Array::zeros(Device::Cpu, [0]),
         };
         SemiImplicit::new()
             .simulate(&model, &mut s, &mut out, &control, 1e-2)

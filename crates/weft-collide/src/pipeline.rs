@@ -146,7 +146,14 @@ impl CollisionPipeline {
     /// a GPU). Gradients do not flow through contact detection: it runs outside
     /// any recording tape, and solvers differentiate through the contact points
     /// stored in body frames.
+    ///
+    /// While a tape records, each call writes a new contact buffer (the tape
+    /// keeps the old one alive for the backward pass of the launches that read
+    /// it).
     pub fn collide(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
+        if Tape::is_recording() {
+            self.contacts = Contacts::new(self.contacts.device(), self.contacts.capacity())?;
+        }
         Tape::pause(|| self.collide_untaped(shapes, body_q))
     }
 

@@ -48,6 +48,23 @@ macro_rules! vector_components {
 vector_components!(weft_types::Vec2: f32, 2, false, weft_types::Vec3: f32, 3, false, weft_types::Vec4: f32, 4, false,
     weft_types::DVec2: f64, 2, true, weft_types::DVec3: f64, 3, true, weft_types::DVec4: f64, 4, true);
 
+macro_rules! spatial_components {
+    ($($t:ty: $s:ty, $d:literal),*) => {$(
+        /// Linear (top) components first, then angular (bottom).
+        impl Components for $t {
+            const COUNT: usize = 6;
+            const DOUBLE: bool = $d;
+            fn get(&self, i: usize) -> f64 {
+                if i < 3 { self.top[i] as f64 } else { self.bottom[i - 3] as f64 }
+            }
+            fn set(&mut self, i: usize, v: f64) {
+                if i < 3 { self.top[i] = v as $s } else { self.bottom[i - 3] = v as $s }
+            }
+        }
+    )*};
+}
+spatial_components!(weft_types::SpatialVector: f32, false, weft_types::DSpatialVector: f64, true);
+
 /// The outcome of [`gradcheck`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct GradCheck {

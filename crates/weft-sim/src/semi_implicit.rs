@@ -2,6 +2,8 @@
 //! and a position update with the new velocity.
 
 use weft::geom::DeviceHashGrid;
+use weft::{Array, SpatialVector, Vec3};
+use weft_collide::{CollisionOptions, CollisionPipeline};
 
 use crate::error::{Result, SimError};
 use crate::kernels::{bending, contact, integrate, springs, triangles};
@@ -32,7 +34,11 @@ use crate::{Control, Model, State};
 /// ```
 #[derive(Default)]
 pub struct SemiImplicit {
+    /// Contact detection settings for rigid bodies (used when the first step
+    /// builds the collision buffers).
+    pub collision: CollisionOptions,
     grid: Option<ParticleGrid>,
+    rigid: Option<CollisionPipeline>,
 }
 
 /// The hash grid for particle–particle contacts, rebuilt on the device every
@@ -125,6 +131,61 @@ impl SemiImplicit {
         if n > 0 {
             integrate::integrate_particles::launch(n, model, s_in, s_out, control, dt)?;
         }
+        self.step_bodies(model, s_in, s_out, dt)
+    }
+
+    /// Rigid bodies: contacts at `s_in`'s poses, their penalty wrenches plus
+    /// `s_in.body_f`, one integration step into `s_out`.
+    fn step_bodies(&mut self, model: &Model, s_in: &State, s_out: &mut State, dt: f32) -> Result<()> {
+        let nb = model.body_count();
+        if nb == 0 {
+            return Ok(());
+        }
+        if s_in.body_count() != nb || s_out.body_count() != nb {
+            return Err(SimError::Mismatch(format!(
+                "the model has {nb} bodies, the states {} and {}",
+                s_in.body_count(),
+                s_out.body_count()
+            )));
+        }
+        let device = model.device();
+        if self.rigid.is_none() {
+            self.rigid = Some(
+                CollisionPipeline::new(&model.rigid_shapes, nb, self.collision)
+                    .map_err(crate::rigid::collide_err)?,
+            );
+        }
+        let pipeline = self.rigid.as_mut().expect("set above");
+        pipeline
+            .collide(&model.rigid_shapes, &s_in.body_q)
+            .map_err(crate::rigid::collide_err)?;
+        let mut force = Array::<Vec3>::try_zeros(device, [nb])?;
+        let mut torque = Array::<Vec3>::try_zeros(device, [nb])?;
+        let contacts = &pipeline.contacts;
+        crate::rigid::penalty::eval_rigid_contacts::launch(
+            contacts.capacity(),
+            model,
+            contacts,
+            &s_in.body_q,
+            &s_in.body_qd,
+            &mut force,
+            &mut torque,
+        )?;
+        let mut wrench = Array::<SpatialVector>::try_zeros(device, [nb])?;
+        crate::rigid::penalty::add_wrenches::launch(nb, &s_in.body_f, &force, &torque, &mut wrench)?;
+        crate::rigid::integrate::integrate_bodies::launch(
+            nb,
+            model,
+            &s_in.body_q,
+            &s_in.body_qd,
+            &wrench,
+            dt,
+            &mut s_out.body_q,
+            &mut s_out.body_qd,
+        )?;
+        s_out
+            .body_f
+            .try_fill(SpatialVector::new(Vec3::ZERO, Vec3::ZERO))?;
         Ok(())
     }
 }

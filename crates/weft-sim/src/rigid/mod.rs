@@ -20,7 +20,9 @@
 
 pub mod contact_math;
 pub mod integrate;
+pub mod penalty;
 mod xpbd;
 pub mod xpbd_kernels;
 
 pub use xpbd::XpbdRigid;
+pub(crate) use xpbd::collide_err;

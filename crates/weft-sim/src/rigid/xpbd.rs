@@ -122,7 +122,8 @@ impl Scratch {
     }
 }
 
-fn collide_err(e: weft_collide::CollideError) -> SimError {
+/// A collision error as a simulation error.
+pub(crate) fn collide_err(e: weft_collide::CollideError) -> SimError {
     match e {
         weft_collide::CollideError::Runtime(e) => SimError::Runtime(e),
         other => SimError::Mismatch(other.to_string()),
