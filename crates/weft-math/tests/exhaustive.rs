@@ -12,8 +12,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Bit patterns per work item.
 const BLOCK: u64 = 1 << 22;
 
-/// The largest ulp distance allowed for each function (the crate docs' table).
-fn functions() -> Vec<(&'static str, f64, fn(f32) -> f32, fn(f64) -> f64)> {
+/// A function under test: name, largest ulp distance allowed, the `f32` function and
+/// its `f64` reference.
+type Case = (&'static str, f64, fn(f32) -> f32, fn(f64) -> f64);
+
+/// Every unary `f32` function with its bound (the crate docs' table).
+fn functions() -> Vec<Case> {
     use weft_math as m;
     vec![
         ("sin", 1.0, m::sin, f64::sin),
