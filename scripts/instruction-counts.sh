@@ -4,8 +4,9 @@
 #     scripts/instruction-counts.sh bounce   # 16,384 balls, 288 steps, forward + backward
 #     scripts/instruction-counts.sh cloth    # 128² cloth, 110 substeps
 #     scripts/instruction-counts.sh sph      # 32,000-particle SPH step, settled state
-# Prints the functions with the most instructions (inclusive; the kernels' and
-# adjoints' bodies carry their names) and leaves callgrind.out.* in target/callgrind/.
+# Prints the total and the kernels' bodies (inclusive counts; a forward kernel is
+# `NAME::launch::{{closure}}`, its adjoint `NAME::__adjoint::{{closure}}`) and leaves
+# callgrind.out.* in target/callgrind/. CARGO_TARGET_DIR is respected.
 # Counts are per run: divide by the iterations / substeps / steps given below.
 # Needs valgrind (apt-get install valgrind). Valgrind has no AVX-512: on such CPUs
 # the counts are of the AVX2 paths (as recorded).
@@ -34,4 +35,5 @@ case "$what" in
 esac
 file="$out/callgrind.out.$what"
 valgrind --tool=callgrind --callgrind-out-file="$file" "${cmd[@]}"
-callgrind_annotate --inclusive=yes "$file" | head -n 40
+# The total, then the kernels' bodies (forward launches and adjoints), inclusive.
+callgrind_annotate --inclusive=yes "$file" | grep -E 'PROGRAM TOTALS|__adjoint|::launch::\{\{closure' | head -n 30
