@@ -1,5 +1,6 @@
 //! The CUDA back end against the CPU back end on the same random inputs (skipped
-//! with a printed reason where no GPU and driver exist). Bounds: integers and
+//! with a printed reason where no GPU and driver exist; a failure then under
+//! `WEFT_REQUIRE_CUDA=1`, see `weft_examples::gpu_policy`). Bounds: integers and
 //! single IEEE operations exactly, float results within 4 ulp-scale relative error,
 //! gradients within 1e-5 relative (f32, different atomic summation order).
 

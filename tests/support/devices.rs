@@ -1,5 +1,7 @@
 //! Running a test on every available device and comparing the CUDA results with the
-//! CPU's, plus the PTX checks that need no GPU.
+//! CPU's, plus the PTX checks that need no GPU. A missing GPU or `ptxas` is handled
+//! by [`crate::gpu_policy`]: skipped in a plain `cargo test`, a failure under
+//! `WEFT_REQUIRE_CUDA=1`.
 //!
 //! Parity bounds (CPU result `c`, CUDA result `g`, per component):
 //! * integers and booleans: exactly equal;
