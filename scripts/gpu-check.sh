@@ -6,7 +6,11 @@
 # (`bash target-gpu/run.sh bench` runs the benchmarks only; ONLY="a b" runs just
 # those test binaries, BENCH=0 no benchmarks).
 # The runner executes every test binary (GPU tests run; CPU tests too) and the
-# CUDA benchmark, and prints a summary table last. Logs go to $OUT when set.
+# CUDA benchmarks, and prints a summary table last. Logs go to $OUT when set.
+# It sets WEFT_REQUIRE_CUDA=1, so a test that finds no GPU fails instead of
+# skipping (tests/support/gpu_policy.rs), and points WEFT_PTXAS at the CUDA
+# toolkit's ptxas for the PTX assembly checks; without a ptxas it says so in
+# capitals and those checks fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf target-gpu && mkdir -p target-gpu
@@ -22,7 +26,8 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' > target-gpu/tests.txt
-cargo bench --bench cuda --bench bounce --no-run --message-format=json 2>/dev/null \
+cargo bench -p weft-examples --bench cuda --bench bounce -p weft-runtime --bench launch_overhead \
+    --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -55,6 +60,20 @@ for z in target-gpu/*.xz; do
 done
 chmod +x "$bin"/*
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+# A GPU run must not pass by skipping: no GPU or no ptxas fails the tests.
+export WEFT_REQUIRE_CUDA=1
+if [ -z "${WEFT_PTXAS:-}" ]; then
+    WEFT_PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas /usr/local/cuda-*/bin/ptxas \
+        /opt/cuda/bin/ptxas 2>/dev/null | head -n 1 || true)
+fi
+if [ -n "$WEFT_PTXAS" ] && [ -x "$WEFT_PTXAS" ]; then
+    export WEFT_PTXAS
+    echo "ptxas: $WEFT_PTXAS ($("$WEFT_PTXAS" --version | tail -n 1))"
+else
+    unset WEFT_PTXAS
+    echo "!!! PTXAS NOT FOUND (not on PATH, not in /usr/local/cuda*/bin): the PTX assembly"
+    echo "!!! checks cannot run and the tests that make them FAIL (set WEFT_PTXAS=/path/to/ptxas)."
+fi
 summary=""
 failures=""
 logs=/tmp/weft-gpu-logs
@@ -90,11 +109,14 @@ for b in $benches; do
         # The CPU benchmark on 2 pinned cores of the (idle) GPU host, for reference.
         bounce-*) RAYON_NUM_THREADS=2 taskset -c 0,1 "$bin/$b" --bench --warm-up-time 1 \
             --measurement-time 3 2>&1 | grep -E '^bounce|time:' | tee "$out/bounce.log" ;;
+        launch_overhead-*) timeout 300 "$bin/$b" --bench 2>&1 \
+            | grep -E '^cuda_launch|time:|module load|SKIPPED|panicked' | tee "$out/launch_overhead.log" ;;
         *) timeout 300 "$bin/$b" | tee "$out/bench.log" ;;
     esac
 done
 [ -n "$failures" ] && printf '%s' "$failures" | tee "$out/failures.log"
 echo
+[ -z "${WEFT_PTXAS:-}" ] && echo "!!! PTXAS NOT FOUND: the PTX assembly checks failed for want of it (see above)."
 echo "| test binary | status | passed | failed | skipped (no CUDA) |"
 echo "|---|---|---|---|---|"
 printf '%s' "$summary"

@@ -1,5 +1,6 @@
 //! The CUDA back end against the CPU back end on the same random inputs (skipped
-//! with a printed reason where no GPU and driver exist). Bounds: integers and
+//! with a printed reason where no GPU and driver exist; a failure then under
+//! `WEFT_REQUIRE_CUDA=1`, see `weft_examples::gpu_policy`). Bounds: integers and
 //! single IEEE operations exactly, float results within 4 ulp-scale relative error,
 //! gradients within 1e-5 relative (f32, different atomic summation order).
 
@@ -7,6 +8,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
+use weft_examples::devices::cuda;
 use weft_examples::particles::integrate;
 use weft_examples::random_f32s;
 
@@ -25,16 +27,6 @@ fn gpu() -> Option<(Device, RwLockReadGuard<'static, ()>)> {
 fn gpu_alone() -> Option<(Device, RwLockWriteGuard<'static, ()>)> {
     let g = ERROR_RECORD.write().unwrap_or_else(|p| p.into_inner());
     cuda().map(|d| (d, g))
-}
-
-fn cuda() -> Option<Device> {
-    match Device::cuda(0) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            println!("SKIPPED (no CUDA): {e}");
-            None
-        }
-    }
 }
 
 fn vec3s(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<Vec3> {
@@ -315,19 +307,8 @@ fn these_kernels_have_ptx_without_a_gpu() {
         ("scale_shared_adjoint", scale_shared::ADJOINT_PTX),
     ] {
         let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
-        if let Ok(tool) = std::env::var("WEFT_PTXAS") {
-            let path = std::env::temp_dir().join(format!("weft-cuda-{name}.ptx"));
-            std::fs::write(&path, p).unwrap();
-            let out = std::process::Command::new(tool)
-                .args(["-arch=sm_90", "-o", "/dev/null"])
-                .arg(&path)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{name}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+        if let Err(e) = weft_examples::devices::ptxas(name, p) {
+            panic!("{e}");
         }
     }
 }

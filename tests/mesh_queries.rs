@@ -444,12 +444,8 @@ fn kernel_queries_have_ptx() {
 
 #[test]
 fn kernel_queries_on_cuda_match_the_cpu() {
-    let dev = match Device::cuda(0) {
-        Ok(d) => d,
-        Err(e) => {
-            println!("SKIPPED (no CUDA): {e}");
-            return;
-        }
+    let Some(dev) = weft_examples::devices::cuda() else {
+        return;
     };
     let mesh = weft_geom::generate::torus(1.0, 0.3, 96, 48);
     let n = 20_000;

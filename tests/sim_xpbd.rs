@@ -230,8 +230,15 @@ fn xpbd_gradients_match_finite_differences() {
     println!("XPBD, spring stiffness: {rep}");
     assert!(rep.max_rel < 5e-3, "{rep}");
 
-    // Through contacts the check is reported, not bounded tightly: projections
-    // and the stick/slip switch of friction are kinks (see `Xpbd`'s docs).
+    // Through contacts: projections and the stick/slip switch of friction are kinks
+    // (see `Xpbd`'s docs), so a finite difference of 0.1 straddles some of them and
+    // single components differ (measured: worst 0.085 absolute, tape 0.102 against
+    // 0.018, on gradients of order 1). Bounded loosely per component, and tightly
+    // where it matters for optimisation: along the tape gradient g the loss must
+    // change at the rate |g|² the tape predicts (a central difference over a 0.1
+    // move): measured 0.999 of it, bound 0.95..1.05, so a gradient that points
+    // elsewhere by more than ~18° or is 5 % too long or short fails (a wrong sign
+    // gives -1).
     let mut r = Rollout::new(Device::Cpu, true);
     let model = r.model.share();
     let mut v0 = Array::from_vec(Device::Cpu, model.particle_qd.to_vec());
@@ -240,7 +247,30 @@ fn xpbd_gradients_match_finite_differences() {
     })
     .unwrap();
     println!("XPBD through sphere contacts, initial velocities: {rep}");
-    assert!(rep.max_abs.is_finite());
+    assert!(rep.max_abs < 0.25, "{rep}");
+    // gradcheck leaves the tape gradient on its input.
+    let g = v0.grad_to_vec().unwrap();
+    let base = v0.to_vec();
+    let g_norm2: f64 = g.iter().map(|d| d.length_squared() as f64).sum();
+    let h = 0.1 / g_norm2.sqrt();
+    let mut loss_at = |s: f64| {
+        let moved: Vec<Vec3> = base
+            .iter()
+            .zip(&g)
+            .map(|(x, d)| *x + *d * s as f32)
+            .collect();
+        let mut loss = Array::zeros(Device::Cpu, [1]);
+        r.loss(&model, &Array::from_vec(Device::Cpu, moved), &mut loss)
+            .unwrap();
+        loss.to_vec()[0]
+    };
+    let slope = (loss_at(h) - loss_at(-h)) / (2.0 * h);
+    let ratio = slope / g_norm2;
+    println!("along the tape gradient: slope {slope:.4e}, |g|² {g_norm2:.4e}, ratio {ratio:.4}");
+    assert!(
+        (0.95..1.05).contains(&ratio),
+        "the loss changes along the tape gradient at {slope:e}, the tape says {g_norm2:e}"
+    );
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! Running a test on every available device and comparing the CUDA results with the
-//! CPU's, plus the PTX checks that need no GPU.
+//! CPU's, plus the PTX checks that need no GPU. A missing GPU or `ptxas` is handled
+//! by [`crate::gpu_policy`]: skipped in a plain `cargo test`, a failure under
+//! `WEFT_REQUIRE_CUDA=1`.
 //!
 //! Parity bounds (CPU result `c`, CUDA result `g`, per component):
 //! * integers and booleans: exactly equal;
@@ -14,6 +16,8 @@ use std::cell::Cell;
 
 use weft::prelude::*;
 
+use crate::gpu_policy;
+
 /// Largest float difference between the back ends, in units in the last place.
 pub const FLOAT_ULPS: u64 = 4;
 /// Largest relative gradient difference between the back ends, f32 values.
@@ -25,14 +29,15 @@ thread_local! {
     static TOLD: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The first CUDA device, or `None` with a printed `SKIPPED (no CUDA): reason`
-/// (once per test thread).
+/// The first CUDA device, or `None` with a printed `SKIPPED (no CUDA): reason` (once
+/// per test thread); under `WEFT_REQUIRE_CUDA=1` a missing device panics instead
+/// (see [`crate::gpu_policy`]).
 pub fn cuda() -> Option<Device> {
     match Device::cuda(0) {
         Ok(d) => Some(d),
         Err(e) => {
-            if !TOLD.with(|t| t.replace(true)) {
-                println!("SKIPPED (no CUDA): {e}");
+            if gpu_policy::cuda_required() || !TOLD.with(|t| t.replace(true)) {
+                gpu_policy::skip_without_cuda("CUDA device 0", &e);
             }
             None
         }
@@ -231,7 +236,7 @@ pub fn on_devices<T: Flat>(what: &str, run: impl Fn(Device) -> T) -> T {
 }
 
 /// Asserts a kernel's PTX exists; with `WEFT_PTXAS=/path/to/ptxas` it must also
-/// assemble for sm_90.
+/// assemble for sm_90 (required under `WEFT_REQUIRE_CUDA=1`, see [`ptxas`]).
 pub fn check_ptx(name: &str, ptx: Result<&'static str, &'static str>) {
     if let Err(e) = ptx_ok(name, ptx) {
         panic!("{e}");
@@ -247,9 +252,10 @@ fn ptx_ok(name: &str, ptx: Result<&'static str, &'static str>) -> Result<(), Str
     ptxas(name, ptx)
 }
 
-/// Assembles `ptx` with `$WEFT_PTXAS` for sm_90 (nothing without the variable).
+/// Assembles `ptx` with `$WEFT_PTXAS` for sm_90: nothing without the variable, a
+/// panic without it under `WEFT_REQUIRE_CUDA=1` ([`gpu_policy::ptxas_tool`]).
 pub fn ptxas(name: &str, ptx: &str) -> Result<(), String> {
-    let Ok(tool) = std::env::var("WEFT_PTXAS") else {
+    let Some(tool) = gpu_policy::ptxas_tool() else {
         return Ok(());
     };
     let dir = std::env::temp_dir().join(format!("weft-ptxas-{}", std::process::id()));
@@ -257,12 +263,12 @@ pub fn ptxas(name: &str, ptx: &str) -> Result<(), String> {
     let file = name.replace("::", "_");
     let path = dir.join(format!("{file}.ptx"));
     std::fs::write(&path, ptx).unwrap();
-    let out = std::process::Command::new(tool)
+    let out = std::process::Command::new(&tool)
         .args(["-arch=sm_90", "-o"])
         .arg(dir.join(format!("{file}.cubin")))
         .arg(&path)
         .output()
-        .expect("run ptxas");
+        .unwrap_or_else(|e| panic!("cannot run ptxas `{tool}`: {e}"));
     if out.status.success() {
         Ok(())
     } else {

@@ -2,7 +2,9 @@
 //! graphs, the JIT error log and the GPU error record.
 //!
 //! Without a usable GPU every GPU test prints `SKIPPED (no CUDA): <reason>` and
-//! passes; `no_cuda_is_an_error_not_a_panic` checks that path instead.
+//! passes, or fails under `WEFT_REQUIRE_CUDA=1` (the policy of
+//! `tests/support/gpu_policy.rs`); `no_cuda_is_an_error_not_a_panic` checks that path.
+//! The launch-overhead measurement is the bench `benches/launch_overhead.rs`.
 
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
@@ -14,10 +16,19 @@ use weft_types::{DVec3, Mat3, Quat, Transform, Vec3};
 /// GPU tests share one device and its error record: run them one at a time.
 static GPU: Mutex<()> = Mutex::new(());
 
-/// The device lock, or `None` (after printing why) when there is no GPU.
+#[path = "common/scale2.rs"]
+mod scale2;
+use scale2::{SCALE2, scale2_args};
+
+#[path = "../../../tests/support/gpu_policy.rs"]
+#[allow(dead_code)]
+mod gpu_policy;
+
+/// The device lock, or `None` (after printing why) when there is no GPU; a panic
+/// instead under `WEFT_REQUIRE_CUDA=1`.
 fn gpu(test: &str) -> Option<MutexGuard<'static, ()>> {
     if let Some(reason) = cuda::skip_reason() {
-        println!("SKIPPED (no CUDA): {test}: {reason}");
+        gpu_policy::skip_without_cuda(test, &reason);
         return None;
     }
     Some(GPU.lock().unwrap_or_else(|p| p.into_inner()))
@@ -35,43 +46,6 @@ fn panic_message<R>(f: impl FnOnce() -> R) -> String {
         .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default()
 }
-
-/// `y[i] = 2 * x[i]` for `i < n`; arguments: x (u64 at 0), y (u64 at 8), n (u32 at 16).
-const SCALE2: &str = r#"
-.version 8.0
-.target sm_90
-.address_size 64
-
-.visible .entry scale2(
-    .param .align 8 .b8 __args[24]
-)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<6>;
-    .reg .b64 %rd<8>;
-    .reg .f32 %f<3>;
-
-    ld.param.u64 %rd1, [__args+0];
-    ld.param.u64 %rd2, [__args+8];
-    ld.param.u32 %r1, [__args+16];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mov.u32 %r4, %tid.x;
-    mad.lo.s32 %r5, %r2, %r3, %r4;
-    setp.ge.u32 %p1, %r5, %r1;
-    @%p1 bra DONE;
-    cvta.to.global.u64 %rd1, %rd1;
-    cvta.to.global.u64 %rd2, %rd2;
-    mul.wide.u32 %rd3, %r5, 4;
-    add.s64 %rd4, %rd1, %rd3;
-    add.s64 %rd5, %rd2, %rd3;
-    ld.global.f32 %f1, [%rd4];
-    add.f32 %f2, %f1, %f1;
-    st.global.f32 [%rd5], %f2;
-DONE:
-    ret;
-}
-"#;
 
 /// The same kernel in another string: a module first loaded inside a graph capture.
 const SCALE2_AGAIN: &str = r#"
@@ -109,15 +83,6 @@ DONE:
     ret;
 }
 "#;
-
-fn scale2_args(x: &Array<f32>, y: &mut Array<f32>) -> Vec<u8> {
-    let mut a = Vec::new();
-    a.extend_from_slice(&x.device_ptr().unwrap().to_ne_bytes());
-    a.extend_from_slice(&y.device_ptr().unwrap().to_ne_bytes());
-    a.extend_from_slice(&(x.len() as u32).to_ne_bytes());
-    a.extend_from_slice(&[0; 4]);
-    a
-}
 
 /// Writes the error record like a bounds-checked kernel: the first thread whose
 /// compare-and-swap of the flag succeeds stores kernel id, parameter, index, extent.
@@ -640,117 +605,4 @@ fn graphs_capture_and_replay() {
     assert!(!cuda::retain_in_capture(1u32));
     drop(g2);
     DEV.synchronize().unwrap();
-}
-
-#[test]
-fn launch_overhead() {
-    let Some(_g) = gpu("launch_overhead") else {
-        return;
-    };
-    let n = 1024;
-    let x = Array::from_vec(DEV, vec![1.0f32; n]);
-    let mut y = Array::<f32>::zeros(DEV, [n]);
-    let args = scale2_args(&x, &mut y);
-    let launcher = Launcher::new(0);
-    launcher.launch(SCALE2, "scale2", n, &args).unwrap();
-    DEV.synchronize().unwrap();
-    let reps = 1000;
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    // Host time per launch: 1000 launches, one synchronisation.
-    let per_launch = median(
-        (0..7)
-            .map(|_| {
-                let t = Instant::now();
-                for _ in 0..reps {
-                    launcher.launch(SCALE2, "scale2", n, &args).unwrap();
-                }
-                DEV.synchronize().unwrap();
-                t.elapsed().as_secs_f64() / reps as f64
-            })
-            .collect(),
-    );
-    // Only the enqueueing (no synchronisation inside the timed loop).
-    let enqueue = median(
-        (0..7)
-            .map(|_| {
-                let t = Instant::now();
-                for _ in 0..reps {
-                    launcher.launch(SCALE2, "scale2", n, &args).unwrap();
-                }
-                let s = t.elapsed().as_secs_f64() / reps as f64;
-                DEV.synchronize().unwrap();
-                s
-            })
-            .collect(),
-    );
-    // With a synchronisation after each launch.
-    let synced = median(
-        (0..7)
-            .map(|_| {
-                let t = Instant::now();
-                for _ in 0..100 {
-                    launcher.launch(SCALE2, "scale2", n, &args).unwrap();
-                    DEV.synchronize().unwrap();
-                }
-                t.elapsed().as_secs_f64() / 100.0
-            })
-            .collect(),
-    );
-    // A graph of 100 launches, replayed.
-    let per_graph = 100;
-    let graph = Graph::capture(0, || {
-        (0..per_graph).try_for_each(|_| launcher.launch(SCALE2, "scale2", n, &args))
-    })
-    .unwrap();
-    graph.launch().unwrap();
-    DEV.synchronize().unwrap();
-    let (start, end) = (Event::new(0).unwrap(), Event::new(0).unwrap());
-    let replays = 20;
-    let t = Instant::now();
-    start.record().unwrap();
-    for _ in 0..replays {
-        graph.launch().unwrap();
-    }
-    end.record().unwrap();
-    let host_replay = t.elapsed().as_secs_f64();
-    end.synchronize().unwrap();
-    let wall = t.elapsed().as_secs_f64();
-    let gpu_ms = start.elapsed_ms(&end).unwrap() as f64;
-    DEV.synchronize().unwrap();
-    let kernels = (replays * per_graph) as f64;
-    // The same 2000 kernels launched one by one, timed by events.
-    start.record().unwrap();
-    for _ in 0..replays * per_graph {
-        launcher.launch(SCALE2, "scale2", n, &args).unwrap();
-    }
-    end.record().unwrap();
-    end.synchronize().unwrap();
-    let direct_ms = start.elapsed_ms(&end).unwrap() as f64;
-    assert!(y.to_vec().iter().all(|&v| v == 2.0));
-    println!("launch overhead (tiny kernel, 1024 threads):");
-    println!(
-        "  {:.2} µs/launch host+device (1000 launches, one sync)",
-        per_launch * 1e6
-    );
-    println!("  {:.2} µs/launch to enqueue", enqueue * 1e6);
-    println!("  {:.2} µs/launch with a sync after each", synced * 1e6);
-    println!(
-        "  graph of {per_graph} kernels x {replays} replays: {:.2} µs/kernel (GPU events), {:.2} µs/kernel wall, {:.2} µs per graph launch (host)",
-        gpu_ms * 1e3 / kernels,
-        wall * 1e6 / kernels,
-        host_replay * 1e6 / replays as f64
-    );
-    println!(
-        "  same kernels launched one by one: {:.2} µs/kernel (GPU events)",
-        direct_ms * 1e3 / kernels
-    );
-    for l in cuda::module_load_stats() {
-        println!(
-            "  module load: kernel `{}`, {} bytes of PTX, {:.3} ms ({:.3} ms JIT)",
-            l.kernel, l.ptx_bytes, l.millis, l.jit_millis
-        );
-    }
 }

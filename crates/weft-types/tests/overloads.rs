@@ -4,6 +4,9 @@
 use weft_types::builtins::*;
 use weft_types::*;
 
+#[path = "common/ir_table.rs"]
+mod ir_table;
+
 const F: f32 = 0.5;
 const D: f64 = 0.5;
 const V2: Vec2 = Vec2::new(0.5, 0.25);
@@ -127,30 +130,9 @@ overloads! {
     thread_fence: [thread_fence()];
 }
 
-/// The builtin names of the IR's table, read from its source next to this crate (the
-/// test is skipped, with a message, where that file is absent, e.g. in a published crate).
-fn ir_table_names() -> Option<Vec<String>> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../weft-ir/src/builtins.rs");
-    let src = std::fs::read_to_string(path).ok()?;
-    let body = &src[src.find("table! {")?..];
-    let body = &body[..body.find("\n}")?];
-    Some(
-        body.lines()
-            .filter_map(|l| {
-                let l = l.trim().strip_prefix('"')?;
-                let end = l.find("\": \"")?;
-                Some(l[..end].to_string())
-            })
-            .collect(),
-    )
-}
-
 #[test]
 fn names_match_the_ir_table() {
-    let Some(ir) = ir_table_names() else {
-        println!("skipped: weft-ir/src/builtins.rs not found next to this crate");
-        return;
-    };
+    let ir: Vec<String> = ir_table::entries().into_iter().map(|(n, _)| n).collect();
     assert!(
         ir.len() > 50,
         "parsed only {} names from the IR table",

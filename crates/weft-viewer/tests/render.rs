@@ -117,8 +117,88 @@ fn red_sphere_on_a_grid() {
         (bottom[0] as i32 - bottom[2] as i32).abs() < 40 && bottom[0] > 60,
         "bottom should be grey ground: {bottom:?}"
     );
-    // The sphere casts a shadow: the ground right behind it (away from the light) is darker than open ground.
+    // The sphere casts a shadow: ground it hides from the light is darker than lit
+    // ground nearby (see `shadow_and_lit_levels`).
+    let (shadow, lit) = shadow_and_lit_levels(&image, &camera, r_px);
+    println!("ground level in the sphere's shadow {shadow:.1}, lit {lit:.1}");
+    assert!(
+        shadow < 0.75 * lit,
+        "no shadow: ground the sphere hides from the light has level {shadow:.1}, lit ground {lit:.1}"
+    );
     compare_with_reference(&image);
+}
+
+/// The same scene without shadows: the levels `shadow_and_lit_levels` compares are
+/// then about equal, so the shadow check above measures the shadow and not the ground
+/// grid or the shading of the plane.
+#[test]
+fn without_shadows_the_shadow_region_is_as_bright_as_lit_ground() {
+    let Some(mut off) = offscreen() else { return };
+    off.settings.shadows = false;
+    let (scene, camera) = red_sphere_scene();
+    let image = off.render(&scene, &camera).unwrap();
+    let c = camera
+        .project(Vec3::new(0.0, 0.0, 0.5), W as f32, H as f32)
+        .unwrap();
+    let edge = camera
+        .project(
+            Vec3::new(0.0, 0.0, 0.5) + camera.right() * 0.5,
+            W as f32,
+            H as f32,
+        )
+        .unwrap();
+    let (shadow, lit) = shadow_and_lit_levels(&image, &camera, (edge - c).length());
+    println!("shadows off: level where the shadow would be {shadow:.1}, lit {lit:.1}");
+    assert!(
+        shadow > 0.9 * lit,
+        "shadows are off, yet the shadow region has level {shadow:.1} against {lit:.1}"
+    );
+}
+
+/// Mean pixel level (R + G + B) of the ground points within 1.5 m of the sphere that
+/// the sphere (radius 0.5 at (0, 0, 0.5)) hides from the default light — the umbra
+/// only: the ray towards the light passes within 0.35 m of the centre, so soft edges
+/// do not count — and of those it does not (the ray misses it by 0.3 m or more), as
+/// `(shadow, lit)`. Points drawn within 3 px of the sphere's disk (radius `r_px`)
+/// are left out: the sphere hides them from the camera.
+fn shadow_and_lit_levels(image: &RgbaImage, camera: &OrbitCamera, r_px: f32) -> (f32, f32) {
+    let light = weft_viewer::RenderSettings::default().light_dir.normalize();
+    let centre = Vec3::new(0.0, 0.0, 0.5);
+    let c_px = camera.project(centre, W as f32, H as f32).unwrap();
+    let (mut shadow, mut lit) = (Vec::new(), Vec::new());
+    for i in -75..=75 {
+        for j in -75..=75 {
+            let p = Vec3::new(i as f32 * 0.02, j as f32 * 0.02, 0.0);
+            let Some(px) = camera.project(p, W as f32, H as f32) else {
+                continue;
+            };
+            if p.length() > 1.5
+                || (px - c_px).length() < r_px + 3.0
+                || !(0.0..W as f32).contains(&px.x)
+                || !(0.0..H as f32).contains(&px.y)
+            {
+                continue;
+            }
+            let pixel = image.get_pixel(px.x as u32, px.y as u32);
+            let level = pixel.0[..3].iter().map(|&v| v as f32).sum::<f32>();
+            // Distance from the sphere's centre to the ray from p towards the light.
+            let to_c = centre - p;
+            let miss = (to_c - light * to_c.dot(light)).length();
+            if miss < 0.35 {
+                shadow.push(level);
+            } else if miss > 0.8 {
+                lit.push(level);
+            }
+        }
+    }
+    assert!(
+        shadow.len() >= 30 && lit.len() >= 30,
+        "too few visible ground samples: {} in the shadow, {} lit",
+        shadow.len(),
+        lit.len()
+    );
+    let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
+    (mean(&shadow), mean(&lit))
 }
 
 fn compare_with_reference(image: &RgbaImage) {
