@@ -4,7 +4,7 @@
 # Then, through the device tool, run on the GPU machine in one call:
 #     run(command="bash target-gpu/run.sh", carry=["target-gpu"])
 # (`bash target-gpu/run.sh bench` runs the benchmarks only; ONLY="a b" runs just
-# those test binaries, BENCH=0 no benchmarks).
+# those test binaries, BENCH=0 no benchmarks; BENCH=0 on this script builds none).
 # The runner executes every test binary (GPU tests run; CPU tests too) and the
 # CUDA benchmarks, and prints a summary table last. Logs go to $OUT when set.
 # It sets WEFT_REQUIRE_CUDA=1, so a test that finds no GPU fails instead of
@@ -26,7 +26,10 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' > target-gpu/tests.txt
-cargo bench -p weft-examples --bench cuda --bench bounce -p weft-runtime --bench launch_overhead \
+# BENCH=0 here too skips building the benchmarks (a release build of every
+# dependency: minutes on a 2-core machine) when only the tests are to run.
+: > target-gpu/bench.txt
+[ "${BENCH:-1}" = 0 ] || cargo bench -p weft-examples --bench cuda --bench bounce -p weft-runtime --bench launch_overhead \
     --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys
