@@ -23,21 +23,41 @@ fn pile(n: usize) -> (Vec<ShapeDesc>, Vec<Transform>) {
         ])
         .unwrap(),
     );
-    let mut shapes = vec![ShapeDesc::new(-1, Transform::IDENTITY, Geometry::Plane { half_extents: Vec2::ZERO })];
+    let mut shapes = vec![ShapeDesc::new(
+        -1,
+        Transform::IDENTITY,
+        Geometry::Plane {
+            half_extents: Vec2::ZERO,
+        },
+    )];
     let mut poses = Vec::new();
     for i in 0..n {
         let c = &r[7 * i..7 * i + 7];
         let g = match i % 5 {
             0 => Geometry::Sphere { radius: 0.1 },
-            1 => Geometry::Box { half_extents: Vec3::new(0.1, 0.08, 0.06) },
-            2 => Geometry::Capsule { radius: 0.05, half_height: 0.08 },
-            3 => Geometry::Cylinder { radius: 0.07, half_height: 0.06 },
-            _ => Geometry::Convex { hull: hull.clone(), scale: Vec3::ONE },
+            1 => Geometry::Box {
+                half_extents: Vec3::new(0.1, 0.08, 0.06),
+            },
+            2 => Geometry::Capsule {
+                radius: 0.05,
+                half_height: 0.08,
+            },
+            3 => Geometry::Cylinder {
+                radius: 0.07,
+                half_height: 0.06,
+            },
+            _ => Geometry::Convex {
+                hull: hull.clone(),
+                scale: Vec3::ONE,
+            },
         };
         shapes.push(ShapeDesc::new(i as i32, Transform::IDENTITY, g));
         let q = Quat::from_xyzw(c[3], c[4], c[5], c[6] + 1.5).normalize();
         // A 0.6 m cube of space: neighbours overlap often.
-        poses.push(Transform::new(Vec3::new(0.3 * c[0], 0.3 * c[1], 0.15 + 0.3 * (c[2] + 1.0)), q));
+        poses.push(Transform::new(
+            Vec3::new(0.3 * c[0], 0.3 * c[1], 0.15 + 0.3 * (c[2] + 1.0)),
+            q,
+        ));
     }
     (shapes, poses)
 }
@@ -51,8 +71,18 @@ fn contacts_on(device: Device, shapes: &[ShapeDesc], poses: &[Transform]) -> Vec
     let mut c = p.contacts.to_host().unwrap();
     // Slots and pair slots depend on thread timing; the contacts do not.
     c.sort_by(|a, b| {
-        (a.shape_a, a.shape_b, a.point_b.x.to_bits(), a.point_b.y.to_bits())
-            .cmp(&(b.shape_a, b.shape_b, b.point_b.x.to_bits(), b.point_b.y.to_bits()))
+        (
+            a.shape_a,
+            a.shape_b,
+            a.point_b.x.to_bits(),
+            a.point_b.y.to_bits(),
+        )
+            .cmp(&(
+                b.shape_a,
+                b.shape_b,
+                b.point_b.x.to_bits(),
+                b.point_b.y.to_bits(),
+            ))
     });
     c
 }
@@ -69,7 +99,10 @@ fn cpu_and_cuda_find_the_same_contacts() {
     for (a, b) in c.iter().zip(&g) {
         assert_eq!((a.shape_a, a.shape_b), (b.shape_a, b.shape_b));
         let close = |x: Vec3, y: Vec3| (x - y).length() <= 1e-5;
-        assert!(close(a.point_a, b.point_a) && close(a.point_b, b.point_b) && close(a.normal, b.normal), "{a:?} vs {b:?}");
+        assert!(
+            close(a.point_a, b.point_a) && close(a.point_b, b.point_b) && close(a.normal, b.normal),
+            "{a:?} vs {b:?}"
+        );
     }
 }
 
@@ -81,14 +114,25 @@ fn cpu_and_cuda_agree_on_a_falling_pile() {
         for k in 0..27 {
             let (i, j, l) = (k % 3, (k / 3) % 3, k / 9);
             let p = Vec3::new(0.25 * i as f32, 0.25 * j as f32, 0.3 + 0.25 * l as f32);
-            let id = b.add_body(BodyDesc::new(Transform::new(p, Quat::from_rotation_z(0.1 * k as f32)))) as i32;
-            b.add_body_shape(id, Transform::IDENTITY, Geometry::Box { half_extents: Vec3::splat(0.1) });
+            let id = b.add_body(BodyDesc::new(Transform::new(
+                p,
+                Quat::from_rotation_z(0.1 * k as f32),
+            ))) as i32;
+            b.add_body_shape(
+                id,
+                Transform::IDENTITY,
+                Geometry::Box {
+                    half_extents: Vec3::splat(0.1),
+                },
+            );
         }
         let model = b.finalize(device).unwrap();
         let (mut s0, mut s1) = (State::new(&model).unwrap(), State::new(&model).unwrap());
         let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
         for _ in 0..30 {
-            solver.simulate(&model, &mut s0, &mut s1, 1.0 / 60.0).unwrap();
+            solver
+                .simulate(&model, &mut s0, &mut s1, 1.0 / 60.0)
+                .unwrap();
             std::mem::swap(&mut s0, &mut s1);
         }
         s0.body_q.to_vec()
@@ -96,7 +140,11 @@ fn cpu_and_cuda_agree_on_a_falling_pile() {
     let (c, g) = (run(Device::Cpu), run(gpu));
     // Contact corrections are summed with atomics, in an order the GPU picks:
     // the rollouts differ by rounding, which contacts amplify little in 0.5 s.
-    let worst = c.iter().zip(&g).map(|(a, b)| (a.p - b.p).length()).fold(0.0f32, f32::max);
+    let worst = c
+        .iter()
+        .zip(&g)
+        .map(|(a, b)| (a.p - b.p).length())
+        .fold(0.0f32, f32::max);
     println!("largest position difference after 30 steps: {worst:.3e} m");
     assert!(worst < 1e-3, "CPU and CUDA rollouts differ by {worst} m");
 }

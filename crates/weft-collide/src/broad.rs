@@ -94,29 +94,44 @@ pub fn push_pair(pairs: &mut Array<IVec2>, count: &mut Array<i32>, a: i32, b: i3
     }
 }
 
-/// Centre and world box (grown by `margin`) of each moving shape
-/// `moving[i]`, from its body's pose.
+/// Centre and world box of each moving shape `moving[i]`, from its body's
+/// pose, grown by `margin` plus a speculative distance: how far the shape can
+/// move in `dt` at its body's velocity (`|v| + |ω| r`, at most `cap`), stored
+/// in `spec` by shape index so the narrow phase reports contacts the step may
+/// reach.
 #[weft::kernel]
 pub fn moving_bounds(
     shapes: &ShapeSet,
     body_q: &Array<Transform>,
+    body_qd: &Array<SpatialVector>,
     moving: &Array<i32>,
     margin: f32,
+    dt: f32,
+    cap: f32,
     centres: &mut Array<Vec3>,
     lowers: &mut Array<Vec3>,
     uppers: &mut Array<Vec3>,
+    spec: &mut Array<f32>,
 ) {
     let i = tid();
     let s = moving[i];
-    let x = body_q[shapes.body[s]] * shapes.transform[s];
+    let b = shapes.body[s];
+    let x = body_q[b] * shapes.transform[s];
     let (lo, hi) = shape_bounds(shapes, s, x);
+    let v = body_qd[b];
+    let reach = min(
+        (length(v.top) + length(v.bottom) * shapes.radius[s]) * dt,
+        cap,
+    );
     centres[i] = x.p;
-    lowers[i] = lo - Vec3::splat(margin);
-    uppers[i] = hi + Vec3::splat(margin);
+    lowers[i] = lo - Vec3::splat(margin + reach);
+    uppers[i] = hi + Vec3::splat(margin + reach);
+    spec[s] = reach;
 }
 
 /// Pairs of moving shapes whose boxes overlap: moving shape `i` looks for the
-/// later ones (`j > i`) within `reach` plus its own radius in the grid.
+/// later ones (`j > i`) within `reach` plus its own radius and speculative
+/// distance in the grid.
 #[weft::kernel]
 pub fn moving_pairs(
     shapes: &ShapeSet,
@@ -125,6 +140,7 @@ pub fn moving_pairs(
     centres: &Array<Vec3>,
     lowers: &Array<Vec3>,
     uppers: &Array<Vec3>,
+    spec: &Array<f32>,
     reach: f32,
     pairs: &mut Array<IVec2>,
     count: &mut Array<i32>,
@@ -134,7 +150,7 @@ pub fn moving_pairs(
     let p = centres[i];
     let lo = lowers[i];
     let hi = uppers[i];
-    let r = shapes.radius[s] + reach;
+    let r = shapes.radius[s] + spec[s] + reach;
     let mut q = hash_grid_query(grid, p, r);
     while q.index >= 0 {
         let j = q.index;

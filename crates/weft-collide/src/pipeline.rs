@@ -61,6 +61,10 @@ pub struct CollisionPipeline {
     lowers: Array<Vec3>,
     uppers: Array<Vec3>,
     max_radius: f32,
+    /// Speculative distance of each shape this step (0 for static ones).
+    spec: Array<f32>,
+    /// Zero velocities, for [`CollisionPipeline::collide`].
+    rest: Array<SpatialVector>,
     grid: DeviceHashGrid,
     /// Static shapes and the BVH over their boxes.
     fixed: Array<i32>,
@@ -122,6 +126,8 @@ impl CollisionPipeline {
             uppers: Array::try_zeros(device, [n])?,
             moving: Array::try_from_slice(device, &moving)?,
             max_radius,
+            spec: Array::try_zeros(device, [body.len()])?,
+            rest: Array::try_zeros(device, [body_count])?,
             grid: DeviceHashGrid::with_dim(device, [d, d, d])?,
             fixed: Array::try_from_slice(device, &fixed)?,
             statics: DeviceBvh::new(device, &lo, &hi)?,
@@ -151,29 +157,66 @@ impl CollisionPipeline {
     /// keeps the old one alive for the backward pass of the launches that read
     /// it).
     pub fn collide(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
+        let rest = self.rest.share();
+        self.collide_moving(shapes, body_q, &rest, 0.0)
+    }
+
+    /// [`collide`](Self::collide) for bodies moving at `body_qd` over the next
+    /// `dt`: each shape's margin grows by how far it can move in `dt` (at most
+    /// the largest moving shape's radius), so contacts a step will reach are
+    /// found at its start (speculative contacts; a solver acts on them only
+    /// once they touch).
+    pub fn collide_moving(
+        &mut self,
+        shapes: &ShapeSet,
+        body_q: &Array<Transform>,
+        body_qd: &Array<SpatialVector>,
+        dt: f32,
+    ) -> Result<()> {
+        if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {
+            return Err(CollideError::InvalidParameter {
+                name: "body_qd/dt",
+                message: format!(
+                    "{} velocities for {} poses, dt {dt}: give one velocity per body and a finite dt >= 0",
+                    body_qd.len(),
+                    body_q.len()
+                ),
+            });
+        }
         if Tape::is_recording() {
             self.contacts = Contacts::new(self.contacts.device(), self.contacts.capacity())?;
         }
-        Tape::pause(|| self.collide_untaped(shapes, body_q))
+        Tape::pause(|| self.collide_untaped(shapes, body_q, body_qd, dt))
     }
 
-    fn collide_untaped(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
+    fn collide_untaped(
+        &mut self,
+        shapes: &ShapeSet,
+        body_q: &Array<Transform>,
+        body_qd: &Array<SpatialVector>,
+        dt: f32,
+    ) -> Result<()> {
         let n = self.moving.len();
         let margin = self.options.margin;
         self.pair_count.try_fill(0)?;
         self.contacts.count.try_fill(0)?;
         if n > 0 {
+            let cap = self.max_radius;
             moving_bounds::launch(
                 n,
                 shapes,
                 body_q,
+                body_qd,
                 &self.moving,
                 margin,
+                dt,
+                cap,
                 &mut self.centres,
                 &mut self.lowers,
                 &mut self.uppers,
+                &mut self.spec,
             )?;
-            let reach = self.max_radius + margin;
+            let reach = self.max_radius + cap + margin;
             self.grid.build(&self.centres, (2.0 * reach).max(1.0e-6))?;
             moving_pairs::launch(
                 n,
@@ -183,6 +226,7 @@ impl CollisionPipeline {
                 &self.centres,
                 &self.lowers,
                 &self.uppers,
+                &self.spec,
                 reach,
                 &mut self.pairs,
                 &mut self.pair_count,
@@ -215,6 +259,7 @@ impl CollisionPipeline {
                 &self.pairs,
                 &self.pair_count,
                 margin,
+                &self.spec,
                 &mut self.contacts,
             )?;
         }

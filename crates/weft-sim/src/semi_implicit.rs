@@ -136,7 +136,13 @@ impl SemiImplicit {
 
     /// Rigid bodies: contacts at `s_in`'s poses, their penalty wrenches plus
     /// `s_in.body_f`, one integration step into `s_out`.
-    fn step_bodies(&mut self, model: &Model, s_in: &State, s_out: &mut State, dt: f32) -> Result<()> {
+    fn step_bodies(
+        &mut self,
+        model: &Model,
+        s_in: &State,
+        s_out: &mut State,
+        dt: f32,
+    ) -> Result<()> {
         let nb = model.body_count();
         if nb == 0 {
             return Ok(());
@@ -172,7 +178,13 @@ impl SemiImplicit {
             &mut torque,
         )?;
         let mut wrench = Array::<SpatialVector>::try_zeros(device, [nb])?;
-        crate::rigid::penalty::add_wrenches::launch(nb, &s_in.body_f, &force, &torque, &mut wrench)?;
+        crate::rigid::penalty::add_wrenches::launch(
+            nb,
+            &s_in.body_f,
+            &force,
+            &torque,
+            &mut wrench,
+        )?;
         crate::rigid::integrate::integrate_bodies::launch(
             nb,
             model,

@@ -28,7 +28,12 @@ impl Rollout {
         }
     }
 
-    fn loss(&mut self, model: &Model, v0: &Array<SpatialVector>, loss: &mut Array<f32>) -> Result<(), weft::Error> {
+    fn loss(
+        &mut self,
+        model: &Model,
+        v0: &Array<SpatialVector>,
+        loss: &mut Array<f32>,
+    ) -> Result<(), weft::Error> {
         let steps = self.states.len() - 1;
         self.states[0].body_qd = v0.share();
         let control = weft_sim::Control::empty(model.device());
@@ -39,7 +44,12 @@ impl Rollout {
                 .map_err(|e: SimError| weft::Error::Shape(e.to_string()))?;
         }
         loss.fill(0.0);
-        pose_loss::launch(model.body_count(), &self.states[steps].body_q, &self.w, loss)
+        pose_loss::launch(
+            model.body_count(),
+            &self.states[steps].body_q,
+            &self.w,
+            loss,
+        )
     }
 }
 
@@ -48,7 +58,14 @@ impl Rollout {
 /// closes, and finite differences across that jump disagree with the tape by
 /// 30–40 %: `kd = 50` gave 4.6e-2 vs 1.1e-1).
 fn soft() -> Material {
-    Material { mu: 0.4, mu_static: 0.4, ke: 2.0e4, kd: 0.0, kf: 200.0, ..Material::default() }
+    Material {
+        mu: 0.4,
+        mu_static: 0.4,
+        ke: 2.0e4,
+        kd: 0.0,
+        kf: 200.0,
+        ..Material::default()
+    }
 }
 
 /// A sphere thrown at the ground: it bounces off the penalty spring while
@@ -56,13 +73,24 @@ fn soft() -> Material {
 fn bouncing_sphere() -> Model {
     let mut b = ModelBuilder::new();
     b.ground = None;
-    let mut plane = ShapeDesc::new(-1, Transform::IDENTITY, Geometry::Plane { half_extents: Vec2::ZERO });
+    let mut plane = ShapeDesc::new(
+        -1,
+        Transform::IDENTITY,
+        Geometry::Plane {
+            half_extents: Vec2::ZERO,
+        },
+    );
     plane.material = soft();
     b.add_rigid_shape(plane);
     let mut d = BodyDesc::new(Transform::from_translation(Vec3::new(0.0, 0.0, 0.12)));
     d.velocity = SpatialVector::new(Vec3::new(1.0, 0.3, -1.5), Vec3::new(0.0, 2.0, 0.0));
     let s = b.add_body(d) as i32;
-    b.add_body_shape_with(s, Transform::IDENTITY, Geometry::Sphere { radius: 0.1 }, soft());
+    b.add_body_shape_with(
+        s,
+        Transform::IDENTITY,
+        Geometry::Sphere { radius: 0.1 },
+        soft(),
+    );
     b.finalize(Device::Cpu).unwrap()
 }
 
@@ -70,14 +98,27 @@ fn bouncing_sphere() -> Model {
 fn box_into_box() -> Model {
     let mut b = ModelBuilder::new();
     b.ground = None;
-    let mut plane = ShapeDesc::new(-1, Transform::IDENTITY, Geometry::Plane { half_extents: Vec2::ZERO });
+    let mut plane = ShapeDesc::new(
+        -1,
+        Transform::IDENTITY,
+        Geometry::Plane {
+            half_extents: Vec2::ZERO,
+        },
+    );
     plane.material = soft();
     b.add_rigid_shape(plane);
     for (x, vx) in [(0.0, 2.0), (0.3, 0.0)] {
         let mut d = BodyDesc::new(Transform::from_translation(Vec3::new(x, 0.0, 0.099)));
         d.velocity = SpatialVector::new(Vec3::new(vx, 0.05, 0.0), Vec3::ZERO);
         let s = b.add_body(d) as i32;
-        b.add_body_shape_with(s, Transform::IDENTITY, Geometry::Box { half_extents: Vec3::splat(0.1) }, soft());
+        b.add_body_shape_with(
+            s,
+            Transform::IDENTITY,
+            Geometry::Box {
+                half_extents: Vec3::splat(0.1),
+            },
+            soft(),
+        );
     }
     b.finalize(Device::Cpu).unwrap()
 }
@@ -85,7 +126,10 @@ fn box_into_box() -> Model {
 fn check_velocities(model: &Model, steps: usize, w: Vec<Vec3>, what: &str) -> weft::GradCheck {
     let mut r = Rollout::new(model, steps, w);
     let mut v0 = Array::from_vec(Device::Cpu, model.body_qd.to_vec());
-    let rep = gradcheck(&mut [&mut v0], Some(1e-3), |v, loss| r.loss(model, v[0], loss)).unwrap();
+    let rep = gradcheck(&mut [&mut v0], Some(1e-3), |v, loss| {
+        r.loss(model, v[0], loss)
+    })
+    .unwrap();
     println!("{what}, initial velocities: {rep}");
     rep
 }
@@ -94,7 +138,12 @@ fn check_velocities(model: &Model, steps: usize, w: Vec<Vec3>, what: &str) -> we
 fn sphere_bounce_gradients_match_finite_differences() {
     let model = bouncing_sphere();
     // The contact lasts ~40 of the 150 steps.
-    let rep = check_velocities(&model, 150, vec![Vec3::new(1.0, -0.5, 2.0)], "bouncing sphere");
+    let rep = check_velocities(
+        &model,
+        150,
+        vec![Vec3::new(1.0, -0.5, 2.0)],
+        "bouncing sphere",
+    );
     assert!(rep.max_rel < 2e-2, "{rep}");
     // Inverse mass and the contact stiffness of the plane.
     let mut r = Rollout::new(&model, 150, vec![Vec3::new(1.0, -0.5, 2.0)]);

@@ -145,7 +145,8 @@ pub fn collide_pair(
     }
 }
 
-/// The narrow phase over the first `min(pair_count[0], capacity)` pairs (a
+/// The narrow phase over the first `min(pair_count[0], capacity)` pairs, each
+/// with `margin` plus both shapes' speculative distances `spec` (a
 /// thread per pair slot; threads past the count do nothing, so the launch size
 /// need not be read back).
 #[weft::kernel]
@@ -155,12 +156,14 @@ pub fn narrow_phase(
     pairs: &Array<IVec2>,
     pair_count: &Array<i32>,
     margin: f32,
+    spec: &Array<f32>,
     contacts: &mut Contacts,
 ) {
     let t = tid();
     let n = min(pair_count[0], pairs.len() as i32);
     if t < n {
         let p = pairs[t];
-        collide_pair(shapes, body_q, p.x, p.y, margin, contacts, t);
+        let m = margin + spec[p.x] + spec[p.y];
+        collide_pair(shapes, body_q, p.x, p.y, m, contacts, t);
     }
 }

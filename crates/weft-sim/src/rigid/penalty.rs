@@ -5,13 +5,13 @@
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};
+use weft::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use weft_collide::{Contacts, ShapeSet};
-use weft::prelude::*;
 
 use super::contact_math::{body_com_world, body_pose, contact_points, point_velocity};
-use crate::kernels::shapes::contact_force;
 use crate::Model;
+use crate::kernels::shapes::contact_force;
 
 /// Series combination of two stiffnesses (or dampings): `a b / (a + b)`, 0
 /// when both are 0.

@@ -199,7 +199,7 @@ impl XpbdRigid {
             _ => Scratch::new(device, n, nc, np)?,
         };
         self.pipeline
-            .collide(&model.rigid_shapes, &s_in.body_q)
+            .collide_moving(&model.rigid_shapes, &s_in.body_q, &s_in.body_qd, dt)
             .map_err(collide_err)?;
         let contacts = &self.pipeline.contacts;
         s.patch.clear()?;
