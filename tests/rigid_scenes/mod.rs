@@ -260,8 +260,10 @@ impl RapierWorld {
                 handles.push(handle);
             }
         }
-        let mut params = r::IntegrationParameters::default();
-        params.dt = dt;
+        let params = r::IntegrationParameters {
+            dt,
+            ..Default::default()
+        };
         RapierWorld {
             params,
             pipeline: r::PhysicsPipeline::new(),
