@@ -27,37 +27,13 @@ pub fn add_correction(
     dw: &mut Array<Vec3>,
     counts: &mut Array<f32>,
 ) {
-    add_correction_torque(model, b, q, r, p, Vec3::ZERO, dx, dw, counts);
+    add_correction_torque(model, b, q, r, p, Vec3::ZERO, 1.0, dx, dw, counts);
 }
 
-/// A contact's share of its manifold's correction: `p` (already divided by
-/// the manifold's contact count) and `share` (1 / that count) added to the
-/// body's count, so a manifold counts once however many points it has.
-#[weft::func]
-pub fn add_manifold_share(
-    model: &Model,
-    b: i32,
-    q: Quat,
-    r: Vec3,
-    p: Vec3,
-    share: f32,
-    dx: &mut Array<Vec3>,
-    dw: &mut Array<Vec3>,
-    counts: &mut Array<f32>,
-) {
-    if b >= 0 {
-        if model.body_inv_mass[b] > 0.0 {
-            atomic_add(&mut dx[b], p * model.body_inv_mass[b]);
-            atomic_add(
-                &mut dw[b],
-                world_inv_inertia(q, model.body_inv_inertia[b]) * cross(r, p),
-            );
-            atomic_add(&mut counts[b], share);
-        }
-    }
-}
-
-/// [`add_correction`] plus a pure angular correction `tau`.
+/// [`add_correction`] plus a pure angular correction `tau`, counted as
+/// `share` of a correction: a contact of a manifold of `k` points adds `1 / k`
+/// (its `p` already divided by `k`), so a manifold counts once however many
+/// points it has.
 #[weft::func]
 pub fn add_correction_torque(
     model: &Model,
@@ -66,6 +42,7 @@ pub fn add_correction_torque(
     r: Vec3,
     p: Vec3,
     tau: Vec3,
+    share: f32,
     dx: &mut Array<Vec3>,
     dw: &mut Array<Vec3>,
     counts: &mut Array<f32>,
@@ -77,7 +54,7 @@ pub fn add_correction_torque(
                 &mut dw[b],
                 world_inv_inertia(q, model.body_inv_inertia[b]) * (cross(r, p) + tau),
             );
-            atomic_add(&mut counts[b], 1.0);
+            atomic_add(&mut counts[b], share);
         }
     }
 }
@@ -200,8 +177,8 @@ pub fn patch_friction(
             }
         }
         if length_sq(p) > 0.0 || length_sq(tau) > 0.0 {
-            add_correction_torque(model, bb, xb.q, rb, p, tau, dx, dw, counts);
-            add_correction_torque(model, ba, xa.q, ra, -p, -tau, dx, dw, counts);
+            add_correction_torque(model, bb, xb.q, rb, p, tau, 1.0, dx, dw, counts);
+            add_correction_torque(model, ba, xa.q, ra, -p, -tau, 1.0, dx, dw, counts);
         }
     }
 }
@@ -255,8 +232,19 @@ pub fn contact_positions(
                 let p = n * (dl / km);
                 lam += dl;
                 atomic_add(&mut patch_lambda[contacts.pair[c]], dl);
-                add_manifold_share(model, bb, xb.q, rb, p, 1.0 / km, dx, dw, counts);
-                add_manifold_share(model, ba, xa.q, ra, -p, 1.0 / km, dx, dw, counts);
+                add_correction_torque(model, bb, xb.q, rb, p, Vec3::ZERO, 1.0 / km, dx, dw, counts);
+                add_correction_torque(
+                    model,
+                    ba,
+                    xa.q,
+                    ra,
+                    -p,
+                    Vec3::ZERO,
+                    1.0 / km,
+                    dx,
+                    dw,
+                    counts,
+                );
             }
         }
         lambda_out[c] = lam;
