@@ -20,9 +20,7 @@
 //! reading and for `ptxas -v` (registers, spills).
 
 use std::time::Instant;
-use weft::geom::{
-    DeviceHashGrid, DeviceMesh, HashGridQuery, LbvhBuilder, hash_grid_query, hash_grid_query_next,
-};
+use weft::geom::{DeviceHashGrid, DeviceMesh, LbvhBuilder, hash_grid_query, hash_grid_query_next};
 use weft::prelude::*;
 use weft_examples::bounce::Rollout;
 use weft_examples::mesh_workload::{

@@ -6,8 +6,7 @@
 
 use weft::geom::bvh_refit::bvh_refit;
 use weft::geom::{
-    BvhNode, BvhQuery, DeviceBvh, bvh_query_aabb, bvh_query_aabb_next, bvh_query_ray,
-    bvh_query_ray_next,
+    BvhNode, DeviceBvh, bvh_query_aabb, bvh_query_aabb_next, bvh_query_ray, bvh_query_ray_next,
 };
 use weft::prelude::*;
 use weft_examples::devices::devices;

@@ -10,7 +10,7 @@ use weft::geom::lbvh_kernels::{
 };
 use weft::geom::winding_build::winding_climb;
 use weft::geom::{
-    BvhNode, DeviceMesh, LbvhBuilder, MeshAabbQuery, closest_point_triangle, mesh_query_aabb,
+    BvhNode, DeviceMesh, LbvhBuilder, closest_point_triangle, mesh_query_aabb,
     mesh_query_aabb_next, mesh_query_point_face, mesh_query_ray_face, point_triangle_distance_sq,
     ray_triangle,
 };

@@ -2,9 +2,9 @@
 //! `weft-geom` and brute force, on random rays; their PTX exists.
 
 use weft::geom::{
-    ClosestPoints, DeviceHashGrid, DeviceMesh, HashGridQuery, MeshAabbQuery,
-    closest_point_triangle, hash_grid_query, hash_grid_query_next, mesh_query_aabb,
-    mesh_query_aabb_next, mesh_query_point_face, mesh_query_ray_face, ray_triangle,
+    ClosestPoints, DeviceHashGrid, DeviceMesh, closest_point_triangle, hash_grid_query,
+    hash_grid_query_next, mesh_query_aabb, mesh_query_aabb_next, mesh_query_point_face,
+    mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;
 use weft_examples::random_f32s;
