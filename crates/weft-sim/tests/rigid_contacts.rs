@@ -211,3 +211,56 @@ fn tower_of_ten_boxes_stands() {
     );
     assert!(deepest < 1e-3, "a contact rests {deepest} m deep");
 }
+
+#[test]
+fn kinematic_platform_carries_a_box_by_friction() {
+    // A kinematic slab moving at 0.5 m/s along x; a box resting on it is
+    // dragged up to the slab's speed by kinetic friction (slipping v²/(2 μ g)
+    // = 15.9 mm behind), then carried (static friction); the slab is not slowed.
+    let mut b = ModelBuilder::new();
+    b.ground = None;
+    let mut slab = BodyDesc::new(Transform::from_translation(Vec3::new(0.0, 0.0, 0.0)));
+    slab.kind = weft_sim::BodyKind::Kinematic;
+    slab.velocity = SpatialVector::new(Vec3::new(0.5, 0.0, 0.0), Vec3::ZERO);
+    let s = b.add_body(slab) as i32;
+    b.add_body_shape_with(
+        s,
+        Transform::IDENTITY,
+        Geometry::Box {
+            half_extents: Vec3::new(2.0, 2.0, 0.05),
+        },
+        material(0.8, 0.0),
+    );
+    let bx = b.add_body(BodyDesc::new(Transform::from_translation(Vec3::new(
+        0.0, 0.0, 0.15,
+    )))) as i32;
+    b.add_body_shape_with(
+        bx,
+        Transform::IDENTITY,
+        Geometry::Box {
+            half_extents: Vec3::splat(0.1),
+        },
+        material(0.8, 0.0),
+    );
+    let model = b.finalize(Device::Cpu).unwrap();
+    let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
+    let s = run(&model, &mut solver, 120, 1.0 / 60.0, |_| {});
+    let q = s.body_q.to_vec();
+    let v = s.body_qd.to_vec();
+    println!(
+        "after 2 s: slab x {:.4}, box x {:.4}, box vx {:.4}",
+        q[0].p.x, q[1].p.x, v[1].top.x
+    );
+    assert!(
+        (q[0].p.x - 1.0).abs() < 1e-4,
+        "the kinematic slab must keep its velocity: {}",
+        q[0].p.x
+    );
+    let lag = q[0].p.x - q[1].p.x;
+    let want = 0.25 / (2.0 * 0.8 * 9.81);
+    assert!(
+        (lag - want).abs() < 2e-3,
+        "the box lags {lag} m behind, Coulomb says {want}"
+    );
+    assert!((v[1].top.x - 0.5).abs() < 0.01, "box speed {}", v[1].top.x);
+}
