@@ -142,6 +142,16 @@ impl CollisionPipeline {
         self.pairs.len()
     }
 
+    /// The candidate pairs `(a, b)` of shape indices the last
+    /// [`collide`](Self::collide) passed to the narrow phase (those that fit), in
+    /// the order the threads wrote them (a read-back: for tests and debugging).
+    pub fn candidate_pairs(&self) -> Result<Vec<IVec2>> {
+        let n = (self.pair_count.try_to_vec()?[0].max(0) as usize).min(self.pairs.len());
+        let mut pairs = self.pairs.try_to_vec()?;
+        pairs.truncate(n);
+        Ok(pairs)
+    }
+
     /// The settings.
     pub fn options(&self) -> CollisionOptions {
         self.options
