@@ -114,9 +114,21 @@ fn cpu_and_cuda_find_the_same_candidate_pairs() {
     let (shapes, poses) = pile(200);
     let (c, cf) = pairs_on(Device::Cpu, &shapes, &poses);
     let (g, gf) = pairs_on(gpu, &shapes, &poses);
-    println!("{} pairs and {cf} contacts on the CPU, {} and {gf} on CUDA", c.len(), g.len());
-    let only_cpu: Vec<_> = c.iter().filter(|p| g.binary_search(p).is_err()).take(8).collect();
-    let only_gpu: Vec<_> = g.iter().filter(|p| c.binary_search(p).is_err()).take(8).collect();
+    println!(
+        "{} pairs and {cf} contacts on the CPU, {} and {gf} on CUDA",
+        c.len(),
+        g.len()
+    );
+    let only_cpu: Vec<_> = c
+        .iter()
+        .filter(|p| g.binary_search(p).is_err())
+        .take(8)
+        .collect();
+    let only_gpu: Vec<_> = g
+        .iter()
+        .filter(|p| c.binary_search(p).is_err())
+        .take(8)
+        .collect();
     let mut dup = g.clone();
     dup.dedup();
     println!(

@@ -110,3 +110,66 @@ fn box_settles_at_the_same_height_as_in_rapier() {
         z[1]
     );
 }
+
+/// The issue's stacking test: a 20-layer pyramid of 210 boxes of 10 cm and
+/// 1 kg stands for 10 s — its top box moves less than 1 mm after the first
+/// second and no resting contact is deeper than 1 mm — in Weft, with Rapier's
+/// numbers printed beside (Rapier is held to the same bound).
+#[test]
+#[ignore = "fails: Weft's pyramid shears sideways (top box 445 mm after 10 s, session 19) and Rapier's top moves 2.4 mm; see docs/notes/rigid.md"]
+fn pyramid_of_210_boxes_stands_for_ten_seconds() {
+    let h = 0.05;
+    let scene = Scene::pyramid(20);
+    let mut weft = WeftWorld::new(&scene);
+    let mut rapier = RapierWorld::new(&scene, DT);
+    let top = scene.bodies.len() - 1;
+    let (mut settled, mut drift) = ([[0.0f32; 3]; 2], [0.0f32; 2]);
+    let mut deepest = 0.0f32;
+    // (box, the box it rests on or None for the ground): each box rests on
+    // the two below it, half a box to each side.
+    let mut supports = Vec::new();
+    for (i, a) in scene.bodies.iter().enumerate() {
+        if a.pos[2] < 1.5 * h {
+            supports.push((i, None));
+        }
+        for (j, b) in scene.bodies.iter().enumerate() {
+            if (a.pos[2] - b.pos[2] - 2.0 * h).abs() < 1e-4 && (a.pos[0] - b.pos[0]).abs() < 1.5 * h
+            {
+                supports.push((i, Some(j)));
+            }
+        }
+    }
+    for step in 0..600 {
+        weft.step(DT);
+        rapier.step();
+        let p = [weft.positions(), rapier.positions()];
+        for k in 0..2 {
+            if step == 59 {
+                settled[k] = p[k][top];
+            }
+            if step >= 59 {
+                let d = (0..3)
+                    .map(|i| (p[k][top][i] - settled[k][i]).powi(2))
+                    .sum::<f32>();
+                drift[k] = drift[k].max(d.sqrt());
+            }
+        }
+        if step >= 59 {
+            // Penetration of each resting contact: into the ground, or into
+            // a box of the layer below (centres 2h apart when touching).
+            for &(upper, lower) in &supports {
+                let below = lower.map_or(0.0, |l| p[0][l][2] + h);
+                deepest = deepest.max(below + h - p[0][upper][2]);
+            }
+        }
+    }
+    println!(
+        "pyramid top box drift after settling: weft {:.3} mm, rapier {:.3} mm; \
+         weft deepest sink below the touching height {:.3} mm",
+        drift[0] * 1e3,
+        drift[1] * 1e3,
+        deepest * 1e3
+    );
+    assert!(drift[0] < 1e-3, "weft's pyramid top moved {} m", drift[0]);
+    assert!(drift[1] < 1e-3, "rapier's pyramid top moved {} m", drift[1]);
+}

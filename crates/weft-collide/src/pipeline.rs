@@ -6,8 +6,9 @@ use weft::prelude::*;
 
 use crate::broad::{moving_bounds, moving_pairs, static_pairs};
 use crate::error::{CollideError, Result};
+use crate::manifolds::ManifoldBuilder;
 use crate::narrow::narrow_phase;
-use crate::{ContactReport, Contacts, ShapeSet, kinds};
+use crate::{ContactReport, Contacts, Manifolds, ShapeSet, kinds};
 
 /// Settings of a [`CollisionPipeline`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,6 +74,7 @@ pub struct CollisionPipeline {
     pair_count: Array<i32>,
     /// The contacts of the last [`CollisionPipeline::collide`].
     pub contacts: Contacts,
+    manifolds: ManifoldBuilder,
 }
 
 impl CollisionPipeline {
@@ -134,7 +136,13 @@ impl CollisionPipeline {
             pairs: Array::try_zeros(device, [pair_capacity])?,
             pair_count: Array::try_zeros(device, [1])?,
             contacts: Contacts::new(device, contact_capacity)?,
+            manifolds: ManifoldBuilder::new(device, pair_capacity, contact_capacity)?,
         })
+    }
+
+    /// The last [`collide`](Self::collide)'s contacts grouped by pair slot.
+    pub fn manifolds(&self) -> &Manifolds {
+        &self.manifolds.manifolds
     }
 
     /// How many candidate pairs fit (the range of [`Contacts::pair`]).
@@ -194,7 +202,9 @@ impl CollisionPipeline {
             });
         }
         if Tape::is_recording() {
-            self.contacts = Contacts::new(self.contacts.device(), self.contacts.capacity())?;
+            let (device, capacity) = (self.contacts.device(), self.contacts.capacity());
+            self.contacts = Contacts::new(device, capacity)?;
+            self.manifolds = ManifoldBuilder::new(device, self.pairs.len(), capacity)?;
         }
         Tape::pause(|| self.collide_untaped(shapes, body_q, body_qd, dt))
     }
@@ -273,7 +283,7 @@ impl CollisionPipeline {
                 &mut self.contacts,
             )?;
         }
-        Ok(())
+        self.manifolds.build(&self.contacts)
     }
 
     /// Reads back how many pairs and contacts the last [`collide`](Self::collide)

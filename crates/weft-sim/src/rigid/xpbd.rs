@@ -3,16 +3,22 @@
 use weft::{Array, Device, SpatialVector, Tape, Transform, Vec3};
 use weft_collide::{CollisionOptions, CollisionPipeline, ContactReport};
 
+use super::coloring::{COLORS, Coloring};
 use super::integrate::integrate_bodies;
 use super::xpbd_kernels as k;
 use crate::error::{Result, SimError};
 use crate::{Model, State};
 
 /// Substepped XPBD for rigid bodies: contacts are found once per step (with a
-/// margin, so contacts about to touch are in), then each of `substeps`
-/// substeps integrates the bodies, projects penetrating contacts out with
-/// static friction (`iterations` Jacobi passes), derives velocities, and
-/// applies dynamic friction and restitution at the velocity level.
+/// margin, so contacts about to touch are in) and grouped into manifolds, the
+/// manifolds are coloured so that no two of a colour share a dynamic body
+/// ([`coloring`](super::coloring)), then each of `substeps` substeps
+/// integrates the bodies, projects each manifold out of penetration as one
+/// block with patch friction (Gauss–Seidel: a thread per manifold, colour
+/// after colour, `iterations` passes; static friction holds against where the
+/// bodies were at the start of the step), derives velocities, and applies
+/// restitution manifold by manifold. On a CPU, scenes with few manifolds per
+/// colour run every colour on one thread in one launch (the same order).
 ///
 /// ```
 /// use weft::prelude::*;
@@ -34,90 +40,47 @@ use crate::{Model, State};
 /// # Ok::<(), weft_sim::SimError>(())
 /// ```
 pub struct XpbdRigid {
-    /// Substeps per step (default 16: resting penetration falls with the
-    /// square of the substep; a 10-box tower rests 0.4 mm deep per contact at
-    /// 60 Hz with 16, 1.7 mm with 8).
+    /// Substeps per step (default 8).
     pub substeps: usize,
-    /// Position passes per substep (default 1: with substeps, more passes
-    /// rarely pay off).
+    /// Passes over every manifold's positions per substep (default 1: with
+    /// substeps, more passes rarely pay off).
     pub iterations: usize,
-    /// Over-relaxation of the averaged position corrections, in (0, 2]
-    /// (default 2; see [`apply_position_deltas`](super::xpbd_kernels::apply_position_deltas)).
-    pub relaxation: f32,
+    /// Gauss–Seidel sweeps over the normal constraints inside a manifold per
+    /// pass (default 4: enough for a manifold's corrections to settle, so the
+    /// order of its contacts does not show).
+    pub sweeps: usize,
     pipeline: CollisionPipeline,
+    coloring: Coloring,
     scratch: Option<Scratch>,
 }
+
+/// Below this many manifolds per colour on average, a CPU solves all colours
+/// on one thread.
+const SERIAL_PER_COLOR: usize = 512;
 
 /// Per-step buffers, reused when no tape records.
 struct Scratch {
     q_prev: Array<Transform>,
     qd_prev: Array<SpatialVector>,
     q: Array<Transform>,
-    q_spare: Array<Transform>,
     q_pred: Array<Transform>,
     qd_pred: Array<SpatialVector>,
     qd: Array<SpatialVector>,
-    qd_pos: Array<SpatialVector>,
-    dx: Array<Vec3>,
-    dw: Array<Vec3>,
-    counts: Array<f32>,
-    lambda: [Array<f32>; 2],
-    patch: Patches,
-}
-
-/// Per-manifold arrays (indexed by the broad phase's pair slot).
-struct Patches {
-    count: Array<f32>,
-    point_a: Array<Vec3>,
-    point_b: Array<Vec3>,
-    spread: Array<f32>,
-    normal: Array<Vec3>,
-    shapes: Array<weft::IVec2>,
     lambda: Array<f32>,
-}
-
-impl Patches {
-    fn new(device: Device, np: usize) -> Result<Patches> {
-        Ok(Patches {
-            count: Array::try_zeros(device, [np])?,
-            point_a: Array::try_zeros(device, [np])?,
-            point_b: Array::try_zeros(device, [np])?,
-            spread: Array::try_zeros(device, [np])?,
-            normal: Array::try_zeros(device, [np])?,
-            shapes: Array::try_zeros(device, [np])?,
-            lambda: Array::try_zeros(device, [np])?,
-        })
-    }
-
-    fn clear(&mut self) -> Result<()> {
-        self.count.try_fill(0.0)?;
-        self.point_a.try_fill(Vec3::ZERO)?;
-        self.point_b.try_fill(Vec3::ZERO)?;
-        self.spread.try_fill(0.0)?;
-        self.normal.try_fill(Vec3::ZERO)?;
-        Ok(())
-    }
+    impulse: Array<f32>,
 }
 
 impl Scratch {
-    fn new(device: Device, n: usize, nc: usize, np: usize) -> Result<Scratch> {
+    fn new(device: Device, n: usize, nc: usize) -> Result<Scratch> {
         Ok(Scratch {
             q_prev: Array::try_zeros(device, [n])?,
             qd_prev: Array::try_zeros(device, [n])?,
             q: Array::try_zeros(device, [n])?,
-            q_spare: Array::try_zeros(device, [n])?,
             q_pred: Array::try_zeros(device, [n])?,
             qd_pred: Array::try_zeros(device, [n])?,
             qd: Array::try_zeros(device, [n])?,
-            qd_pos: Array::try_zeros(device, [n])?,
-            dx: Array::try_zeros(device, [n])?,
-            dw: Array::try_zeros(device, [n])?,
-            counts: Array::try_zeros(device, [n])?,
-            lambda: [
-                Array::try_zeros(device, [nc])?,
-                Array::try_zeros(device, [nc])?,
-            ],
-            patch: Patches::new(device, np)?,
+            lambda: Array::try_zeros(device, [nc])?,
+            impulse: Array::try_zeros(device, [nc])?,
         })
     }
 }
@@ -135,11 +98,13 @@ impl XpbdRigid {
     pub fn new(model: &Model, collision: CollisionOptions) -> Result<XpbdRigid> {
         let pipeline = CollisionPipeline::new(&model.rigid_shapes, model.body_count(), collision)
             .map_err(collide_err)?;
+        let coloring = Coloring::new(model.device(), model.body_count(), pipeline.pair_capacity())?;
         Ok(XpbdRigid {
-            substeps: 16,
-            iterations: 1,
-            relaxation: 2.0,
+            substeps: 8,
+            iterations: 2,
+            sweeps: 4,
             pipeline,
+            coloring,
             scratch: None,
         })
     }
@@ -170,12 +135,12 @@ impl XpbdRigid {
                 message: format!("must be finite and > 0, got {dt}"),
             });
         }
-        if self.substeps == 0 || !(self.relaxation > 0.0 && self.relaxation <= 2.0) {
+        if self.substeps == 0 || self.iterations == 0 || self.sweeps == 0 {
             return Err(SimError::InvalidParameter {
-                name: "substeps/relaxation",
+                name: "substeps/iterations/sweeps",
                 message: format!(
-                    "substeps must be ≥ 1 and relaxation in (0, 2], got {} and {}",
-                    self.substeps, self.relaxation
+                    "each must be ≥ 1, got {}, {} and {}",
+                    self.substeps, self.iterations, self.sweeps
                 ),
             });
         }
@@ -192,34 +157,39 @@ impl XpbdRigid {
         }
         let device = model.device();
         let nc = self.pipeline.contacts.capacity();
-        let np = self.pipeline.pair_capacity();
         let recording = Tape::is_recording();
         let mut s = match self.scratch.take() {
             Some(s) if !recording => s,
-            _ => Scratch::new(device, n, nc, np)?,
+            _ => Scratch::new(device, n, nc)?,
         };
         self.pipeline
             .collide_moving(&model.rigid_shapes, &s_in.body_q, &s_in.body_qd, dt)
             .map_err(collide_err)?;
         let contacts = &self.pipeline.contacts;
-        s.patch.clear()?;
-        {
-            let p = &mut s.patch;
-            k::patch_sums::launch(
-                nc,
-                model,
-                contacts,
-                &s_in.body_q,
-                &mut p.count,
-                &mut p.point_a,
-                &mut p.point_b,
-                &mut p.spread,
-                &mut p.normal,
-                &mut p.shapes,
-            )?;
-        }
+        let manifolds = self.pipeline.manifolds();
+        let c = &mut self.coloring;
+        c.run(model, contacts, manifolds)?;
+        // Launch sizes: the manifolds of each colour (one small read-back per
+        // step); the overflow colour runs on one thread, in order.
+        let counts = c.count.try_to_vec()?;
+        let launches: Vec<(i32, usize)> = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| **k > 0)
+            .map(|(color, &k)| {
+                let threads = if color == COLORS { 1 } else { k as usize };
+                (color as i32, threads)
+            })
+            .collect();
+        // On a CPU, a scene with few manifolds per colour is solved by one
+        // thread in one launch per pass (the same order): launching a colour
+        // costs more than solving it.
+        let colored: u32 = counts[..COLORS].iter().sum();
+        let colours = counts[..COLORS].iter().filter(|k| **k > 0).count().max(1);
+        let serial = device.is_cpu() && (colored as usize) < SERIAL_PER_COLOR * colours;
         let h = dt / self.substeps as f32;
         let threshold = 2.0 * model.gravity.length() * h;
+        let sweeps = self.sweeps as i32;
         s.q.copy_from(&s_in.body_q)?;
         s.qd.copy_from(&s_in.body_qd)?;
         for _ in 0..self.substeps {
@@ -227,7 +197,7 @@ impl XpbdRigid {
                 s = Scratch {
                     q: s.q.share(),
                     qd: s.qd.share(),
-                    ..Scratch::new(device, n, nc, np)?
+                    ..Scratch::new(device, n, nc)?
                 };
             }
             std::mem::swap(&mut s.q, &mut s.q_prev);
@@ -243,99 +213,88 @@ impl XpbdRigid {
                 &mut s.qd_pred,
             )?;
             s.q.copy_from(&s.q_pred)?;
-            s.lambda[0].try_fill(0.0)?;
-            s.patch.lambda.try_fill(0.0)?;
-            for _ in 0..self.iterations {
-                s.dx.try_fill(Vec3::ZERO)?;
-                s.dw.try_fill(Vec3::ZERO)?;
-                s.counts.try_fill(0.0)?;
-                let [l0, l1] = &mut s.lambda;
-                k::contact_positions::launch(
-                    nc,
-                    model,
-                    contacts,
-                    &s.q,
-                    &s.q_prev,
-                    l0,
-                    l1,
-                    &s.patch.count,
-                    &mut s.patch.lambda,
-                    &mut s.dx,
-                    &mut s.dw,
-                    &mut s.counts,
-                )?;
-                s.lambda.swap(0, 1);
-                k::apply_position_deltas::launch(
-                    n,
-                    model,
-                    &s.q,
-                    &s.dx,
-                    &s.dw,
-                    &s.counts,
-                    self.relaxation,
-                    &mut s.q_spare,
-                )?;
-                std::mem::swap(&mut s.q, &mut s.q_spare);
-                // Friction, per manifold, from the corrected poses.
-                s.dx.try_fill(Vec3::ZERO)?;
-                s.dw.try_fill(Vec3::ZERO)?;
-                s.counts.try_fill(0.0)?;
-                let p = &s.patch;
-                k::patch_friction::launch(
-                    np,
-                    model,
-                    &p.count,
-                    &p.point_a,
-                    &p.point_b,
-                    &p.spread,
-                    &p.normal,
-                    &p.shapes,
-                    &p.lambda,
-                    &s.q,
-                    &s.q_prev,
-                    &mut s.dx,
-                    &mut s.dw,
-                    &mut s.counts,
-                )?;
-                k::apply_position_deltas::launch(
-                    n,
-                    model,
-                    &s.q,
-                    &s.dx,
-                    &s.dw,
-                    &s.counts,
-                    1.0,
-                    &mut s.q_spare,
-                )?;
-                std::mem::swap(&mut s.q, &mut s.q_spare);
+            for pass in 0..self.iterations {
+                let (first, friction) = (pass == 0, pass + 1 == self.iterations);
+                if serial {
+                    k::solve_positions_serial::launch(
+                        1,
+                        model,
+                        contacts,
+                        manifolds,
+                        &c.list,
+                        &c.start,
+                        &c.count,
+                        sweeps,
+                        first,
+                        friction,
+                        &mut s.q,
+                        &s_in.body_q,
+                        &mut s.lambda,
+                    )?;
+                    continue;
+                }
+                for &(color, threads) in &launches {
+                    k::solve_positions::launch(
+                        threads,
+                        model,
+                        contacts,
+                        manifolds,
+                        &c.list,
+                        &c.start,
+                        &c.count,
+                        color,
+                        threads as i32,
+                        sweeps,
+                        first,
+                        friction,
+                        &mut s.q,
+                        &s_in.body_q,
+                        &mut s.lambda,
+                    )?;
+                }
             }
             k::velocities_from_positions::launch(
-                n,
-                model,
-                &s.q_pred,
-                &s.qd_pred,
-                &s.q,
-                h,
-                &mut s.qd_pos,
+                n, model, &s.q_pred, &s.qd_pred, &s.q, h, &mut s.qd,
             )?;
-            s.dx.try_fill(Vec3::ZERO)?;
-            s.dw.try_fill(Vec3::ZERO)?;
-            s.counts.try_fill(0.0)?;
-            k::contact_velocities::launch(
-                nc,
-                model,
-                contacts,
-                &s.q,
-                &s.qd_pos,
-                &s.qd_prev,
-                &s.lambda[0],
-                h,
-                threshold,
-                &mut s.dx,
-                &mut s.dw,
-                &mut s.counts,
-            )?;
-            k::apply_velocity_deltas::launch(n, &s.qd_pos, &s.dx, &s.dw, &s.counts, &mut s.qd)?;
+            if serial {
+                k::solve_velocities_serial::launch(
+                    1,
+                    model,
+                    contacts,
+                    manifolds,
+                    &c.list,
+                    &c.start,
+                    &c.count,
+                    2,
+                    &s.q,
+                    &mut s.qd,
+                    &s.qd_prev,
+                    &s.lambda,
+                    threshold,
+                    &mut s.impulse,
+                )?;
+                continue;
+            }
+            for &(color, threads) in &launches {
+                k::solve_velocities::launch(
+                    threads,
+                    model,
+                    contacts,
+                    manifolds,
+                    &c.list,
+                    &c.start,
+                    &c.count,
+                    color,
+                    threads as i32,
+                    2,
+                    &s.q,
+                    &mut s.qd,
+                    &s.qd_prev,
+                    &s.lambda,
+                    threshold,
+                    &mut s.impulse,
+                )?;
+            }
         }
         s_out.body_q.copy_from(&s.q)?;
         s_out.body_qd.copy_from(&s.qd)?;

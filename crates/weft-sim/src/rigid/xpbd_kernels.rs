@@ -1,138 +1,244 @@
-//! The kernels of [`XpbdRigid`](super::XpbdRigid): contact position
-//! projections with static friction, their averaged application, velocities
-//! from positions, and the velocity pass (dynamic friction, restitution).
+//! The kernels of [`XpbdRigid`](super::XpbdRigid): one thread per contact
+//! manifold, manifolds of one colour (no shared dynamic body, see
+//! [`coloring`](super::coloring)) in parallel and the colours in turn
+//! (Gauss–Seidel across manifolds). Inside a manifold, the normal constraints
+//! are projected in symmetric Gauss–Seidel sweeps with the correction
+//! accumulated per contact and kept non-negative (a later sweep may take back
+//! what an earlier one pushed too far), so a box resting on four corners gets
+//! the same correction whatever order its corners come in; friction acts once
+//! per manifold, at the patch centroid.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};
 use weft::prelude::*;
 #[allow(unused_imports)] // named by the generated code
-use weft_collide::{Contacts, ShapeSet};
+use weft_collide::{Contacts, Manifolds, ShapeSet};
 
-use super::contact_math::{
-    body_com_world, body_pose, contact_points, effective_inv_mass, point_velocity,
-};
+use super::contact_math::{body_com_world, body_pose, effective_inv_mass};
 use super::integrate::{rotate_by, world_inv_inertia};
 use crate::Model;
 
-/// Adds impulse-like correction `p` at offset `r` to body `b` (nothing for static
-/// geometry): `p / m` to `dx`, `I⁻¹ (r × p)` to `dw`, and one to its count.
+/// Pose `x` of body `b` after a positional impulse `p` at offset `r` from its
+/// centre of mass plus a pure angular impulse `tau` (unchanged for static and
+/// kinematic bodies).
 #[weft::func]
-pub fn add_correction(
-    model: &Model,
-    b: i32,
-    q: Quat,
-    r: Vec3,
-    p: Vec3,
-    dx: &mut Array<Vec3>,
-    dw: &mut Array<Vec3>,
-    counts: &mut Array<f32>,
-) {
-    add_correction_torque(model, b, q, r, p, Vec3::ZERO, 1.0, dx, dw, counts);
-}
-
-/// [`add_correction`] plus a pure angular correction `tau`, counted as
-/// `share` of a correction: a contact of a manifold of `k` points adds `1 / k`
-/// (its `p` already divided by `k`), so a manifold counts once however many
-/// points it has.
-#[weft::func]
-pub fn add_correction_torque(
-    model: &Model,
-    b: i32,
-    q: Quat,
-    r: Vec3,
-    p: Vec3,
-    tau: Vec3,
-    share: f32,
-    dx: &mut Array<Vec3>,
-    dw: &mut Array<Vec3>,
-    counts: &mut Array<f32>,
-) {
+pub fn corrected(model: &Model, b: i32, x: Transform, r: Vec3, p: Vec3, tau: Vec3) -> Transform {
+    let mut out = x;
     if b >= 0 {
-        if model.body_inv_mass[b] > 0.0 {
-            atomic_add(&mut dx[b], p * model.body_inv_mass[b]);
-            atomic_add(
-                &mut dw[b],
-                world_inv_inertia(q, model.body_inv_inertia[b]) * (cross(r, p) + tau),
-            );
-            atomic_add(&mut counts[b], share);
+        let w = model.body_inv_mass[b];
+        if w > 0.0 {
+            let com = model.body_com[b];
+            let c = transform_point(x, com) + p * w;
+            let dw = world_inv_inertia(x.q, model.body_inv_inertia[b]) * (cross(r, p) + tau);
+            let q1 = rotate_by(x.q, dw, 1.0);
+            out = Transform::new(c - quat_rotate(q1, com), q1);
         }
     }
+    out
 }
 
-/// Per manifold (contacts found by one pair slot), once per step at the
-/// step's poses `q`: contact count, sums of the surface points in each body's
-/// frame and of their squared lengths (for the patch radius), of the normals,
-/// and the two shapes.
-#[weft::kernel]
-pub fn patch_sums(
+/// Velocity `v` of body `b` (pose `x`) after an impulse `p` at offset `r`
+/// (unchanged for static and kinematic bodies).
+#[weft::func]
+pub fn kicked(
+    model: &Model,
+    b: i32,
+    x: Transform,
+    v: SpatialVector,
+    r: Vec3,
+    p: Vec3,
+) -> SpatialVector {
+    let mut out = v;
+    if b >= 0 {
+        let w = model.body_inv_mass[b];
+        if w > 0.0 {
+            let dw = world_inv_inertia(x.q, model.body_inv_inertia[b]) * cross(r, p);
+            out = SpatialVector::new(v.top + p * w, v.bottom + dw);
+        }
+    }
+    out
+}
+
+/// Contact `c` at poses `xa`, `xb` of its bodies: `(surface point on a,
+/// surface point on b, normal a → b)`; the signed gap is `n · (pb − pa)`.
+#[weft::func]
+pub fn contact_at(contacts: &Contacts, c: i32, xa: Transform, xb: Transform) -> (Vec3, Vec3, Vec3) {
+    let n = contacts.normal[c];
+    let pa = transform_point(xa, contacts.point_a[c]) + n * contacts.radius_a[c];
+    let pb = transform_point(xb, contacts.point_b[c]) - n * contacts.radius_b[c];
+    (pa, pb, n)
+}
+
+/// The bodies of manifold `m`: `(a, b)` of its first contact's shapes (-1 for
+/// static geometry).
+#[weft::func]
+pub fn manifold_bodies(
     model: &Model,
     contacts: &Contacts,
-    q: &Array<Transform>,
-    count: &mut Array<f32>,
-    point_a: &mut Array<Vec3>,
-    point_b: &mut Array<Vec3>,
-    spread: &mut Array<f32>,
-    normal: &mut Array<Vec3>,
-    shapes: &mut Array<IVec2>,
-) {
-    let c = tid();
-    if c < min(contacts.count[0], contacts.shape_a.len() as i32) {
-        let m = contacts.pair[c];
-        let (ba, bb, pa, pb, n) = contact_points(model, contacts, q, c);
-        let la = transform_point(transform_inverse(body_pose(q, ba)), pa);
-        let lb = transform_point(transform_inverse(body_pose(q, bb)), pb);
-        atomic_add(&mut count[m], 1.0);
-        atomic_add(&mut point_a[m], la);
-        atomic_add(&mut point_b[m], lb);
-        atomic_add(&mut spread[m], dot(la, la));
-        atomic_add(&mut normal[m], n);
-        shapes[m] = IVec2::new(contacts.shape_a[c], contacts.shape_b[c]);
-    }
+    manifolds: &Manifolds,
+    m: i32,
+) -> (i32, i32) {
+    let c0 = manifolds.contacts[manifolds.start[m] as i32];
+    (
+        model.rigid_shapes.body[contacts.shape_a[c0]],
+        model.rigid_shapes.body[contacts.shape_b[c0]],
+    )
 }
 
-/// Friction of each manifold as one patch (as PhysX's patch friction): the
-/// tangential slip of the manifold's centroid since the substep began
-/// (`q_prev`) is undone while that needs at most `mu_static` times the
-/// manifold's normal correction this substep (`patch_lambda`), else limited
-/// to `mu` times it (kinetic); the relative twist about the normal likewise,
-/// with the limit scaled by the patch's radius (a single point has none, so a
-/// sphere spins freely). One correction per manifold avoids the loss that
-/// averaging several corners' corrections has (their rotations cancel).
-#[weft::kernel]
+/// The normal constraints of manifold `m` (bodies `ba`, `bb` at `xa`, `xb`),
+/// projected as one block: `sweeps` symmetric Gauss–Seidel sweeps over the
+/// contacts of the problem linearised at `xa`, `xb` (each contact's
+/// accumulated correction `lambda[c]` moves to `max(λ − gap / w, 0)`, the gap
+/// including the displacement the block has made so far), then the block's
+/// net displacement applied once. Applying each contact's rotation as it
+/// comes instead would compose small rotations about the corners in turn,
+/// whose second-order remainder is a spin about the normal that always has
+/// the same sign for the same corner order (it spins a tower of boxes).
+/// Returns the new poses.
+#[weft::func]
+pub fn normal_block(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    m: i32,
+    ba: i32,
+    bb: i32,
+    xa: Transform,
+    xb: Transform,
+    sweeps: i32,
+    lambda: &mut Array<f32>,
+) -> (Transform, Transform) {
+    let s = manifolds.start[m] as i32;
+    let k = manifolds.len[m] as i32;
+    let ca = body_com_world(model, ba, xa);
+    let cb = body_com_world(model, bb, xb);
+    let mut wa = 0.0;
+    let mut wb = 0.0;
+    let mut ia = Mat3::ZERO;
+    let mut ib = Mat3::ZERO;
+    if ba >= 0 {
+        wa = model.body_inv_mass[ba];
+        ia = world_inv_inertia(xa.q, model.body_inv_inertia[ba]);
+    }
+    if bb >= 0 {
+        wb = model.body_inv_mass[bb];
+        ib = world_inv_inertia(xb.q, model.body_inv_inertia[bb]);
+    }
+    let mut dxa = Vec3::ZERO;
+    let mut dwa = Vec3::ZERO;
+    let mut dxb = Vec3::ZERO;
+    let mut dwb = Vec3::ZERO;
+    let mut moved = false;
+    for sweep in 0..sweeps {
+        for i in 0..k {
+            let mut j = i;
+            if sweep % 2 == 1 {
+                j = k - 1 - i;
+            }
+            let c = manifolds.contacts[s + j];
+            let (pa, pb, n) = contact_at(contacts, c, xa, xb);
+            let ra = pa - ca;
+            let rb = pb - cb;
+            let ta = cross(ra, n);
+            let tb = cross(rb, n);
+            let ua = ia * ta;
+            let ub = ib * tb;
+            let w = wa + wb + dot(ta, ua) + dot(tb, ub);
+            if w > 0.0 {
+                let d = dot(n, pb - pa) + dot(n, dxb - dxa) + dot(tb, dwb) - dot(ta, dwa);
+                let lam = lambda[c];
+                let l1 = max(lam - d / w, 0.0);
+                let dl = l1 - lam;
+                if dl != 0.0 {
+                    dxb += n * (wb * dl);
+                    dwb += ub * dl;
+                    dxa -= n * (wa * dl);
+                    dwa -= ua * dl;
+                    lambda[c] = l1;
+                    moved = true;
+                }
+            }
+        }
+    }
+    let mut ya = xa;
+    let mut yb = xb;
+    if moved {
+        if wa > 0.0 {
+            let q1 = rotate_by(xa.q, dwa, 1.0);
+            ya = Transform::new(ca + dxa - quat_rotate(q1, model.body_com[ba]), q1);
+        }
+        if wb > 0.0 {
+            let q1 = rotate_by(xb.q, dwb, 1.0);
+            yb = Transform::new(cb + dxb - quat_rotate(q1, model.body_com[bb]), q1);
+        }
+    }
+    (ya, yb)
+}
+
+/// The rotation vector of `q1 · q0⁻¹` (small angles): twice its vector part,
+/// on the short way round.
+#[weft::func]
+pub fn rotation_vector(q1: Quat, q0: Quat) -> Vec3 {
+    let d = q1 * quat_inverse(q0);
+    let mut v = Vec3::new(d.x, d.y, d.z) * 2.0;
+    if d.w < 0.0 {
+        v = -v;
+    }
+    v
+}
+
+/// Friction of manifold `m` as one patch (as PhysX's patch friction), after
+/// its normal sweeps: the tangential slip of the centroid of the pushing
+/// contacts since the substep began (`xa0`, `xb0`) is undone while that needs at
+/// most `mu_static` times the manifold's normal correction this substep (the
+/// sum of its `lambda`), else limited to `mu` times it (kinetic); the relative
+/// twist about the normal likewise, with the limit scaled by the patch's
+/// radius (a single point has none, so a sphere spins freely).
+#[weft::func]
 pub fn patch_friction(
     model: &Model,
-    count: &Array<f32>,
-    point_a: &Array<Vec3>,
-    point_b: &Array<Vec3>,
-    spread: &Array<f32>,
-    normal: &Array<Vec3>,
-    shapes: &Array<IVec2>,
-    patch_lambda: &Array<f32>,
-    q: &Array<Transform>,
-    q_prev: &Array<Transform>,
-    dx: &mut Array<Vec3>,
-    dw: &mut Array<Vec3>,
-    counts: &mut Array<f32>,
-) {
-    let m = tid();
-    let k = count[m];
-    // Each contact's correction is computed as if it alone held the bodies
-    // apart (Jacobi), so their mean, not their sum, is the manifold's normal
-    // impulse.
-    let lam = patch_lambda[m] / max(k, 1.0);
-    if k > 0.0 && lam > 0.0 {
-        let s = shapes[m];
-        let ba = model.rigid_shapes.body[s.x];
-        let bb = model.rigid_shapes.body[s.y];
-        let mu_s = 0.5 * (model.rigid_shapes.mu_static[s.x] + model.rigid_shapes.mu_static[s.y]);
-        let mu_d = 0.5 * (model.rigid_shapes.mu[s.x] + model.rigid_shapes.mu[s.y]);
-        let n = normalize(normal[m]);
-        let la = point_a[m] / k;
-        let lb = point_b[m] / k;
-        let xa = body_pose(q, ba);
-        let xb = body_pose(q, bb);
-        let xa0 = body_pose(q_prev, ba);
-        let xb0 = body_pose(q_prev, bb);
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    m: i32,
+    ba: i32,
+    bb: i32,
+    xa: Transform,
+    xb: Transform,
+    xa0: Transform,
+    xb0: Transform,
+    lambda: &mut Array<f32>,
+) -> (Transform, Transform) {
+    let s = manifolds.start[m] as i32;
+    let k = manifolds.len[m] as i32;
+    let ia = transform_inverse(xa);
+    let ib = transform_inverse(xb);
+    let mut lam = 0.0;
+    let active = k as f32;
+    let mut la = Vec3::ZERO;
+    let mut lb = Vec3::ZERO;
+    let mut spread = 0.0;
+    let mut nsum = Vec3::ZERO;
+    for i in 0..k {
+        let c = manifolds.contacts[s + i];
+        let (pa, pb, n) = contact_at(contacts, c, xa, xb);
+        let qa = transform_point(ia, pa);
+        lam += lambda[c];
+        la += qa;
+        lb += transform_point(ib, pb);
+        spread += dot(qa, qa);
+        nsum += n;
+    }
+    let mut ya = xa;
+    let mut yb = xb;
+    if lam > 0.0 {
+        let c0 = manifolds.contacts[s];
+        let sa = contacts.shape_a[c0];
+        let sb = contacts.shape_b[c0];
+        let mu_s = 0.5 * (model.rigid_shapes.mu_static[sa] + model.rigid_shapes.mu_static[sb]);
+        let mu_d = 0.5 * (model.rigid_shapes.mu[sa] + model.rigid_shapes.mu[sb]);
+        let n = normalize(nsum);
+        la = la / active;
+        lb = lb / active;
         let pa = transform_point(xa, la);
         let pb = transform_point(xb, lb);
         let slip = (pb - transform_point(xb0, lb)) - (pa - transform_point(xa0, la));
@@ -154,7 +260,7 @@ pub fn patch_friction(
             }
         }
         // Twist about the normal since the substep began.
-        let radius = sqrt(max(spread[m] / k - dot(la, la), 0.0));
+        let radius = sqrt(max(spread / active - dot(la, la), 0.0));
         let mut tau = Vec3::ZERO;
         if radius > 1.0e-6 {
             let twist = dot(
@@ -177,107 +283,293 @@ pub fn patch_friction(
             }
         }
         if length_sq(p) > 0.0 || length_sq(tau) > 0.0 {
-            add_correction_torque(model, bb, xb.q, rb, p, tau, 1.0, dx, dw, counts);
-            add_correction_torque(model, ba, xa.q, ra, -p, -tau, 1.0, dx, dw, counts);
+            yb = corrected(model, bb, xb, rb, p, tau);
+            ya = corrected(model, ba, xa, ra, -p, -tau);
         }
     }
+    (ya, yb)
 }
 
-/// The rotation vector of `q1 · q0⁻¹` (small angles): twice its vector part,
-/// on the short way round.
+/// The position solve of manifold `m` in place in `q`: its contacts' λ reset
+/// when `first` (the substep's first pass), `sweeps` normal sweeps, patch
+/// friction, one more normal sweep.
 #[weft::func]
-pub fn rotation_vector(q1: Quat, q0: Quat) -> Vec3 {
-    let d = q1 * quat_inverse(q0);
-    let mut v = Vec3::new(d.x, d.y, d.z) * 2.0;
-    if d.w < 0.0 {
-        v = -v;
-    }
-    v
-}
-
-/// Projects each penetrating contact out of penetration (XPBD, zero
-/// compliance). Corrections are summed per body, to be averaged by
-/// [`apply_position_deltas`]; `lambda_out[c]` is the normal correction so far
-/// this substep, and each manifold's sum goes to `patch_lambda` (friction acts
-/// per manifold: [`patch_friction`]).
-#[weft::kernel]
-pub fn contact_positions(
+pub fn solve_manifold_positions(
     model: &Model,
     contacts: &Contacts,
-    q: &Array<Transform>,
+    manifolds: &Manifolds,
+    m: i32,
+    sweeps: i32,
+    first: bool,
+    friction: bool,
+    q: &mut Array<Transform>,
     q_prev: &Array<Transform>,
-    lambda_in: &Array<f32>,
-    lambda_out: &mut Array<f32>,
-    patch_count: &Array<f32>,
-    patch_lambda: &mut Array<f32>,
-    dx: &mut Array<Vec3>,
-    dw: &mut Array<Vec3>,
-    counts: &mut Array<f32>,
+    lambda: &mut Array<f32>,
 ) {
-    let c = tid();
-    if c < min(contacts.count[0], contacts.shape_a.len() as i32) {
-        let (ba, bb, pa, pb, n) = contact_points(model, contacts, q, c);
-        let d = dot(n, pb - pa);
-        let mut lam = lambda_in[c];
-        if d < 0.0 {
-            let xa = body_pose(q, ba);
-            let xb = body_pose(q, bb);
-            let ra = pa - body_com_world(model, ba, xa);
-            let rb = pb - body_com_world(model, bb, xb);
-            let w = effective_inv_mass(model, ba, xa.q, ra, n)
-                + effective_inv_mass(model, bb, xb.q, rb, n);
-            if w > 0.0 {
-                let dl = -d / w;
-                let km = max(patch_count[contacts.pair[c]], 1.0);
-                let p = n * (dl / km);
-                lam += dl;
-                atomic_add(&mut patch_lambda[contacts.pair[c]], dl);
-                add_correction_torque(model, bb, xb.q, rb, p, Vec3::ZERO, 1.0 / km, dx, dw, counts);
-                add_correction_torque(
-                    model,
-                    ba,
-                    xa.q,
-                    ra,
-                    -p,
-                    Vec3::ZERO,
-                    1.0 / km,
-                    dx,
-                    dw,
-                    counts,
-                );
-            }
+    let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
+    let s = manifolds.start[m] as i32;
+    if first {
+        for i in 0..manifolds.len[m] as i32 {
+            lambda[manifolds.contacts[s + i]] = 0.0;
         }
-        lambda_out[c] = lam;
+    }
+    let mut xa = Transform::new(Vec3::ZERO, Quat::IDENTITY);
+    let mut xb = xa;
+    if ba >= 0 {
+        xa = q[ba];
+    }
+    if bb >= 0 {
+        xb = q[bb];
+    }
+    let (na, nb) = normal_block(
+        model, contacts, manifolds, m, ba, bb, xa, xb, sweeps, lambda,
+    );
+    xa = na;
+    xb = nb;
+    let mut fa = xa;
+    let mut fb = xb;
+    if friction {
+        let (ya, yb) = patch_friction(
+            model,
+            contacts,
+            manifolds,
+            m,
+            ba,
+            bb,
+            xa,
+            xb,
+            body_pose(q_prev, ba),
+            body_pose(q_prev, bb),
+            lambda,
+        );
+        fa = ya;
+        fb = yb;
+    }
+    if ba >= 0 {
+        if model.body_inv_mass[ba] > 0.0 {
+            q[ba] = fa;
+        }
+    }
+    if bb >= 0 {
+        if model.body_inv_mass[bb] > 0.0 {
+            q[bb] = fb;
+        }
     }
 }
 
-/// Moves each body by its summed corrections times `min(1, relaxation /
-/// count)`: averaged over the manifolds that touch it and over-relaxed
-/// (Macklin et al. 2014's constraint averaging), but never more than their
-/// sum — with the default relaxation 2, a box in a stack (two manifolds) gets
-/// the sum of both, a box in a pile the over-relaxed mean.
+/// The position solve of the manifolds of colour `color` (`list[start[color]
+/// ..][..count[color]]`), a thread taking every `stride`-th.
 #[weft::kernel]
-pub fn apply_position_deltas(
+pub fn solve_positions(
     model: &Model,
-    q_in: &Array<Transform>,
-    dx: &Array<Vec3>,
-    dw: &Array<Vec3>,
-    counts: &Array<f32>,
-    relaxation: f32,
-    q_out: &mut Array<Transform>,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    list: &Array<i32>,
+    start: &Array<u32>,
+    count: &Array<u32>,
+    color: i32,
+    stride: i32,
+    sweeps: i32,
+    first: bool,
+    friction: bool,
+    q: &mut Array<Transform>,
+    q_prev: &Array<Transform>,
+    lambda: &mut Array<f32>,
 ) {
-    let b = tid();
-    let x = q_in[b];
-    let k = counts[b];
-    let mut x1 = x;
-    if k > 0.0 {
-        let s = min(1.0, relaxation / k);
-        let com = model.body_com[b];
-        let c = transform_point(x, com) + dx[b] * s;
-        let q1 = rotate_by(x.q, dw[b] * s, 1.0);
-        x1 = Transform::new(c - quat_rotate(q1, com), q1);
+    let n = count[color] as i32;
+    let base = start[color] as i32;
+    let mut i = tid();
+    while i < n {
+        let m = list[base + i];
+        solve_manifold_positions(
+            model, contacts, manifolds, m, sweeps, first, friction, q, q_prev, lambda,
+        );
+        i += stride;
     }
-    q_out[b] = x1;
+}
+
+/// The position solve of every manifold by one thread, colour after colour
+/// (`colors` of them, the overflow last): the same Gauss–Seidel order as
+/// [`solve_positions`] launched per colour, in one launch — what a CPU does
+/// for small scenes, where launches would cost more than the work.
+#[weft::kernel]
+pub fn solve_positions_serial(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    list: &Array<i32>,
+    start: &Array<u32>,
+    count: &Array<u32>,
+    sweeps: i32,
+    first: bool,
+    friction: bool,
+    q: &mut Array<Transform>,
+    q_prev: &Array<Transform>,
+    lambda: &mut Array<f32>,
+) {
+    for color in 0..count.len() {
+        let base = start[color] as i32;
+        for i in 0..count[color] as i32 {
+            let m = list[base + i];
+            solve_manifold_positions(
+                model, contacts, manifolds, m, sweeps, first, friction, q, q_prev, lambda,
+            );
+        }
+    }
+}
+
+/// The velocity pass of every manifold by one thread, colour after colour
+/// (see [`solve_positions_serial`]).
+#[weft::kernel]
+pub fn solve_velocities_serial(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    list: &Array<i32>,
+    start: &Array<u32>,
+    count: &Array<u32>,
+    sweeps: i32,
+    q: &Array<Transform>,
+    qd: &mut Array<SpatialVector>,
+    qd_prev: &Array<SpatialVector>,
+    lambda: &Array<f32>,
+    threshold: f32,
+    impulse: &mut Array<f32>,
+) {
+    for color in 0..count.len() {
+        let base = start[color] as i32;
+        for i in 0..count[color] as i32 {
+            let m = list[base + i];
+            solve_manifold_velocities(
+                model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, impulse,
+            );
+        }
+    }
+}
+
+/// The velocity pass of manifold `m` in place in `qd`, over its contacts that
+/// pushed this substep (`lambda > 0`), in `sweeps` Gauss–Seidel sweeps:
+/// restitution sets each one's normal speed to `e` times its approach speed at
+/// the substep's start (`qd_prev`; `e = 0` below `threshold`, so resting
+/// contacts do not jitter).
+#[weft::func]
+pub fn solve_manifold_velocities(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    m: i32,
+    sweeps: i32,
+    q: &Array<Transform>,
+    qd: &mut Array<SpatialVector>,
+    qd_prev: &Array<SpatialVector>,
+    lambda: &Array<f32>,
+    threshold: f32,
+    impulse: &mut Array<f32>,
+) {
+    let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
+    let s = manifolds.start[m] as i32;
+    let k = manifolds.len[m] as i32;
+    for i in 0..k {
+        impulse[manifolds.contacts[s + i]] = 0.0;
+    }
+    let xa = body_pose(q, ba);
+    let xb = body_pose(q, bb);
+    let zero = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+    let mut va = zero;
+    let mut vb = zero;
+    let mut va0 = zero;
+    let mut vb0 = zero;
+    if ba >= 0 {
+        va = qd[ba];
+        va0 = qd_prev[ba];
+    }
+    if bb >= 0 {
+        vb = qd[bb];
+        vb0 = qd_prev[bb];
+    }
+    let ca = body_com_world(model, ba, xa);
+    let cb = body_com_world(model, bb, xb);
+    for sweep in 0..sweeps {
+        for i in 0..k {
+            let mut j = i;
+            if sweep % 2 == 1 {
+                j = k - 1 - i;
+            }
+            let c = manifolds.contacts[s + j];
+            if lambda[c] > 0.0 {
+                let (pa, pb, n) = contact_at(contacts, c, xa, xb);
+                let ra = pa - ca;
+                let rb = pb - cb;
+                let vn = dot(
+                    n,
+                    (vb.top + cross(vb.bottom, rb)) - (va.top + cross(va.bottom, ra)),
+                );
+                let vn0 = dot(
+                    n,
+                    (vb0.top + cross(vb0.bottom, rb)) - (va0.top + cross(va0.bottom, ra)),
+                );
+                let sa = contacts.shape_a[c];
+                let sb = contacts.shape_b[c];
+                let mut e =
+                    0.5 * (model.rigid_shapes.restitution[sa] + model.rigid_shapes.restitution[sb]);
+                if abs(vn0) <= threshold {
+                    e = 0.0;
+                }
+                let wn = effective_inv_mass(model, ba, xa.q, ra, n)
+                    + effective_inv_mass(model, bb, xb.q, rb, n);
+                if wn > 0.0 {
+                    let acc = impulse[c];
+                    let a1 = max(acc + (max(-e * vn0, 0.0) - vn) / wn, 0.0);
+                    impulse[c] = a1;
+                    let p = n * (a1 - acc);
+                    vb = kicked(model, bb, xb, vb, rb, p);
+                    va = kicked(model, ba, xa, va, ra, -p);
+                }
+            }
+        }
+    }
+    if ba >= 0 {
+        if model.body_inv_mass[ba] > 0.0 {
+            qd[ba] = va;
+        }
+    }
+    if bb >= 0 {
+        if model.body_inv_mass[bb] > 0.0 {
+            qd[bb] = vb;
+        }
+    }
+}
+
+/// The velocity pass of the manifolds of colour `color`, a thread taking
+/// every `stride`-th (see [`solve_positions`]).
+#[weft::kernel]
+pub fn solve_velocities(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    list: &Array<i32>,
+    start: &Array<u32>,
+    count: &Array<u32>,
+    color: i32,
+    stride: i32,
+    sweeps: i32,
+    q: &Array<Transform>,
+    qd: &mut Array<SpatialVector>,
+    qd_prev: &Array<SpatialVector>,
+    lambda: &Array<f32>,
+    threshold: f32,
+    impulse: &mut Array<f32>,
+) {
+    let n = count[color] as i32;
+    let base = start[color] as i32;
+    let mut i = tid();
+    while i < n {
+        let m = list[base + i];
+        solve_manifold_velocities(
+            model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, impulse,
+        );
+        i += stride;
+    }
 }
 
 /// Velocities after the position projections: the predicted velocity plus the
@@ -315,83 +607,6 @@ pub fn velocities_from_positions(
             w = -w;
         }
         out = SpatialVector::new(v.top + dc / dt, v.bottom + w);
-    }
-    qd_out[b] = out;
-}
-
-/// The velocity pass of each contact that pushed this substep (`lambda > 0`):
-/// dynamic friction removes up to `mu · lambda / dt` of the sliding speed, and
-/// restitution sets the separating normal speed to `e` times the approach
-/// speed at the substep's start (`qd_prev`; `e = 0` below `threshold`, so
-/// resting contacts do not jitter). Velocity changes are summed per body.
-#[weft::kernel]
-pub fn contact_velocities(
-    model: &Model,
-    contacts: &Contacts,
-    q: &Array<Transform>,
-    qd: &Array<SpatialVector>,
-    qd_prev: &Array<SpatialVector>,
-    lambda: &Array<f32>,
-    dt: f32,
-    threshold: f32,
-    dv: &mut Array<Vec3>,
-    dw: &mut Array<Vec3>,
-    counts: &mut Array<f32>,
-) {
-    let c = tid();
-    if c < min(contacts.count[0], contacts.shape_a.len() as i32) {
-        let lam = lambda[c];
-        if lam > 0.0 {
-            let (ba, bb, pa, pb, n) = contact_points(model, contacts, q, c);
-            let xa = body_pose(q, ba);
-            let xb = body_pose(q, bb);
-            let ra = pa - body_com_world(model, ba, xa);
-            let rb = pb - body_com_world(model, bb, xb);
-            let vrel = point_velocity(qd, bb, rb) - point_velocity(qd, ba, ra);
-            let vn = dot(n, vrel);
-            let vt = vrel - n * vn;
-            let sa = contacts.shape_a[c];
-            let sb = contacts.shape_b[c];
-            let mu = 0.5 * (model.rigid_shapes.mu[sa] + model.rigid_shapes.mu[sb]);
-            let mut e =
-                0.5 * (model.rigid_shapes.restitution[sa] + model.rigid_shapes.restitution[sb]);
-            let mut p = Vec3::ZERO;
-            let wn = effective_inv_mass(model, ba, xa.q, ra, n)
-                + effective_inv_mass(model, bb, xb.q, rb, n);
-            // Restitution: the normal impulse that sets the separating speed.
-            let vn_prev = dot(
-                n,
-                point_velocity(qd_prev, bb, rb) - point_velocity(qd_prev, ba, ra),
-            );
-            if abs(vn_prev) <= threshold {
-                e = 0.0;
-            }
-            if wn > 0.0 {
-                p += n * ((max(-e * vn_prev, 0.0) - vn) / wn);
-            }
-            if length_sq(p) > 0.0 {
-                add_correction(model, bb, xb.q, rb, p, dv, dw, counts);
-                add_correction(model, ba, xa.q, ra, -p, dv, dw, counts);
-            }
-        }
-    }
-}
-
-/// Adds each body's summed velocity changes, averaged over their count.
-#[weft::kernel]
-pub fn apply_velocity_deltas(
-    qd_in: &Array<SpatialVector>,
-    dv: &Array<Vec3>,
-    dw: &Array<Vec3>,
-    counts: &Array<f32>,
-    qd_out: &mut Array<SpatialVector>,
-) {
-    let b = tid();
-    let v = qd_in[b];
-    let k = counts[b];
-    let mut out = v;
-    if k > 0.0 {
-        out = SpatialVector::new(v.top + dv[b] / k, v.bottom + dw[b] / k);
     }
     qd_out[b] = out;
 }

@@ -64,6 +64,7 @@ mod mesh;
 pub mod point_batch;
 mod query;
 mod ray;
+mod scan;
 mod watertight;
 mod winding;
 /// The kernel of [`LbvhBuilder::set_winding`] (public for tests of its PTX).
@@ -90,6 +91,7 @@ pub use query::{
 pub use ray::{
     mesh_query_ray_face, ray_box, ray_box_entry, ray_inverse, ray_order, slab_far_scale,
 };
+pub use scan::DeviceScan;
 pub use watertight::{ray_triangle, ray_triangle_sheared, watertight_ray};
 pub use winding::{mesh_winding_number, solid_angle};
 
