@@ -12,9 +12,10 @@
 //! that no gradient passes through (a search's box tests, a sign behind
 //! `stop_gradient`) without being refused for reading them.
 //!
-//! Structures take part too, though no adjoint flows through them: their edges find
-//! the places where gradient would be lost in one (see [`super::adjoint()`]'s
-//! refusals).
+//! Structures take part too. Adjoints flow through structures of values as through
+//! tuples, field by field; through those that hold arrays none flows, and their
+//! edges find the places where gradient would be lost in one (see
+//! [`super::adjoint()`]'s refusals).
 
 use std::collections::{HashMap, HashSet};
 
@@ -128,14 +129,14 @@ impl Graph<'_> {
                 self.sinks.push(Node::Val(v));
             }
             Expr::Unary(UnOp::Neg, a) => self.edges_to(v, &[*a]),
-            Expr::Binary(op, a, b) if arith(op) && differentiable(ty) => {
+            Expr::Binary(op, a, b) if arith(op) && differentiable(ty, &f.structs) => {
                 self.edges_to(v, &[*a, *b]);
             }
-            Expr::Cast(a, _) if differentiable(f.ty(*a)) => self.edges_to(v, &[*a]),
+            Expr::Cast(a, _) if differentiable(f.ty(*a), &f.structs) => self.edges_to(v, &[*a]),
             Expr::Builtin(name, args)
                 if diff_builtin(name)
-                    && differentiable(ty)
-                    && args.iter().all(|a| differentiable(f.ty(*a))) =>
+                    && differentiable(ty, &f.structs)
+                    && args.iter().all(|a| differentiable(f.ty(*a), &f.structs)) =>
             {
                 self.edges_to(v, args);
             }
