@@ -260,6 +260,52 @@ mod tests {
     use crate::{Builder, Env, Param};
 
     #[test]
+    fn structures_of_values_carry_gradient_and_handles_do_not() {
+        let def = |name: &str, fields: Vec<(&str, Type)>| {
+            let fields = fields.into_iter().map(|(n, t)| (n.into(), t)).collect();
+            (
+                name.to_string(),
+                StructDef {
+                    name: name.into(),
+                    fields,
+                },
+            )
+        };
+        let arr = Type::Array {
+            elem: Box::new(Type::F32),
+            ndim: 1,
+            access: crate::types::Access::Read,
+        };
+        let structs: HashMap<String, StructDef> = [
+            def(
+                "Hit",
+                vec![("hit", Type::BOOL), ("t", Type::F32), ("face", Type::I32)],
+            ),
+            def("Ids", vec![("a", Type::I32), ("b", Type::BOOL)]),
+            def(
+                "Outer",
+                vec![
+                    ("ids", Type::Struct("Ids".into())),
+                    ("h", Type::Struct("Hit".into())),
+                ],
+            ),
+            def("Mesh", vec![("points", arr), ("scale", Type::F32)]),
+            def(
+                "Holder",
+                vec![("m", Type::Struct("Mesh".into())), ("k", Type::F32)],
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let d = |n: &str| differentiable(&Type::Struct(n.into()), &structs);
+        assert!(d("Hit") && d("Outer"));
+        // No floats; arrays (directly or nested) make a handle.
+        assert!(!d("Ids") && !d("Mesh") && !d("Holder"));
+        let tuple = Type::Tuple(vec![Type::I32, Type::Struct("Hit".into())]);
+        assert!(differentiable(&tuple, &structs));
+    }
+
+    #[test]
     fn only_values_between_inputs_and_the_result_are_active() {
         // fn f(x: f32) -> f32 {
         //     let a = x * x;                     // active
