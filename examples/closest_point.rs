@@ -19,10 +19,10 @@ fn sdf_slice(mesh: &DeviceMesh, extent: f32, width: i32, sdf: &mut Array<f32>) {
     let x = ((col as f32 + 0.5) / width as f32 * 2.0 - 1.0) * extent;
     let z = (1.0 - (row as f32 + 0.5) / width as f32 * 2.0) * extent;
     let p = Vec3::new(x, 0.0, z);
-    let (found, q, _face, _u, _v, sign) = mesh_query_point(mesh, p, f32::INFINITY);
+    let q = mesh_query_point(mesh, p, f32::INFINITY);
     let mut d = f32::INFINITY;
-    if found {
-        d = sign * length(q - p);
+    if q.found {
+        d = q.sign * length(q.point - p);
     }
     sdf[row * width + col] = d;
 }

@@ -26,11 +26,11 @@ fn render(
     let u = ((x as f32 + 0.5) / width as f32 * 2.0 - 1.0) * width as f32 / height as f32;
     let v = 1.0 - (y as f32 + 0.5) / height as f32 * 2.0;
     let dir = normalize(forward + right * (u * 0.5) + up * (v * 0.5));
-    let (hit, _t, _u, _v, _face, n, sign) = mesh_query_ray(mesh, eye, dir, 1.0e6);
+    let hit = mesh_query_ray(mesh, eye, dir, 1.0e6);
     let mut colour = Vec3::new(0.08, 0.09, 0.11) * (1.2 - 0.4 * v);
-    if hit {
+    if hit.hit {
         // `sign` is -1 on a back face: turn its normal toward the camera.
-        colour = Vec3::splat(0.5) + n * (0.5 * sign);
+        colour = Vec3::splat(0.5) + hit.normal * (0.5 * hit.sign);
     }
     image[y * width + x] = colour;
 }

@@ -1,8 +1,9 @@
 //! Which values carry gradient (`weft_ir::autodiff::activity`): reads that no
 //! gradient passes through are allowed anywhere, and every place where gradient
-//! would be lost — an array of structures, a structure value, an atomic's old
-//! value, an index array changed after the launch that read it through a func —
-//! refuses to differentiate instead of giving a wrong gradient.
+//! would be lost — an array of structures, an atomic's old value, an index array
+//! changed after the launch that read it through a func — refuses to differentiate
+//! instead of giving a wrong gradient (structure values without arrays carry
+//! gradient: `tests/structure_gradients.rs`).
 
 use weft::prelude::*;
 
@@ -418,7 +419,7 @@ fn structure_count(p: &Array<Pair>, x: &Array<f64>, y: &mut Array<f64>) {
 }
 
 #[test]
-fn gradients_through_structures_refuse_unless_none_passes() {
+fn gradients_through_arrays_of_structures_refuse_unless_none_passes() {
     let pairs = [Pair { a: 1.0, b: 2.0 }, Pair { a: 3.0, b: 4.0 }];
     let p = Array::from_slice(Device::Cpu, &pairs);
     let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();
@@ -432,13 +433,11 @@ fn gradients_through_structures_refuse_unless_none_passes() {
         "{e}"
     );
 
+    // A structure value (no arrays) carries its fields' adjoints.
     let x = input(Device::Cpu);
     let mut y = Array::zeros(Device::Cpu, [4]).requires_grad();
-    let e = backward(&x, &mut y, |x, y| through_structure::launch(4, x, y)).unwrap_err();
-    assert!(
-        e.to_string().contains("structure values are not supported"),
-        "{e}"
-    );
+    backward(&x, &mut y, |x, y| through_structure::launch(4, x, y)).unwrap();
+    assert_eq!(x.grad_to_vec().unwrap(), vec![2.0; 4]);
 
     let x = Array::from_slice(Device::Cpu, &[1.0, 1.0]).requires_grad();
     let mut y = Array::zeros(Device::Cpu, [2]).requires_grad();

@@ -120,11 +120,14 @@ mod mesh {
             q = mesh_query_aabb_next(mesh, q, lo, hi);
         }
         out[i][0] = k;
-        // Results used whole: the tests below do not depend on their layout.
+        // Fields of results whose structures (`MeshQueryRay`, `MeshQueryPoint`)
+        // are not imported here.
         let ray = mesh_query_ray(mesh, p[i], Vec3::Z, 10.0);
         let point = mesh_query_point(mesh, p[i], 10.0);
-        let _ = ray;
-        let _ = point;
+        out[i][1] = -1;
+        if ray.hit && point.found && ray.t > 0.0 {
+            out[i][1] = ray.face + point.face;
+        }
     }
 }
 
@@ -167,7 +170,10 @@ fn kernels_that_import_only_the_prelude_and_their_funcs_run() {
     let mut hits = Array::zeros(dev, [8, 2]);
     mesh::queries::launch(8, &dmesh, &x, &mut hits).unwrap();
     // Only the first point's box (±0.1 around the origin) is away from z = 1.
-    assert_eq!(hits.to_vec()[0], 0);
+    let hits = hits.to_vec();
+    assert_eq!(hits[0], 0);
+    // Every ray up from y = 0 meets the one face, the closest point too.
+    assert!(hits.chunks(2).all(|c| c[1] == 0), "{hits:?}");
 
     let bvh = weft::geom::DeviceBvh::new(dev, &[Vec3::splat(-0.01)], &[Vec3::splat(0.01)]).unwrap();
     let mut found = Array::zeros(dev, [8, 2]);

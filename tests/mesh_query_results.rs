@@ -29,19 +29,19 @@ fn rays(
     velocities: &mut Array<Vec3>,
 ) {
     let i = tid();
-    let (hit, t, u, v, f, n, s) = mesh_query_ray(mesh, o[i], d[i], max_t);
-    face[i] = f;
-    if !hit {
-        face[i] = -2 - f;
+    let hit = mesh_query_ray(mesh, o[i], d[i], max_t);
+    face[i] = hit.face;
+    if !hit.hit {
+        face[i] = -2 - hit.face;
     }
-    tuv[i] = Vec3::new(t, u, v);
-    normal[i] = n;
-    sign[i] = s;
+    tuv[i] = Vec3::new(hit.t, hit.u, hit.v);
+    normal[i] = hit.normal;
+    sign[i] = hit.sign;
     evals[i] = Vec3::ZERO;
     velocities[i] = Vec3::ZERO;
-    if hit {
-        evals[i] = mesh_eval_position(mesh, f, u, v);
-        velocities[i] = mesh_eval_velocity(mesh, f, u, v);
+    if hit.hit {
+        evals[i] = mesh_eval_position(mesh, hit.face, hit.u, hit.v);
+        velocities[i] = mesh_eval_velocity(mesh, hit.face, hit.u, hit.v);
     }
 }
 
@@ -59,19 +59,23 @@ fn points(
     same: &mut Array<i32>,
 ) {
     let i = tid();
-    let (found, q, f, u, v, s) = mesh_query_point(mesh, p[i], max_dist);
-    let (found2, q2, f2, u2, v2) = mesh_query_point_no_sign(mesh, p[i], max_dist);
-    face[i] = f;
-    if !found {
-        face[i] = -2 - f;
+    let q = mesh_query_point(mesh, p[i], max_dist);
+    let q2 = mesh_query_point_no_sign(mesh, p[i], max_dist);
+    face[i] = q.face;
+    if !q.found {
+        face[i] = -2 - q.face;
     }
-    closest[i] = q;
-    uv[i] = Vec2::new(u, v);
-    sign[i] = s;
+    closest[i] = q.point;
+    uv[i] = Vec2::new(q.u, q.v);
+    sign[i] = q.sign;
     same[i] = 0;
-    if found == found2 && f == f2 && q.x == q2.x && q.y == q2.y && q.z == q2.z && u == u2 && v == v2
-    {
+    let same_point = q.point.x == q2.point.x && q.point.y == q2.point.y && q.point.z == q2.point.z;
+    if q.found == q2.found && q.face == q2.face && same_point && q.u == q2.u && q.v == q2.v {
         same[i] = 1;
+    }
+    // The unsigned query does not tell inside from outside.
+    if q2.sign != 0.0 {
+        same[i] = 0;
     }
 }
 
@@ -500,18 +504,21 @@ fn query_loss(
     loss: &mut Array<f32>,
 ) {
     let i = tid();
-    let (hit, t, u, v, f, _n, _s) = mesh_query_ray(mesh, o[i], d[i], 100.0);
-    if hit {
-        let p = mesh_eval_position(mesh, f, u, v);
+    let hit = mesh_query_ray(mesh, o[i], d[i], 100.0);
+    if hit.hit {
+        let p = mesh_eval_position(mesh, hit.face, hit.u, hit.v);
         atomic_add(
             &mut loss[0],
-            t + 0.5 * u - 0.25 * v + dot(p, Vec3::new(0.3, -0.2, 0.1)),
+            hit.t + 0.5 * hit.u - 0.25 * hit.v + dot(p, Vec3::new(0.3, -0.2, 0.1)),
         );
     }
     // (The closest point's barycentrics jump where the closest face changes.)
-    let (found, q, _g, _u, _v, sign) = mesh_query_point(mesh, p[i], 100.0);
-    if found {
-        atomic_add(&mut loss[0], sign * dot(q, Vec3::new(1.0, 2.0, 3.0)));
+    let q = mesh_query_point(mesh, p[i], 100.0);
+    if q.found {
+        atomic_add(
+            &mut loss[0],
+            q.sign * dot(q.point, Vec3::new(1.0, 2.0, 3.0)),
+        );
     }
 }
 

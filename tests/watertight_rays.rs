@@ -22,16 +22,16 @@ fn first_hits(
     at_uv: &mut Array<Vec3>,
 ) {
     let i = tid();
-    let (hit, t, u, v, f, _n, _s) = mesh_query_ray(mesh, o[i], d[i], 1.0e6);
-    face[i] = f;
-    if !hit {
-        face[i] = -2 - f;
+    let hit = mesh_query_ray(mesh, o[i], d[i], 1.0e6);
+    face[i] = hit.face;
+    if !hit.hit {
+        face[i] = -2 - hit.face;
     }
-    tuv[i] = Vec3::new(t, u, v);
-    along[i] = o[i] + t * d[i];
+    tuv[i] = Vec3::new(hit.t, hit.u, hit.v);
+    along[i] = o[i] + hit.t * d[i];
     at_uv[i] = Vec3::ZERO;
-    if hit {
-        at_uv[i] = mesh_eval_position(mesh, f, u, v);
+    if hit.hit {
+        at_uv[i] = mesh_eval_position(mesh, hit.face, hit.u, hit.v);
     }
 }
 

@@ -105,10 +105,10 @@ pub fn closest_points(mesh: &DeviceMesh, p: &Array<Vec3>, max_dist: f32, q: &mut
 #[weft::kernel]
 pub fn signed_distances(mesh: &DeviceMesh, p: &Array<Vec3>, max_dist: f32, d: &mut Array<f32>) {
     let i = tid();
-    let (found, q, _f, _u, _v, sign) = mesh_query_point(mesh, p[i], max_dist);
+    let q = mesh_query_point(mesh, p[i], max_dist);
     let mut s = max_dist;
-    if found {
-        s = sign * length(q - p[i]);
+    if q.found {
+        s = q.sign * length(q.point - p[i]);
     }
     d[i] = s;
 }

@@ -1373,6 +1373,19 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
             fn zero() -> Self {
                 <#name as #rt::bytemuck::Zeroable>::zeroed()
             }
+            #[inline(always)]
+            fn adj_zero() -> Self {
+                #name { #(#fids: <#ftys as #rt::KernelZero>::adj_zero()),* }
+            }
+        }
+
+        // Adjoints of structure values: field by field (integer and boolean fields
+        // carry none and keep the first value).
+        impl #rt::Accum for #name {
+            #[inline(always)]
+            fn accum(a: Self, b: Self) -> Self {
+                #name { #(#fids: <#ftys as #rt::Accum>::accum(a.#fids, b.#fids)),* }
+            }
         }
 
         impl #rt::KernelStruct for #name {

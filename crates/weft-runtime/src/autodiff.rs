@@ -148,7 +148,7 @@ impl Accum for DTransform {
 }
 
 /// Integers and booleans carry no gradient: accumulating keeps the first value
-/// (their adjoint slots in tuples stay zero).
+/// (their adjoint slots in tuples and structures stay zero).
 macro_rules! accum_none {
     ($($t:ty),*) => {$(
         impl Accum for $t {
@@ -159,7 +159,10 @@ macro_rules! accum_none {
         }
     )*};
 }
-accum_none!(i32, u32, i64, u64, bool);
+accum_none!(
+    i32, u32, i64, u64, bool, IVec2, IVec3, IVec4, UVec2, UVec3, UVec4, I64Vec2, I64Vec3, I64Vec4,
+    U64Vec2, U64Vec3, U64Vec4
+);
 
 impl Accum for () {
     #[inline(always)]

@@ -12,9 +12,10 @@
 //! that no gradient passes through (a search's box tests, a sign behind
 //! `stop_gradient`) without being refused for reading them.
 //!
-//! Structures take part too, though no adjoint flows through them: their edges find
-//! the places where gradient would be lost in one (see [`super::adjoint()`]'s
-//! refusals).
+//! Structures take part too. Adjoints flow through structures of values as through
+//! tuples, field by field; through those that hold arrays none flows, and their
+//! edges find the places where gradient would be lost in one (see
+//! [`super::adjoint()`]'s refusals).
 
 use std::collections::{HashMap, HashSet};
 
@@ -128,14 +129,14 @@ impl Graph<'_> {
                 self.sinks.push(Node::Val(v));
             }
             Expr::Unary(UnOp::Neg, a) => self.edges_to(v, &[*a]),
-            Expr::Binary(op, a, b) if arith(op) && differentiable(ty) => {
+            Expr::Binary(op, a, b) if arith(op) && differentiable(ty, &f.structs) => {
                 self.edges_to(v, &[*a, *b]);
             }
-            Expr::Cast(a, _) if differentiable(f.ty(*a)) => self.edges_to(v, &[*a]),
+            Expr::Cast(a, _) if differentiable(f.ty(*a), &f.structs) => self.edges_to(v, &[*a]),
             Expr::Builtin(name, args)
                 if diff_builtin(name)
-                    && differentiable(ty)
-                    && args.iter().all(|a| differentiable(f.ty(*a))) =>
+                    && differentiable(ty, &f.structs)
+                    && args.iter().all(|a| differentiable(f.ty(*a), &f.structs)) =>
             {
                 self.edges_to(v, args);
             }
@@ -257,6 +258,52 @@ mod tests {
     use crate::autodiff::eliminate_jumps;
     use crate::types::Scalar;
     use crate::{Builder, Env, Param};
+
+    #[test]
+    fn structures_of_values_carry_gradient_and_handles_do_not() {
+        let def = |name: &str, fields: Vec<(&str, Type)>| {
+            let fields = fields.into_iter().map(|(n, t)| (n.into(), t)).collect();
+            (
+                name.to_string(),
+                StructDef {
+                    name: name.into(),
+                    fields,
+                },
+            )
+        };
+        let arr = Type::Array {
+            elem: Box::new(Type::F32),
+            ndim: 1,
+            access: crate::types::Access::Read,
+        };
+        let structs: HashMap<String, StructDef> = [
+            def(
+                "Hit",
+                vec![("hit", Type::BOOL), ("t", Type::F32), ("face", Type::I32)],
+            ),
+            def("Ids", vec![("a", Type::I32), ("b", Type::BOOL)]),
+            def(
+                "Outer",
+                vec![
+                    ("ids", Type::Struct("Ids".into())),
+                    ("h", Type::Struct("Hit".into())),
+                ],
+            ),
+            def("Mesh", vec![("points", arr), ("scale", Type::F32)]),
+            def(
+                "Holder",
+                vec![("m", Type::Struct("Mesh".into())), ("k", Type::F32)],
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let d = |n: &str| differentiable(&Type::Struct(n.into()), &structs);
+        assert!(d("Hit") && d("Outer"));
+        // No floats; arrays (directly or nested) make a handle.
+        assert!(!d("Ids") && !d("Mesh") && !d("Holder"));
+        let tuple = Type::Tuple(vec![Type::I32, Type::Struct("Hit".into())]);
+        assert!(differentiable(&tuple, &structs));
+    }
 
     #[test]
     fn only_values_between_inputs_and_the_result_are_active() {

@@ -26,11 +26,12 @@ mod refusals;
 use grad_arrays::grad_uses;
 pub use grad_arrays::holds_float_arrays;
 
-use super::activity::{Activity, writes_arrays, written_float_args};
+use super::activity::{Activity, carries, writes_arrays, written_float_args};
 use super::handed::HandedGrad;
 use super::jumps::{Emit, FnBuild, eliminate_jumps};
 use super::needed;
 use crate::access::{ArraySource, array_sources};
+use crate::builder::struct_has_arrays;
 use crate::builtins;
 use crate::ir::*;
 use crate::types::{Access, Scalar, Type};
@@ -67,24 +68,31 @@ pub struct Adjoint {
     pub handed: Vec<HandedGrad>,
 }
 
-/// Whether a type carries gradients.
-pub fn differentiable(t: &Type) -> bool {
+/// Whether values of type `t` carry gradients (have adjoints): float-based
+/// values, tuples with such parts, and structures of values (no arrays, in
+/// nested structures neither) with such fields. A structure that holds arrays is
+/// a handle: its arrays' gradients live in gradient arrays, never in an adjoint
+/// value, so it carries none (nor do its float fields, which the launch fixes).
+pub fn differentiable(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
     match t {
-        Type::Tuple(ts) => ts.iter().any(differentiable),
-        Type::Struct(_) => false,
+        Type::Tuple(ts) => ts.iter().any(|t| differentiable(t, structs)),
+        Type::Struct(name) => {
+            !struct_has_arrays(structs, name)
+                && structs
+                    .get(name)
+                    .is_some_and(|s| s.fields.iter().any(|(_, ft)| differentiable(ft, structs)))
+        }
         other => other.is_float_based(),
     }
 }
 
-/// Whether `t` holds a structure (directly or in a tuple) with float-based fields.
-fn has_float_fields(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
+/// Whether `t` holds (directly or in a tuple) a structure that holds arrays and
+/// float fields: a handle, whose float fields carry no adjoint (see
+/// [`differentiable`]).
+fn handle_with_floats(t: &Type, structs: &HashMap<String, StructDef>) -> bool {
     match t {
-        Type::Tuple(ts) => ts.iter().any(|t| has_float_fields(t, structs)),
-        Type::Struct(name) => structs.get(name).is_some_and(|s| {
-            s.fields
-                .iter()
-                .any(|(_, ft)| ft.is_float_based() || has_float_fields(ft, structs))
-        }),
+        Type::Tuple(ts) => ts.iter().any(|t| handle_with_floats(t, structs)),
+        Type::Struct(name) => struct_has_arrays(structs, name) && carries(t, structs),
         _ => false,
     }
 }
@@ -175,6 +183,12 @@ impl Gen {
         self.g.values[v.0 as usize].ty.clone()
     }
 
+    /// Whether `t` carries gradients ([`differentiable`] with this function's
+    /// structures).
+    fn diff(&self, t: &Type) -> bool {
+        differentiable(t, &self.g.structs)
+    }
+
     fn adj_of_value(&mut self, v: ValueId) -> VarId {
         if let Some(a) = self.adj_val.get(&v) {
             return *a;
@@ -209,7 +223,7 @@ impl Gen {
     }
 
     fn accum_value(&mut self, out: &mut Vec<Stmt>, v: ValueId, contribution: ValueId) {
-        if !differentiable(&self.ty(v)) || !self.act.active(v) {
+        if !self.diff(&self.ty(v)) || !self.act.active(v) {
             return;
         }
         let a = self.adj_of_value(v);
@@ -364,8 +378,7 @@ impl Gen {
             match s {
                 Stmt::Def(v, e) => self.reverse_def(&mut out, *v, e),
                 Stmt::Let(var, v) | Stmt::Assign(var, v) => {
-                    if differentiable(&self.g.vars[var.0 as usize].ty) && self.act.active_var(*var)
-                    {
+                    if self.diff(&self.g.vars[var.0 as usize].ty) && self.act.active_var(*var) {
                         let a = self.adj_of_var(*var);
                         let mut e = self.emit();
                         let cur = e.read(a);
@@ -376,7 +389,7 @@ impl Gen {
                 }
                 Stmt::Store(arr, idx, v) => {
                     if let Some(g) = self.grad_of(*arr)
-                        && differentiable(&self.ty(*v))
+                        && self.diff(&self.ty(*v))
                     {
                         let t = self.ty(*v);
                         let mut e = self.emit();
@@ -476,7 +489,7 @@ impl Gen {
             match op {
                 AtomicOp::Add | AtomicOp::Sub => {
                     if let Some(g) = self.grad_of(*arr)
-                        && differentiable(&self.ty(*val))
+                        && self.diff(&self.ty(*val))
                     {
                         let t = self.ty(*val);
                         let mut em = self.emit();
@@ -489,7 +502,7 @@ impl Gen {
                     }
                 }
                 AtomicOp::Min | AtomicOp::Max => {
-                    if differentiable(&self.ty(*val)) && self.grad_of(*arr).is_some() {
+                    if self.diff(&self.ty(*val)) && self.grad_of(*arr).is_some() {
                         self.blockers.insert(
                             "`atomic_min`/`atomic_max` are not differentiable; compute the extremum, then differentiate a plain store".into(),
                         );
@@ -526,7 +539,7 @@ impl Gen {
         let a_v = em.read(adj);
         out.extend(em.out);
         match e {
-            Expr::Var(var) if differentiable(&self.g.vars[var.0 as usize].ty) => {
+            Expr::Var(var) if self.diff(&self.g.vars[var.0 as usize].ty) => {
                 let t = self.adj_of_var(*var);
                 self.accum_into(out, t, a_v);
             }
@@ -541,7 +554,7 @@ impl Gen {
                 out.extend(em.out);
                 self.accum_value(out, *a, r);
             }
-            Expr::Binary(op, a, b) if differentiable(&self.ty(v)) => {
+            Expr::Binary(op, a, b) if self.diff(&self.ty(v)) => {
                 let name = match op {
                     BinOp::Add => "add",
                     BinOp::Sub => "sub",
@@ -563,7 +576,7 @@ impl Gen {
                 self.accum_value(out, *a, ra);
                 self.accum_value(out, *b, rb);
             }
-            Expr::Cast(a, _) if differentiable(&self.ty(*a)) => {
+            Expr::Cast(a, _) if self.diff(&self.ty(*a)) => {
                 let t = self.ty(*a);
                 let Type::Scalar(s) = t else { unreachable!() };
                 let mut em = self.emit();
@@ -573,10 +586,7 @@ impl Gen {
             }
             Expr::Builtin(name, args) => {
                 let diff = builtins::doc(name).is_some_and(|d| d.differentiable);
-                if diff
-                    && differentiable(&self.ty(v))
-                    && args.iter().all(|a| differentiable(&self.ty(*a)))
-                {
+                if diff && self.diff(&self.ty(v)) && args.iter().all(|a| self.diff(&self.ty(*a))) {
                     let mut call = args.clone();
                     call.push(a_v);
                     let tys: Vec<Type> = args.iter().map(|a| self.ty(*a)).collect();
@@ -616,7 +626,7 @@ impl Gen {
             Expr::Construct(_, parts) => {
                 let parts = parts.clone();
                 for (i, p) in parts.iter().enumerate() {
-                    if differentiable(&self.ty(*p)) {
+                    if self.diff(&self.ty(*p)) {
                         let t = self.ty(*p);
                         let mut em = self.emit();
                         let x = em.def(t, Expr::Extract(a_v, i as u32));
@@ -632,7 +642,7 @@ impl Gen {
                 out.extend(em.out);
                 self.accum_value(out, *x, r);
             }
-            Expr::Extract(a, i) if differentiable(&self.ty(*a)) => {
+            Expr::Extract(a, i) if self.diff(&self.ty(*a)) => {
                 let t = self.ty(*a);
                 let mut em = self.emit();
                 let z = em.def(t.clone(), Expr::Zero(t.clone()));
@@ -679,7 +689,9 @@ impl Gen {
             Expr::Load(arr, idx) => {
                 if let Some(g) = self.grad_of(*arr) {
                     out.push(Stmt::GradAdd(g, *arr, idx.clone(), a_v));
-                } else if differentiable(&self.ty(v)) {
+                } else if self.diff(&self.ty(v)) && !matches!(self.ty(v), Type::Struct(_)) {
+                    // (Structures read from arrays are refused where they are
+                    // read, by `refuse_lost_structure`.)
                     self.blockers.insert(
                         "it reads a float array that has no gradient array (a field of a structure built or copied into a local); gradients through such arrays are not supported yet (use the parameter's array)".into(),
                     );
@@ -730,7 +742,7 @@ pub fn adjoint_with(
     // (its callers hand theirs down).
     for (i, p) in f.params.iter().enumerate() {
         let ty = match &p.ty {
-            Type::Array { elem, ndim, .. } if differentiable(elem) => Type::Array {
+            Type::Array { elem, ndim, .. } if elem.is_float_based() => Type::Array {
                 elem: elem.clone(),
                 ndim: *ndim,
                 access: Access::Write,
@@ -798,11 +810,11 @@ pub fn adjoint_with(
     st.refuse_rewritten_reads(&fwd, &accesses);
     let mut body = prologue;
     body.extend(st.replay(&fwd.body, true));
-    // A structure result's float fields would need their own adjoint slots, which
-    // funcs do not have: refuse rather than drop that gradient.
-    if f.kind == FnKind::Func && has_float_fields(&f.ret, &f.structs) {
+    // The float fields of a structure that holds arrays carry no adjoint: refuse
+    // rather than drop their gradient.
+    if f.kind == FnKind::Func && handle_with_floats(&f.ret, &f.structs) {
         st.blockers.insert(
-            "it returns a structure with float fields, and gradients through structure results are not supported yet (return a tuple)".into(),
+            "it returns a structure that holds both arrays and float fields, and no gradient passes through the float fields of such structures (return the floats in a structure without arrays, or a tuple)".into(),
         );
     }
     // Seed the result's adjoint (funcs).
@@ -815,7 +827,7 @@ pub fn adjoint_with(
         let mut e = st.emit();
         let seed = e.def(t, Expr::Param(seed_param));
         body.extend(e.out);
-        if differentiable(&f.ret) {
+        if differentiable(&f.ret, &f.structs) {
             let a = st.adj_of_value(*r);
             let mut e = st.emit();
             e.out.push(Stmt::Assign(a, seed));
@@ -829,7 +841,7 @@ pub fn adjoint_with(
         let mut tys = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
             let mut e = st.emit();
-            if differentiable(&p.ty) {
+            if differentiable(&p.ty, &f.structs) {
                 let v = st.param_adj_var(i);
                 let mut e2 = st.emit();
                 let x = e2.read(v);

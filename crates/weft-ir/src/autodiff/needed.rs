@@ -33,7 +33,7 @@ pub(super) fn block_active(
         }
         Stmt::Def(v, _) => act.active(*v),
         Stmt::Let(var, _) | Stmt::Assign(var, _) => act.active_var(*var),
-        Stmt::Store(arr, _, v) => has_grad(*arr) && differentiable(f.ty(*v)),
+        Stmt::Store(arr, _, v) => has_grad(*arr) && differentiable(f.ty(*v), &f.structs),
         Stmt::If(_, a, c) | Stmt::While(a, _, c) => active(a) || active(c),
         Stmt::For(_, _, _, body) => active(body),
         _ => false,
@@ -98,7 +98,7 @@ impl<'a> Walk<'a> {
                 }
                 Stmt::LocalStore(var, k, v) => self.set(Node::Var(*var), &[*k, *v]),
                 Stmt::Store(arr, idx, v)
-                    if (self.has_grad)(*arr) && differentiable(self.f.ty(*v)) =>
+                    if (self.has_grad)(*arr) && differentiable(self.f.ty(*v), &self.f.structs) =>
                 {
                     self.roots
                         .extend(idx.iter().chain([v]).map(|i| Node::Val(*i)));

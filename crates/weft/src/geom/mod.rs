@@ -1,7 +1,8 @@
 //! Geometry queries inside kernels: a triangle mesh with its BVH as a kernel
 //! structure ([`DeviceMesh`]) and funcs that traverse it on every back end —
 //! complete queries ([`mesh_query_ray`], [`mesh_query_point`],
-//! [`mesh_query_point_no_sign`]), their searches alone, winding numbers
+//! [`mesh_query_point_no_sign`], returning [`MeshQueryRay`] and [`MeshQueryPoint`]),
+//! their searches alone, winding numbers
 //! ([`mesh_winding_number`]) and box queries ([`mesh_query_aabb`]); a BVH over any
 //! boxes ([`DeviceBvh`], [`bvh_query_aabb`], [`bvh_query_ray`]); and hashed grids
 //! over points ([`DeviceHashGrid`], [`hash_grid_query`]).
@@ -85,8 +86,8 @@ pub use lbvh::LbvhBuilder;
 pub use mesh::{BvhNode, DeviceMesh, WindingNode, leaf_triangles};
 pub use point_batch::ClosestPoints;
 pub use query::{
-    mesh_eval_position, mesh_eval_velocity, mesh_query_point, mesh_query_point_no_sign,
-    mesh_query_ray,
+    MeshQueryPoint, MeshQueryRay, mesh_eval_position, mesh_eval_velocity, mesh_query_point,
+    mesh_query_point_no_sign, mesh_query_ray,
 };
 pub use ray::{
     mesh_query_ray_face, ray_box, ray_box_entry, ray_inverse, ray_order, slab_far_scale,

@@ -1,9 +1,10 @@
 //! The complete mesh queries: a search for the face, then the differentiable
 //! evaluation on it, in one call.
 //!
-//! Each returns a tuple (funcs cannot differentiate through structure results).
-//! Gradients reach the query (ray origin and direction, the point) through
-//! [`ray_triangle`] and [`closest_point_triangle`]; the mesh is a constant here
+//! Each returns a structure with named fields ([`MeshQueryRay`],
+//! [`MeshQueryPoint`]), whose float fields carry gradient. Gradients reach the
+//! query (ray origin and direction, the point) through [`ray_triangle`] and
+//! [`closest_point_triangle`]; the mesh is a constant here
 //! (its corners pass through `stop_gradient`). For gradients with respect to the
 //! mesh points, read the corners in the kernel and call those funcs there.
 
@@ -28,14 +29,60 @@ fn face_corners_const(mesh: &DeviceMesh, f: i32) -> (Vec3, Vec3, Vec3) {
     (a, b, c)
 }
 
-/// The first hit of the ray `o + t d`, `0 <= t <= max_t`, on `mesh`:
-/// `(hit, t, u, v, face, normal, sign)`. The hit point is
-/// `u a + v b + (1 - u - v) c` on face `face` with corners `(a, b, c)` (the
-/// barycentrics of `weft_geom`'s queries and [`mesh_eval_position`]);
-/// `normal` is the face's unit normal (counter-clockwise front) and `sign` is 1
-/// when the ray meets the front, -1 the back. No hit: `(false, 0, 0, 0, -1, 0, 0)`.
-/// The face is [`mesh_query_ray_face`]'s (the smallest index among faces hit at
-/// the same `t`). Differentiable: `t`, `u` and `v` with respect to `o` and `d`.
+/// What [`mesh_query_ray`] found: named fields, so `u` and `v` cannot be swapped
+/// (Warp's `MeshQueryRay`, with `hit` for its `result`).
+///
+/// The hit point is `u a + v b + (1 - u - v) c` on face `face` with corners
+/// `(a, b, c)` (the barycentrics of `weft_geom`'s queries and
+/// [`mesh_eval_position`]). No hit: `hit` false, `face` -1, every float 0.
+#[weft::structure]
+pub struct MeshQueryRay {
+    /// Whether the ray hit the mesh within `max_t`.
+    pub hit: bool,
+    /// Distance along the ray in units of `|d|` (the hit is `o + t d`).
+    pub t: f32,
+    /// Barycentric weight of the face's first corner.
+    pub u: f32,
+    /// Barycentric weight of the face's second corner.
+    pub v: f32,
+    /// The face hit (the smallest index among faces hit at the same `t`), -1 for
+    /// none.
+    pub face: i32,
+    /// The face's unit normal (counter-clockwise front).
+    pub normal: Vec3,
+    /// 1 when the ray meets the front of the face, -1 the back.
+    pub sign: f32,
+}
+
+/// What [`mesh_query_point`] and [`mesh_query_point_no_sign`] found: named
+/// fields, so `u` and `v` cannot be swapped (Warp's `MeshQueryPoint`, with
+/// `found` for its `result`, plus the closest point itself).
+///
+/// `point = u a + v b + (1 - u - v) c` on face `face` with corners `(a, b, c)`.
+/// Nothing within `max_dist`: `found` false, `face` -1, everything else 0.
+#[weft::structure]
+pub struct MeshQueryPoint {
+    /// Whether a point of the mesh lies within `max_dist`.
+    pub found: bool,
+    /// The closest point on the mesh.
+    pub point: Vec3,
+    /// The face it lies on (the smallest index among equally close faces), -1 for
+    /// none.
+    pub face: i32,
+    /// Barycentric weight of the face's first corner.
+    pub u: f32,
+    /// Barycentric weight of the face's second corner.
+    pub v: f32,
+    /// -1 inside, 1 outside ([`mesh_query_point`]); 0 when nothing was found, and
+    /// always 0 from [`mesh_query_point_no_sign`], which does not tell.
+    pub sign: f32,
+}
+
+/// The first hit of the ray `o + t d`, `0 <= t <= max_t`, on `mesh`, as a
+/// [`MeshQueryRay`] (`hit.t`, `hit.u`, `hit.v`, `hit.face`, `hit.normal`,
+/// `hit.sign`). The face is [`mesh_query_ray_face`]'s (the smallest index among
+/// faces hit at the same `t`). Differentiable: `t`, `u` and `v` with respect to
+/// `o` and `d`.
 ///
 /// ```
 /// use weft::prelude::*;
@@ -44,9 +91,9 @@ fn face_corners_const(mesh: &DeviceMesh, f: i32) -> (Vec3, Vec3, Vec3) {
 /// #[weft::kernel]
 /// fn depth(mesh: &DeviceMesh, origins: &Array<Vec3>, dir: Vec3, t: &mut Array<f32>, s: &mut Array<f32>) {
 ///     let i = tid();
-///     let (hit, ti, _u, _v, _face, _n, sign) = mesh_query_ray(mesh, origins[i], dir, 1.0e6);
-///     t[i] = if hit { ti } else { -1.0 };
-///     s[i] = sign;
+///     let q = mesh_query_ray(mesh, origins[i], dir, 1.0e6);
+///     t[i] = if q.hit { q.t } else { -1.0 };
+///     s[i] = q.sign;
 /// }
 ///
 /// let mesh = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 2)).unwrap();
@@ -58,62 +105,81 @@ fn face_corners_const(mesh: &DeviceMesh, f: i32) -> (Vec3, Vec3, Vec3) {
 /// assert!((t[1] - 1.0).abs() < 0.02 && s[1] == -1.0); // the inside, from the centre
 /// ```
 #[weft::func]
-pub fn mesh_query_ray(
-    mesh: &DeviceMesh,
-    o: Vec3,
-    d: Vec3,
-    max_t: f32,
-) -> (bool, f32, f32, f32, i32, Vec3, f32) {
+pub fn mesh_query_ray(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> MeshQueryRay {
     let f = mesh_query_ray_face(mesh, o, d, max_t);
-    let mut out = (false, 0.0, 0.0, 0.0, -1, Vec3::ZERO, 0.0);
+    let mut out = MeshQueryRay {
+        hit: false,
+        t: 0.0,
+        u: 0.0,
+        v: 0.0,
+        face: -1,
+        normal: Vec3::ZERO,
+        sign: 0.0,
+    };
     if f >= 0 {
         let (a, b, c) = face_corners_const(mesh, f);
         // The test of the search, so it hits the face the search found.
         let (kx, ky, kz, s) = watertight_ray(d);
         let (hit, t, wa, wb, _wc, front) = ray_triangle_sheared(o, kx, ky, kz, s, a, b, c);
         if hit {
-            let n = normalize(cross(b - a, c - a));
             let mut sign = -1.0;
             if front {
                 sign = 1.0;
             }
-            out = (true, t, wa, wb, f, n, sign);
+            out = MeshQueryRay {
+                hit: true,
+                t,
+                u: wa,
+                v: wb,
+                face: f,
+                normal: normalize(cross(b - a, c - a)),
+                sign,
+            };
         }
     }
     out
 }
 
 /// The point of `mesh` closest to `p` within `max_dist` (inclusive;
-/// `f32::INFINITY` for no limit): `(found, closest, face, u, v)`, with
-/// `closest = u a + v b + (1 - u - v) c` on face `face` with corners `(a, b, c)`;
-/// not found: `(false, 0, -1, 0, 0)`. The face is [`mesh_query_point_face`]'s
-/// (the smallest index among equally close faces). Cheaper than
-/// [`mesh_query_point`], which also tells inside from outside. Differentiable:
-/// `closest`, `u` and `v` with respect to `p`.
+/// `f32::INFINITY` for no limit), as a [`MeshQueryPoint`] (`q.point`, `q.face`,
+/// `q.u`, `q.v`) whose `sign` is 0. The face is [`mesh_query_point_face`]'s (the
+/// smallest index among equally close faces). Cheaper than [`mesh_query_point`],
+/// which also tells inside from outside. Differentiable: `point`, `u` and `v`
+/// with respect to `p`.
 #[weft::func]
-pub fn mesh_query_point_no_sign(
-    mesh: &DeviceMesh,
-    p: Vec3,
-    max_dist: f32,
-) -> (bool, Vec3, i32, f32, f32) {
+pub fn mesh_query_point_no_sign(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> MeshQueryPoint {
     let f = mesh_query_point_face(mesh, p, max_dist);
-    let mut out = (false, Vec3::ZERO, -1, 0.0, 0.0);
+    let mut out = MeshQueryPoint {
+        found: false,
+        point: Vec3::ZERO,
+        face: -1,
+        u: 0.0,
+        v: 0.0,
+        sign: 0.0,
+    };
     if f >= 0 {
         let (a, b, c) = face_corners_const(mesh, f);
         let (q, w) = closest_point_triangle(p, a, b, c);
-        out = (true, q, f, w.x, w.y);
+        out = MeshQueryPoint {
+            found: true,
+            point: q,
+            face: f,
+            u: w.x,
+            v: w.y,
+            sign: 0.0,
+        };
     }
     out
 }
 
-/// [`mesh_query_point_no_sign`] and whether `p` is inside:
-/// `(found, closest, face, u, v, sign)` with `sign` -1 inside and 1 outside
-/// (0 when nothing was found). Inside means a generalized winding number above
-/// 1/2 ([`mesh_winding_number`] with `beta` = 2): robust for closed meshes — it
-/// does not depend on which face, edge or vertex is closest, and a point on the
-/// surface may go either way — and a sensible answer for meshes with small holes.
-/// The winding number costs more than the search; on a mesh whose
-/// [`DeviceMesh::winding`] is empty (built on the device) it sums every face.
+/// [`mesh_query_point_no_sign`] and whether `p` is inside: its `sign` is -1
+/// inside and 1 outside (0 when nothing was found). Inside means a generalized
+/// winding number above 1/2 ([`mesh_winding_number`] with `beta` = 2): robust for
+/// closed meshes — it does not depend on which face, edge or vertex is closest,
+/// and a point on the surface may go either way — and a sensible answer for
+/// meshes with small holes. The winding number costs more than the search; on a
+/// mesh whose [`DeviceMesh::winding`] is empty (built on the device) it sums every
+/// face.
 ///
 /// ```
 /// use weft::prelude::*;
@@ -122,8 +188,8 @@ pub fn mesh_query_point_no_sign(
 /// #[weft::kernel]
 /// fn sdf(mesh: &DeviceMesh, p: &Array<Vec3>, d: &mut Array<f32>) {
 ///     let i = tid();
-///     let (found, q, _face, _u, _v, sign) = mesh_query_point(mesh, p[i], 10.0);
-///     d[i] = if found { sign * length(q - p[i]) } else { 10.0 };
+///     let q = mesh_query_point(mesh, p[i], 10.0);
+///     d[i] = if q.found { q.sign * length(q.point - p[i]) } else { 10.0 };
 /// }
 ///
 /// let mesh = DeviceMesh::new(Device::Cpu, &weft_geom::generate::icosphere(1.0, 3)).unwrap();
@@ -134,20 +200,15 @@ pub fn mesh_query_point_no_sign(
 /// assert!((d[0] + 1.0).abs() < 0.02 && (d[1] - 2.0).abs() < 0.02);
 /// ```
 #[weft::func]
-pub fn mesh_query_point(
-    mesh: &DeviceMesh,
-    p: Vec3,
-    max_dist: f32,
-) -> (bool, Vec3, i32, f32, f32, f32) {
-    let (found, q, f, u, v) = mesh_query_point_no_sign(mesh, p, max_dist);
-    let mut sign = 0.0;
-    if found {
-        sign = 1.0;
+pub fn mesh_query_point(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> MeshQueryPoint {
+    let mut out = mesh_query_point_no_sign(mesh, p, max_dist);
+    if out.found {
+        out.sign = 1.0;
         if mesh_winding_number(mesh, stop_gradient(p), 2.0) > 0.5 {
-            sign = -1.0;
+            out.sign = -1.0;
         }
     }
-    (found, q, f, u, v, sign)
+    out
 }
 
 /// The point at barycentrics `(u, v)` of face `face`: `u a + v b + (1 - u - v) c`

@@ -194,10 +194,10 @@ fn ray_leaf_best(
 /// tested with [`ray_triangle_sheared`] (the test of `weft_geom::MeshBvh::ray`)
 /// and boxes conservatively ([`ray_box_entry`]), so a ray through an edge or a
 /// vertex of a closed mesh never slips through. A search: integer result, no
-/// gradient (evaluate the hit with [`ray_triangle`]). Depth first, the child the
-/// ray enters first before the other, which waits on a stack in local memory
-/// ([`TRAVERSAL_STACK_SLOTS`](super::TRAVERSAL_STACK_SLOTS) entries) and is
-/// skipped when a nearer hit is found before it is taken off (its box is tested
+/// gradient (evaluate the hit with [`ray_triangle`](super::ray_triangle)). Depth
+/// first, the child the ray enters first before the other, which waits on a stack
+/// in local memory ([`TRAVERSAL_STACK_SLOTS`](super::TRAVERSAL_STACK_SLOTS)
+/// entries) and is skipped when a nearer hit is found before it is taken off (its box is tested
 /// again then). A full stack overwrites its oldest entry; once it runs empty
 /// after that, the search climbs parent links to find the dropped subtrees
 /// (`ray_resume`), so any tree depth is correct.

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{Gen, differentiable};
+use super::Gen;
 use crate::access::{ArraySource, field_names};
 use crate::autodiff::handed::{GradFrom, HandedGrad};
 use crate::ir::*;
@@ -27,7 +27,7 @@ fn float_array_paths(
     structs: &HashMap<String, StructDef>,
 ) -> Vec<(Vec<u32>, Vec<String>)> {
     match t {
-        Type::Array { elem, .. } if differentiable(elem) => vec![(vec![], vec![])],
+        Type::Array { elem, .. } if elem.is_float_based() => vec![(vec![], vec![])],
         Type::Struct(name) => {
             let mut out = Vec::new();
             for (k, (fname, ft)) in structs[name].fields.iter().enumerate() {
@@ -119,14 +119,14 @@ impl Gen {
             .iter()
             .map(|a| {
                 let t = self.ty(*a);
-                if differentiable(&t) { t } else { Type::Unit }
+                if self.diff(&t) { t } else { Type::Unit }
             })
             .collect();
         let mut call = args.to_vec();
         for (k, a) in args.iter().enumerate() {
             let t = self.ty(*a);
             let t = match t {
-                Type::Array { elem, ndim, .. } if differentiable(&elem) => Type::Array {
+                Type::Array { elem, ndim, .. } if elem.is_float_based() => Type::Array {
                     elem,
                     ndim,
                     access: Access::Write,

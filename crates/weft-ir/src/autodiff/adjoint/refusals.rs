@@ -65,17 +65,22 @@ impl Gen {
                     "it reads structures with float fields from array {name} and differentiates through them, and gradients through arrays of structures are not supported yet (use one array per field)"
                 ));
             }
-            Expr::Construct(_, parts) if parts.iter().any(|p| self.act.varied(*p)) => {
+            // Structures of values carry adjoints; those holding arrays do not.
+            Expr::Construct(_, parts)
+                if !self.diff(&t) && parts.iter().any(|p| self.act.varied(*p)) =>
+            {
                 self.structure_value_refused();
             }
-            Expr::Insert(_, _, x) if self.act.varied(*x) => self.structure_value_refused(),
+            Expr::Insert(_, _, x) if !self.diff(&t) && self.act.varied(*x) => {
+                self.structure_value_refused()
+            }
             _ => {}
         }
     }
 
     pub(super) fn structure_value_refused(&mut self) {
         self.blockers.insert(
-            "it puts values that carry gradient into a structure and differentiates through its fields, and gradients through structure values are not supported yet (use variables or a tuple)".into(),
+            "it puts values that carry gradient into a structure that holds arrays and differentiates through its fields; no gradient passes through the float fields of such structures (keep those values in variables, or in a structure without arrays)".into(),
         );
     }
 
