@@ -21,6 +21,7 @@ mod error;
 mod geometry;
 mod hull_tables;
 pub mod kinds;
+pub mod mesh_tables;
 pub mod narrow;
 mod pipeline;
 mod shape_set;
