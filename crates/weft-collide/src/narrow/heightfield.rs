@@ -1,9 +1,8 @@
-//! Shapes against height fields: no BVH — the cells under the shape's box
-//! (grown by the margin) are found by dividing by the spacing, and each
-//! cell's two triangles, their neighbours and which edges and corners are real
-//! and owned (as [`mesh_tables`](crate::mesh_tables) records them for meshes)
-//! are read straight from the grid of heights; each triangle is tested by
-//! [`collide_triangle`].
+//! Height fields: no BVH — the cells under a shape's box (grown by the
+//! margin) are found by dividing by the spacing, and each cell's two
+//! triangles, their neighbours and which edges and corners are real and owned
+//! (as [`mesh_tables`](crate::mesh_tables) records them for meshes) are read
+//! straight from the grid of heights, for [`terrain`](super::terrain).
 //!
 //! Cell `(i, j)` is split along its diagonal from sample `(i, j)` to
 //! `(i + 1, j + 1)` into triangle 0 `[p00, p10, p11]` and triangle 1 `[p00,
@@ -12,13 +11,10 @@
 //! corners there); triangle 1 owns only border edges and, on the last row,
 //! `p01`: so every shared edge and every sample has one owner.
 
-#[allow(unused_imports)] // named by the generated code
-use weft::geom::boxes_overlap;
 use weft::prelude::*;
 
-use super::mesh::local_query_box;
-use super::triangle::{collide_triangle, corner};
-use crate::{Contacts, ShapeSet};
+use super::triangle::corner;
+use crate::ShapeSet;
 
 /// Sample `(i, j)` of the height field of `info` (first sample, samples along
 /// x and y) and spacing `sp.xy`, in the field's frame.
@@ -117,60 +113,21 @@ pub fn field_triangle(
     (p00, t1, t2, o0, o1, o2, flags)
 }
 
-/// Shape `s` (a sphere, box, capsule, cylinder or convex hull at world pose
-/// `xs`, body pose `body_s`) against height field `m` (world pose `xm`, body
-/// pose `body_m`): both triangles of every cell under `s`'s box grown by
-/// `margin` whose boxes overlap it.
+/// The cells `(i0, i1, j0, j1)` (inclusive ranges) of the height field of
+/// `info` (spacing `sp.xy`, heights within `range`) under the box `lo..hi`
+/// (field frame); empty ranges when the box misses the field.
 #[weft::func]
-pub fn field_pair(
-    shapes: &ShapeSet,
-    c: &mut Contacts,
-    pair: i32,
-    m: i32,
-    s: i32,
-    body_m: Transform,
-    body_s: Transform,
-    xm: Transform,
-    xs: Transform,
-    margin: f32,
-) {
-    let f = shapes.source[m];
-    let info = shapes.field_info[f];
-    let range = shapes.field_range[f];
-    let sp = shapes.size[m];
-    let (lo, hi) = local_query_box(shapes, s, xs, xm, Vec3::ONE, margin);
+pub fn field_cells(info: IVec4, sp: Vec3, range: Vec2, lo: Vec3, hi: Vec3) -> (i32, i32, i32, i32) {
+    let cx = -0.5 * ((info.y - 1) as f32) * sp.x;
+    let cy = -0.5 * ((info.z - 1) as f32) * sp.y;
+    let mut out = (0, -1, 0, -1);
     if lo.z <= range.y && hi.z >= range.x {
-        let cx = -0.5 * ((info.y - 1) as f32) * sp.x;
-        let cy = -0.5 * ((info.z - 1) as f32) * sp.y;
-        let i0 = max(floor((lo.x - cx) / sp.x) as i32, 0);
-        let i1 = min(floor((hi.x - cx) / sp.x) as i32, info.y - 2);
-        let j0 = max(floor((lo.y - cy) / sp.y) as i32, 0);
-        let j1 = min(floor((hi.y - cy) / sp.y) as i32, info.z - 2);
-        for j in j0..j1 + 1 {
-            for i in i0..i1 + 1 {
-                for t in 0..2 {
-                    let (p0, p1, p2, o0, o1, o2, flags) = field_triangle(shapes, info, sp, i, j, t);
-                    if boxes_overlap(min(min(p0, p1), p2), max(max(p0, p1), p2), lo, hi) {
-                        collide_triangle(
-                            shapes,
-                            c,
-                            pair,
-                            m,
-                            s,
-                            body_m,
-                            body_s,
-                            transform_point(xm, p0),
-                            transform_point(xm, p1),
-                            transform_point(xm, p2),
-                            transform_point(xm, o0),
-                            transform_point(xm, o1),
-                            transform_point(xm, o2),
-                            flags,
-                            margin,
-                        );
-                    }
-                }
-            }
-        }
+        out = (
+            max(floor((lo.x - cx) / sp.x) as i32, 0),
+            min(floor((hi.x - cx) / sp.x) as i32, info.y - 2),
+            max(floor((lo.y - cy) / sp.y) as i32, 0),
+            min(floor((hi.y - cy) / sp.y) as i32, info.z - 2),
+        );
     }
+    out
 }

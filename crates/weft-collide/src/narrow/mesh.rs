@@ -1,15 +1,15 @@
-//! Shapes against triangle meshes: the mesh's BVH (in the `ShapeSet` tables,
-//! one tree per mesh in its own frame, see [`mesh_tables`](crate::mesh_tables))
-//! finds the triangles whose boxes overlap the shape's box grown by the
-//! margin, and each is tested by [`collide_triangle`]. A dynamic mesh on a
-//! plane touches it with its vertices.
+//! Triangle meshes: the walk of a mesh's BVH (in the `ShapeSet` tables, one
+//! tree per mesh in its own frame, see [`mesh_tables`](crate::mesh_tables))
+//! to the triangles whose boxes overlap a shape's box grown by the margin
+//! (which [`terrain`](super::terrain) tests), and a dynamic mesh on a plane,
+//! which touches it with its vertices.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, boxes_overlap};
 use weft::prelude::*;
 
 use super::plane::plane_point;
-use super::triangle::{collide_triangle, has_flag};
+use super::triangle::has_flag;
 use crate::broad::shape_bounds;
 use crate::{Contacts, ShapeSet};
 
@@ -38,83 +38,60 @@ pub fn local_query_box(
     (cl - hl, cl + hl)
 }
 
-/// Shape `s` (a sphere, box, capsule, cylinder or convex hull at world pose
-/// `xs`, body pose `body_s`) against mesh `m` (world pose `xm`, body pose
-/// `body_m`): every triangle whose box overlaps `s`'s box grown by `margin`,
-/// through the mesh's BVH (a stackless walk over parent links, as
-/// `weft::geom::bvh_query_aabb`).
+/// One step of the stackless walk (over parent links, as
+/// `weft::geom::bvh_query_aabb`) of the BVH rooted at node `root` of the
+/// `ShapeSet` mesh tables for the triangles whose boxes overlap `lo..hi`:
+/// from walk state `(node, down, slot, end)` to the next one, with the
+/// triangle slot the step reached (-1 for none) and whether the walk is done.
 #[weft::func]
-pub fn mesh_pair(
+pub fn mesh_walk_step(
     shapes: &ShapeSet,
-    c: &mut Contacts,
-    pair: i32,
-    m: i32,
-    s: i32,
-    body_m: Transform,
-    body_s: Transform,
-    xm: Transform,
-    xs: Transform,
-    margin: f32,
-) {
-    let info = shapes.mesh_info[shapes.source[m]];
-    let scale = shapes.size[m];
-    let (lo, hi) = local_query_box(shapes, s, xs, xm, scale, margin);
+    root: i32,
+    node: i32,
+    down: i32,
+    slot: i32,
+    end: i32,
+    lo: Vec3,
+    hi: Vec3,
+) -> (i32, i32, i32, i32, i32, bool) {
     let leaf_bit = 1u32 << 31;
-    let root = info.x;
-    let mut node = root;
-    let mut down = 1;
-    let mut slot = 0;
-    let mut end = 0;
-    loop {
-        if slot < end {
-            let t = slot;
-            slot += 1;
-            let p0 = shapes.tri_points[3 * t];
-            let p1 = shapes.tri_points[3 * t + 1];
-            let p2 = shapes.tri_points[3 * t + 2];
-            if boxes_overlap(min(min(p0, p1), p2), max(max(p0, p1), p2), lo, hi) {
-                collide_triangle(
-                    shapes,
-                    c,
-                    pair,
-                    m,
-                    s,
-                    body_m,
-                    body_s,
-                    transform_point(xm, p0 * scale),
-                    transform_point(xm, p1 * scale),
-                    transform_point(xm, p2 * scale),
-                    transform_point(xm, shapes.tri_opposite[3 * t] * scale),
-                    transform_point(xm, shapes.tri_opposite[3 * t + 1] * scale),
-                    transform_point(xm, shapes.tri_opposite[3 * t + 2] * scale),
-                    shapes.tri_flags[t],
-                    margin,
-                );
-            }
-        } else if down == 1 {
-            let nd = shapes.tri_nodes[node];
-            if !boxes_overlap(nd.lower, nd.upper, lo, hi) {
-                down = 0;
-            } else if (nd.right_or_count & leaf_bit) != 0 {
-                slot = nd.left_or_first as i32;
-                end = slot + (nd.right_or_count & !leaf_bit) as i32;
-                down = 0;
-            } else {
-                node += 1;
-            }
+    let mut n = node;
+    let mut d = down;
+    let mut sl = slot;
+    let mut e = end;
+    let mut t = -1;
+    let mut done = false;
+    if sl < e {
+        let p0 = shapes.tri_points[3 * sl];
+        let p1 = shapes.tri_points[3 * sl + 1];
+        let p2 = shapes.tri_points[3 * sl + 2];
+        if boxes_overlap(min(min(p0, p1), p2), max(max(p0, p1), p2), lo, hi) {
+            t = sl;
+        }
+        sl += 1;
+    } else if d == 1 {
+        let nd = shapes.tri_nodes[n];
+        if !boxes_overlap(nd.lower, nd.upper, lo, hi) {
+            d = 0;
+        } else if (nd.right_or_count & leaf_bit) != 0 {
+            sl = nd.left_or_first as i32;
+            e = sl + (nd.right_or_count & !leaf_bit) as i32;
+            d = 0;
         } else {
-            if node == root {
-                break;
-            }
-            let parent = shapes.tri_parents[node] as i32;
-            if node == parent + 1 {
-                node = shapes.tri_nodes[parent].right_or_count as i32;
-                down = 1;
-            } else {
-                node = parent;
-            }
+            n += 1;
+        }
+    } else if n == root {
+        done = true;
+    } else {
+        let parent = shapes.tri_parents[n] as i32;
+        if n == parent + 1 {
+            n = shapes.tri_nodes[parent].right_or_count as i32;
+            d = 1;
+        } else {
+            n = parent;
         }
     }
+    (n, d, sl, e, t, done)
 }
 
 /// Plane `a` (pose `xa`, half extents `h`) against mesh `b` (pose `xb`): each

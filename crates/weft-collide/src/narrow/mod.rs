@@ -31,6 +31,7 @@ pub mod plane;
 pub mod simplex;
 pub mod sphere;
 pub mod support;
+pub mod terrain;
 pub mod triangle;
 
 use weft::prelude::*;
@@ -39,10 +40,10 @@ use crate::{Contacts, ShapeSet};
 use boxes::box_box;
 use convex_manifold::convex_pair;
 use cylinder::plane_cylinder;
-use heightfield::field_pair;
-use mesh::{mesh_pair, plane_mesh};
+use mesh::plane_mesh;
 use plane::{plane_box, plane_convex, plane_point};
 use sphere::{point_box, point_segment, segment_box, segment_segment};
+use terrain::terrain_pair;
 
 /// World pose of the body of shape `s` (identity for static shapes).
 #[weft::func]
@@ -88,11 +89,7 @@ pub fn collide_pair(
         // Meshes and height fields (the highest kinds) against solids; the
         // contacts are stored as (terrain, solid), like a plane's.
         if ka >= 1 && ka <= 5 {
-            if kb == 6 {
-                mesh_pair(shapes, c, pair, b, a, bb, ba, xb, xa, margin);
-            } else {
-                field_pair(shapes, c, pair, b, a, bb, ba, xb, xa, margin);
-            }
+            terrain_pair(shapes, c, pair, b, a, bb, ba, xb, margin);
         } else if ka == 0 && kb == 6 {
             plane_mesh(shapes, c, pair, a, b, ba, bb, xa, ha, xb, margin);
         }
