@@ -571,3 +571,87 @@ fn the_narrow_phase_compiles_to_ptx() {
     assert!(ptx.contains(".visible .entry narrow_phase("));
     println!("narrow_phase PTX: {} kB", ptx.len() / 1024);
 }
+
+#[test]
+fn mesh_contacts_past_the_capacity_are_counted() {
+    // Three boxes on a mesh floor make 12 contacts; room for 5.
+    let mut shapes = vec![mesh_floor_at(Transform::IDENTITY)];
+    let mut poses = Vec::new();
+    for k in 0..3 {
+        shapes.push(ShapeDesc::new(
+            k,
+            Transform::IDENTITY,
+            Geometry::Box {
+                half_extents: Vec3::splat(0.1),
+            },
+        ));
+        poses.push(Transform::from_translation(Vec3::new(
+            0.5 * k as f32,
+            0.1,
+            0.099,
+        )));
+    }
+    let set = ShapeSet::new(Device::Cpu, &shapes, 3).unwrap();
+    let opts = CollisionOptions {
+        contact_capacity: Some(5),
+        ..Default::default()
+    };
+    let mut p = CollisionPipeline::new(&set, 3, opts).unwrap();
+    p.collide(&set, &Array::from_slice(Device::Cpu, &poses))
+        .unwrap();
+    let r = p.report().unwrap();
+    println!("{r:?}");
+    assert_eq!((r.found, r.stored, r.overflow), (12, 5, 7));
+    assert!(r.check().is_err());
+}
+
+/// A roof (`h` > 0: a ridge along y at x = 0) or a valley (`h` < 0): two
+/// slopes falling by `h` over 1 m on each side.
+fn roof(h: f32) -> Mesh {
+    let p = |x: f32, y: f32| Vec3::new(x, y, -h * x.abs());
+    Mesh::new(
+        vec![
+            p(-1.0, -1.0),
+            p(0.0, -1.0),
+            p(1.0, -1.0),
+            p(-1.0, 1.0),
+            p(0.0, 1.0),
+            p(1.0, 1.0),
+        ],
+        vec![[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]],
+    )
+    .unwrap()
+}
+
+#[test]
+fn ridges_give_one_edge_contact_and_valleys_one_per_face() {
+    let r = 0.1;
+    // On the ridge: one contact straight up from the ridge line.
+    let (d, count) = sphere_into(roof(0.2), r, Vec3::new(0.0, 0.3, r - 0.005));
+    println!("sphere on a ridge: {d:?}, {count} contact(s)");
+    assert_eq!(count, 1);
+    assert!((d.n - Vec3::Z).length() < 1e-6 && (d.gap + 0.005).abs() < 1e-6);
+    // In a valley: one contact per slope, each along its face normal.
+    let h = 0.2f32;
+    let n_left = Vec3::new(h, 0.0, 1.0).normalize();
+    let centre = Vec3::new(0.0, 0.3, r / n_left.z - 0.005);
+    let shapes = [
+        ShapeDesc::new(
+            -1,
+            Transform::IDENTITY,
+            Geometry::Mesh {
+                mesh: Arc::new(roof(-h)),
+                scale: Vec3::ONE,
+            },
+        ),
+        ShapeDesc::new(0, Transform::IDENTITY, Geometry::Sphere { radius: r }),
+    ];
+    let cs = contacts(&shapes, &[Transform::from_translation(centre)]);
+    println!("sphere in a valley: {cs:#?}");
+    assert_eq!(cs.len(), 2);
+    let want_gap = centre.z * n_left.z - r;
+    for c in &cs {
+        assert!((c.n.x.abs() - n_left.x).abs() < 1e-6 && (c.n.z - n_left.z).abs() < 1e-6);
+        assert!((c.gap - want_gap).abs() < 1e-5, "{c:?} want {want_gap}");
+    }
+}
