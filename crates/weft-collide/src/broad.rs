@@ -23,8 +23,8 @@ use weft::prelude::*;
 use crate::ShapeSet;
 
 /// Half extents of the world-space box of a shape of `kind` and `size` at
-/// rotation `q`, centred on the shape's origin (a plane: huge; a convex hull
-/// needs its vertices: [`shape_bounds`]).
+/// rotation `q`, centred on the shape's origin (a plane: huge; convex hulls,
+/// meshes and height fields need their tables: [`shape_bounds`]).
 #[weft::func]
 pub fn shape_half_extents(kind: i32, size: Vec3, q: Quat) -> Vec3 {
     let mut h = Vec3::splat(1.0e7);
