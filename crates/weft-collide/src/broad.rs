@@ -23,8 +23,8 @@ use weft::prelude::*;
 use crate::ShapeSet;
 
 /// Half extents of the world-space box of a shape of `kind` and `size` at
-/// rotation `q`, centred on the shape's origin (a plane: huge; a convex hull
-/// needs its vertices: [`shape_bounds`]).
+/// rotation `q`, centred on the shape's origin (a plane: huge; convex hulls,
+/// meshes and height fields need their tables: [`shape_bounds`]).
 #[weft::func]
 pub fn shape_half_extents(kind: i32, size: Vec3, q: Quat) -> Vec3 {
     let mut h = Vec3::splat(1.0e7);
@@ -51,7 +51,8 @@ pub fn shape_half_extents(kind: i32, size: Vec3, q: Quat) -> Vec3 {
 }
 
 /// World box `(lower, upper)` of shape `s` at world pose `x`: a convex hull's
-/// from its rotated, scaled vertices, the other kinds' from
+/// from its rotated, scaled vertices, a mesh's from its BVH's root box, a
+/// height field's from its extent and height range, the other kinds' from
 /// [`shape_half_extents`].
 #[weft::func]
 pub fn shape_bounds(shapes: &ShapeSet, s: i32, x: Transform) -> (Vec3, Vec3) {
@@ -60,7 +61,30 @@ pub fn shape_bounds(shapes: &ShapeSet, s: i32, x: Transform) -> (Vec3, Vec3) {
     let h = shape_half_extents(kind, size, x.q);
     let mut lo = x.p - h;
     let mut hi = x.p + h;
-    if kind == 5 {
+    if kind == 6 || kind == 7 {
+        // The local box (centre cl, half extents hl), rotated and placed.
+        let mut cl = Vec3::ZERO;
+        let mut hl = Vec3::ZERO;
+        if kind == 6 {
+            let root = shapes.tri_nodes[shapes.mesh_info[shapes.source[s]].x];
+            cl = (root.lower + root.upper) * 0.5 * size;
+            hl = (root.upper - root.lower) * 0.5 * size;
+        } else {
+            let info = shapes.field_info[shapes.source[s]];
+            let range = shapes.field_range[shapes.source[s]];
+            cl = Vec3::new(0.0, 0.0, (range.x + range.y) * 0.5);
+            hl = Vec3::new(
+                0.5 * ((info.y - 1) as f32) * size.x,
+                0.5 * ((info.z - 1) as f32) * size.y,
+                (range.y - range.x) * 0.5,
+            );
+        }
+        let m = quat_to_matrix(x.q);
+        let hw = abs(m.col(0)) * hl.x + abs(m.col(1)) * hl.y + abs(m.col(2)) * hl.z;
+        let cw = transform_point(x, cl);
+        lo = cw - hw;
+        hi = cw + hw;
+    } else if kind == 5 {
         let r = shapes.hull_vertices[shapes.source[s]];
         lo = Vec3::splat(1.0e30);
         hi = Vec3::splat(-1.0e30);

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use glam::Mat3;
 use weft::prelude::*;
-use weft_geom::{ConvexHull, MassProperties};
+use weft_geom::{ConvexHull, HeightField, MassProperties, Mesh};
 
-use crate::kinds;
+use crate::{kinds, mesh_tables};
 
 /// What a shape is, in its own frame (see [`kinds`] for the conventions).
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +50,30 @@ pub enum Geometry {
         /// Scale along the shape's X, Y, Z (each finite and > 0).
         scale: Vec3,
     },
+    /// A triangle mesh, its vertices scaled per axis by `scale` in the shape's
+    /// frame; front faces counter-clockwise seen from outside. Triangles are
+    /// one-sided: shapes behind a face get no contact from it. Static (body -1),
+    /// kinematic, or on a dynamic body: a dynamic body needs a *closed* mesh
+    /// (its mass comes from the enclosed volume, [`MassProperties::mesh`]) or
+    /// other solid shapes or a given mass; an open mesh is a surface without
+    /// mass. Meshes collide with every primitive and convex hull (per triangle,
+    /// through a BVH), not with other meshes or height fields. Shapes sharing
+    /// one `Arc` share one copy (and BVH) on the device.
+    Mesh {
+        /// The triangles (see [`weft_geom::Mesh`]).
+        mesh: Arc<Mesh>,
+        /// Scale along the shape's X, Y, Z (each finite and > 0).
+        scale: Vec3,
+    },
+    /// A height field (terrain: see [`weft_geom::HeightField`]) in the shape's
+    /// frame, facing +Z. A surface without volume: static, or on a body that
+    /// has a mass from other shapes or a given one. It collides with every
+    /// primitive and convex hull (per triangle of the cells under the shape's
+    /// box), not with meshes or other height fields.
+    HeightField {
+        /// The field.
+        field: Arc<HeightField>,
+    },
 }
 
 impl Geometry {
@@ -62,6 +86,8 @@ impl Geometry {
             Geometry::Capsule { .. } => kinds::CAPSULE,
             Geometry::Cylinder { .. } => kinds::CYLINDER,
             Geometry::Convex { .. } => kinds::CONVEX,
+            Geometry::Mesh { .. } => kinds::MESH,
+            Geometry::HeightField { .. } => kinds::HEIGHTFIELD,
         }
     }
 
@@ -79,7 +105,8 @@ impl Geometry {
                 radius,
                 half_height,
             } => Vec3::new(radius, half_height, 0.0),
-            Geometry::Convex { scale, .. } => scale,
+            Geometry::Convex { scale, .. } | Geometry::Mesh { scale, .. } => scale,
+            Geometry::HeightField { ref field } => field.spacing().extend(0.0),
         }
     }
 
@@ -104,11 +131,21 @@ impl Geometry {
                 .iter()
                 .map(|v| (*v * *scale).length())
                 .fold(0.0, f32::max),
+            Geometry::Mesh { mesh, scale } => mesh
+                .points()
+                .iter()
+                .map(|v| (*v * *scale).length())
+                .fold(0.0, f32::max),
+            Geometry::HeightField { field } => {
+                let b = field.aabb();
+                b.lower.abs().max(b.upper.abs()).length()
+            }
         }
     }
 
     /// Mass, centre of mass and inertia (shape frame) of the solid at uniform
-    /// `density` (kg/m³); a plane has none ([`MassProperties::ZERO`]).
+    /// `density` (kg/m³); a plane, an open mesh and a height field have none
+    /// ([`MassProperties::ZERO`]; [`Geometry::solid_mass_properties`] says why).
     ///
     /// ```
     /// use weft::prelude::*;
@@ -134,6 +171,49 @@ impl Geometry {
             Geometry::Convex { hull, scale } => {
                 scaled_mass(MassProperties::convex(density, hull), *scale)
             }
+            Geometry::Mesh { .. } | Geometry::HeightField { .. } => self
+                .solid_mass_properties(density)
+                .unwrap_or(MassProperties::ZERO),
+        }
+    }
+
+    /// [`Geometry::mass_properties`] of a shape that encloses a volume, or why
+    /// it has no mass: a plane, an open mesh (an edge without its reverse in
+    /// another triangle) or an inside-out one, and a height field are surfaces.
+    /// Surfaces are for static geometry, or for bodies whose mass comes from
+    /// other shapes or is given.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use weft::prelude::*;
+    /// use weft_collide::Geometry;
+    ///
+    /// let cube = Arc::new(weft_geom::generate::cuboid(Vec3::splat(0.5)));
+    /// let m = Geometry::Mesh { mesh: cube, scale: Vec3::new(2.0, 1.0, 1.0) }
+    ///     .solid_mass_properties(1000.0)
+    ///     .unwrap();
+    /// assert!((m.mass - 2000.0).abs() < 1e-2);
+    /// ```
+    pub fn solid_mass_properties(
+        &self,
+        density: f32,
+    ) -> std::result::Result<MassProperties, String> {
+        match self {
+            Geometry::Plane { .. } => Err("a plane encloses no volume".into()),
+            Geometry::HeightField { .. } => {
+                Err("a height field is a surface and encloses no volume".into())
+            }
+            Geometry::Mesh { mesh, scale } => {
+                if let Some((face, edge)) = mesh_tables::open_edge(mesh) {
+                    return Err(format!(
+                        "the mesh is open (edge {edge} of triangle {face} is not matched by exactly one reversed edge of another triangle), so it encloses no volume"
+                    ));
+                }
+                MassProperties::mesh(density, mesh)
+                    .map(|m| scaled_mass(m, *scale))
+                    .map_err(|e| format!("the closed mesh encloses no positive volume: {e}"))
+            }
+            _ => Ok(self.mass_properties(density)),
         }
     }
 
@@ -183,8 +263,45 @@ impl Geometry {
             Geometry::Convex { scale: s, .. } => Err(format!(
                 "convex hull scale must be finite and > 0 on every axis, got {s}"
             )),
+            Geometry::Mesh { ref mesh, scale: s } => {
+                if !(ok(s.x) && ok(s.y) && ok(s.z)) {
+                    return Err(format!(
+                        "mesh scale must be finite and > 0 on every axis, got {s}"
+                    ));
+                }
+                validate_mesh(mesh)
+            }
+            Geometry::HeightField { ref field } => {
+                match field.heights().iter().position(|h| !h.is_finite()) {
+                    Some(k) => Err(format!("height field sample {k} is not finite")),
+                    None => Ok(()),
+                }
+            }
         }
     }
+}
+
+/// The first problem of a mesh for collision: no triangles, a corner index out
+/// of range, a vertex that is not finite.
+fn validate_mesh(mesh: &Mesh) -> std::result::Result<(), String> {
+    if mesh.num_faces() == 0 {
+        return Err("the mesh has no triangles".into());
+    }
+    let n = mesh.num_points();
+    for (f, tri) in mesh.indices().iter().enumerate() {
+        if let Some(&i) = tri.iter().find(|&&i| i as usize >= n) {
+            return Err(format!(
+                "triangle {f} of the mesh refers to vertex {i}, but there are {n} vertices"
+            ));
+        }
+    }
+    if let Some(v) = mesh.points().iter().position(|p| !p.is_finite()) {
+        return Err(format!(
+            "vertex {v} of the mesh is not finite: {}",
+            mesh.points()[v]
+        ));
+    }
+    Ok(())
 }
 
 /// The mass properties of a solid stretched by `scale` along its frame's axes:

@@ -22,6 +22,7 @@ mod geometry;
 mod hull_tables;
 pub mod kinds;
 pub mod manifolds;
+pub mod mesh_tables;
 pub mod narrow;
 mod pipeline;
 mod shape_set;

@@ -304,12 +304,43 @@ fn static_boxes(shapes: &ShapeSet, fixed: &[i32], margin: f32) -> Result<(Vec<Ve
     let source = shapes.source.try_to_vec()?;
     let hull_vertices = shapes.hull_vertices.try_to_vec()?;
     let hull_points = shapes.hull_points.try_to_vec()?;
+    let mesh_info = shapes.mesh_info.try_to_vec()?;
+    let tri_nodes = shapes.tri_nodes.try_to_vec()?;
+    let field_info = shapes.field_info.try_to_vec()?;
+    let field_range = shapes.field_range.try_to_vec()?;
     let mut lo = Vec::with_capacity(fixed.len());
     let mut hi = Vec::with_capacity(fixed.len());
     for &s in fixed {
         let s = s as usize;
         let (k, sz, x) = (kind[s], size[s], xf[s]);
         let m = glam::Mat3::from_quat(x.q);
+        if k == kinds::MESH || k == kinds::HEIGHTFIELD {
+            // The local box (a mesh's BVH root, scaled; a field's extent and
+            // height range), rotated and placed.
+            let src = source[s] as usize;
+            let (cl, hl) = if k == kinds::MESH {
+                let root = tri_nodes[mesh_info[src].x as usize];
+                (
+                    (root.lower + root.upper) * 0.5 * sz,
+                    (root.upper - root.lower) * 0.5 * sz,
+                )
+            } else {
+                let (info, range) = (field_info[src], field_range[src]);
+                (
+                    Vec3::new(0.0, 0.0, 0.5 * (range.x + range.y)),
+                    Vec3::new(
+                        0.5 * (info.y - 1) as f32 * sz.x,
+                        0.5 * (info.z - 1) as f32 * sz.y,
+                        0.5 * (range.y - range.x),
+                    ),
+                )
+            };
+            let h = m.x_axis.abs() * hl.x + m.y_axis.abs() * hl.y + m.z_axis.abs() * hl.z;
+            let c = x.transform_point(cl);
+            lo.push(c - h - Vec3::splat(margin));
+            hi.push(c + h + Vec3::splat(margin));
+            continue;
+        }
         if k == kinds::CONVEX {
             // The box of the hull's vertices, scaled and placed.
             let r = hull_vertices[source[s] as usize];

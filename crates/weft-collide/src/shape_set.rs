@@ -1,10 +1,13 @@
 //! The shapes of a scene in flat arrays on one device ([`ShapeSet`]) and their
 //! host description ([`ShapeDesc`]).
 
+#[allow(unused_imports)] // named by the generated code
+use weft::geom::BvhNode;
 use weft::prelude::*;
 
 use crate::error::{CollideError, Result};
 use crate::hull_tables::HullTables;
+use crate::mesh_tables::MeshTables;
 use crate::{Geometry, kinds};
 
 /// Contact material of a shape. A pair of shapes uses the mean of their
@@ -124,7 +127,8 @@ pub struct ShapeSet {
     pub mask: Array<u32>,
     /// World index (-1: all worlds).
     pub world: Array<i32>,
-    /// Index of the shape's hull in the hull tables below (-1: not a hull).
+    /// Index of the shape's hull, mesh or height field in the tables below
+    /// (by its kind; -1 for the other kinds).
     pub source: Array<i32>,
     /// Per hull: its first vertex in `hull_points` and its vertex count.
     pub hull_vertices: Array<IVec2>,
@@ -140,6 +144,31 @@ pub struct ShapeSet {
     /// The faces' corners as indices into `hull_points`, counter-clockwise seen
     /// from outside.
     pub face_indices: Array<i32>,
+    /// Per mesh: its BVH's root in `tri_nodes`, its node count, its first
+    /// triangle slot and its triangle count (see the `mesh_tables` module).
+    pub mesh_info: Array<IVec4>,
+    /// The meshes' BVH nodes (mesh frame, unscaled), concatenated, with child
+    /// and leaf indices rebased to the concatenation (a leaf's
+    /// `left_or_first` is its first triangle slot).
+    pub tri_nodes: Array<BvhNode>,
+    /// Parent of each node in `tri_nodes` (`u32::MAX` for a root).
+    pub tri_parents: Array<u32>,
+    /// Corners of triangle slot `t` at `3 t..3 t + 3` (mesh frame, unscaled,
+    /// counter-clockwise from the front), in BVH leaf order.
+    pub tri_points: Array<Vec3>,
+    /// At `3 t + k`: the far corner of the triangle across edge `k` (corner
+    /// `k` to `k + 1`) of slot `t`, where that edge is shared.
+    pub tri_opposite: Array<Vec3>,
+    /// Per triangle slot: which edges and corners are real and owned (bits of
+    /// `mesh_tables::flags`).
+    pub tri_flags: Array<i32>,
+    /// Per height field: its first sample in `field_heights`, and its sample
+    /// counts along x and y (spacing: the shape's `size.xy`).
+    pub field_info: Array<IVec4>,
+    /// The fields' heights, concatenated (`heights[j * nx + i]` each).
+    pub field_heights: Array<f32>,
+    /// Per height field: its lowest and highest sample.
+    pub field_range: Array<Vec2>,
 }
 
 impl ShapeSet {
@@ -161,6 +190,13 @@ impl ShapeSet {
         let mask: Vec<u32> = shapes.iter().map(|s| s.filter.mask).collect();
         let world: Vec<i32> = shapes.iter().map(|s| s.world).collect();
         let hulls = HullTables::new(shapes);
+        let meshes = MeshTables::new(shapes);
+        let source: Vec<i32> = hulls
+            .source
+            .iter()
+            .zip(&meshes.source)
+            .map(|(&h, &m)| h.max(m))
+            .collect();
         Ok(ShapeSet {
             body: Array::try_from_slice(device, &body)?,
             transform: Array::try_from_slice(device, &transform)?,
@@ -176,13 +212,22 @@ impl ShapeSet {
             group: Array::try_from_slice(device, &group)?,
             mask: Array::try_from_slice(device, &mask)?,
             world: Array::try_from_slice(device, &world)?,
-            source: Array::try_from_slice(device, &hulls.source)?,
+            source: Array::try_from_slice(device, &source)?,
             hull_vertices: Array::try_from_slice(device, &hulls.hull_vertices)?,
             hull_faces: Array::try_from_slice(device, &hulls.hull_faces)?,
             hull_points: Array::try_from_slice(device, &hulls.hull_points)?,
             face_planes: Array::try_from_slice(device, &hulls.face_planes)?,
             face_ranges: Array::try_from_slice(device, &hulls.face_ranges)?,
             face_indices: Array::try_from_slice(device, &hulls.face_indices)?,
+            mesh_info: Array::try_from_slice(device, &meshes.mesh_info)?,
+            tri_nodes: Array::try_from_slice(device, &meshes.tri_nodes)?,
+            tri_parents: Array::try_from_slice(device, &meshes.tri_parents)?,
+            tri_points: Array::try_from_slice(device, &meshes.tri_points)?,
+            tri_opposite: Array::try_from_slice(device, &meshes.tri_opposite)?,
+            tri_flags: Array::try_from_slice(device, &meshes.tri_flags)?,
+            field_info: Array::try_from_slice(device, &meshes.field_info)?,
+            field_heights: Array::try_from_slice(device, &meshes.field_heights)?,
+            field_range: Array::try_from_slice(device, &meshes.field_range)?,
         })
     }
 
@@ -225,6 +270,15 @@ impl ShapeSet {
             face_planes: self.face_planes.share(),
             face_ranges: self.face_ranges.share(),
             face_indices: self.face_indices.share(),
+            mesh_info: self.mesh_info.share(),
+            tri_nodes: self.tri_nodes.share(),
+            tri_parents: self.tri_parents.share(),
+            tri_points: self.tri_points.share(),
+            tri_opposite: self.tri_opposite.share(),
+            tri_flags: self.tri_flags.share(),
+            field_info: self.field_info.share(),
+            field_heights: self.field_heights.share(),
+            field_range: self.field_range.share(),
         }
     }
 }

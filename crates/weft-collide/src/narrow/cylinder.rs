@@ -3,9 +3,22 @@
 
 use weft::prelude::*;
 
-use super::emit::unit_or;
 use super::plane::plane_point;
 use crate::Contacts;
+
+/// The direction (cylinder frame, in its XY plane) of the rim point lowest
+/// along `down` (cylinder frame): X when the cylinder stands within 1e-3 rad
+/// of upright, where the lowest rim point is ill-defined, so that the contact
+/// points do not spin with rounding noise.
+#[weft::func]
+pub fn rim_direction(down: Vec3) -> Vec3 {
+    let r = Vec3::new(down.x, down.y, 0.0);
+    let mut e = Vec3::X;
+    if length(r) > 1.0e-3 * abs(down.z) {
+        e = normalize(r);
+    }
+    e
+}
 
 /// Plane `a` (pose `xa`, half extents `h`) against cylinder `b` (pose `xb`,
 /// radius `hb.x`, half height `hb.y`): on each cap, the rim point lowest
@@ -27,8 +40,7 @@ pub fn plane_cylinder(
     hb: Vec3,
     margin: f32,
 ) {
-    let down = quat_rotate_inv(xb.q, -quat_rotate(xa.q, Vec3::Z));
-    let e = unit_or(Vec3::new(down.x, down.y, 0.0), Vec3::X);
+    let e = rim_direction(quat_rotate_inv(xb.q, -quat_rotate(xa.q, Vec3::Z)));
     let f = cross(Vec3::Z, e);
     for cap in 0..2 {
         for k in 0..4 {

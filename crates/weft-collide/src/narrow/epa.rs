@@ -5,7 +5,7 @@ use weft::prelude::*;
 
 use super::emit::unit_or;
 use super::simplex::triangle_weights;
-use super::support::minkowski_support;
+use super::support::{pair_scale, pair_support};
 use crate::ShapeSet;
 
 /// The plane through triangle `p0, p1, p2` (counter-clockwise from outside):
@@ -48,6 +48,46 @@ pub fn epa(
     a2: Vec3,
     a3: Vec3,
 ) -> (bool, Vec3, f32, Vec3) {
+    epa_general(
+        shapes,
+        a,
+        xa,
+        b,
+        xb,
+        Mat3::from_cols(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO),
+        count,
+        w0,
+        w1,
+        w2,
+        w3,
+        a0,
+        a1,
+        a2,
+        a3,
+    )
+}
+
+/// [`epa`] between shape `a` and shape `b`, or, when `b` is -1, the triangle
+/// whose corners are the columns of `tri` (world), as in
+/// [`gjk_general`](super::gjk::gjk_general).
+#[weft::func]
+pub fn epa_general(
+    shapes: &ShapeSet,
+    a: i32,
+    xa: Transform,
+    b: i32,
+    xb: Transform,
+    tri: Mat3,
+    count: i32,
+    w0: Vec3,
+    w1: Vec3,
+    w2: Vec3,
+    w3: Vec3,
+    a0: Vec3,
+    a1: Vec3,
+    a2: Vec3,
+    a3: Vec3,
+) -> (bool, Vec3, f32, Vec3) {
     // Corners (A − B and a's support), faces (3 corner indices), face planes
     // (normal, offset), whether a face is live, horizon edges (2 indices).
     let mut vw = [0.0f32; 384];
@@ -56,7 +96,10 @@ pub fn epa(
     let mut fp = [0.0f32; 1024];
     let mut live = [0i32; 256];
     let mut edges = [0i32; 256];
-    let scale = shapes.radius[a] + shapes.radius[b];
+    let tr0 = tri.col(0);
+    let tr1 = tri.col(1);
+    let tr2 = tri.col(2);
+    let scale = pair_scale(shapes, a, b, tr0, tr1, tr2);
     let tol = 1.0e-5 * scale;
     for k in 0..4 {
         let mut w = w0;
@@ -98,7 +141,7 @@ pub fn epa(
                 if k % 2 == 1 {
                     d = -d;
                 }
-                let (w, wa) = minkowski_support(shapes, a, xa, b, xb, d);
+                let (w, wa) = pair_support(shapes, a, xa, b, xb, tr0, tr1, tr2, d);
                 if length(w - p0) > tol {
                     for j in 0..3 {
                         vw[3 + j] = w[j];
@@ -130,7 +173,7 @@ pub fn epa(
                 } else if k == 3 {
                     d = -d2;
                 }
-                let (w, wa) = minkowski_support(shapes, a, xa, b, xb, d);
+                let (w, wa) = pair_support(shapes, a, xa, b, xb, tr0, tr1, tr2, d);
                 if length(cross(w - p0, u)) > tol {
                     for j in 0..3 {
                         vw[6 + j] = w[j];
@@ -146,8 +189,8 @@ pub fn epa(
         let p1 = Vec3::new(vw[3], vw[4], vw[5]);
         let p2 = Vec3::new(vw[6], vw[7], vw[8]);
         let nrm = unit_or(cross(p1 - p0, p2 - p0), Vec3::Z);
-        let (w, wa) = minkowski_support(shapes, a, xa, b, xb, nrm);
-        let (w2, wa2) = minkowski_support(shapes, a, xa, b, xb, -nrm);
+        let (w, wa) = pair_support(shapes, a, xa, b, xb, tr0, tr1, tr2, nrm);
+        let (w2, wa2) = pair_support(shapes, a, xa, b, xb, tr0, tr1, tr2, -nrm);
         let mut best = w;
         let mut best_a = wa;
         if abs(dot(w2 - p0, nrm)) > abs(dot(w - p0, nrm)) {
@@ -249,7 +292,7 @@ pub fn epa(
         s0 = Vec3::new(va[3 * i0], va[3 * i0 + 1], va[3 * i0 + 2]);
         s1 = Vec3::new(va[3 * i1], va[3 * i1 + 1], va[3 * i1 + 2]);
         s2 = Vec3::new(va[3 * i2], va[3 * i2 + 1], va[3 * i2 + 2]);
-        let (w, wa) = minkowski_support(shapes, a, xa, b, xb, bn);
+        let (w, wa) = pair_support(shapes, a, xa, b, xb, tr0, tr1, tr2, bn);
         if dot(w, bn) - bd <= tol || nv >= 128 {
             break;
         }

@@ -5,7 +5,7 @@ use weft::prelude::*;
 
 use super::emit::{segment_param, unit_or};
 use super::simplex::{tetra_weights, triangle_weights};
-use super::support::minkowski_support;
+use super::support::{pair_scale, pair_support};
 use crate::ShapeSet;
 
 /// GJK between the cores of shapes `a` and `b` at world poses `xa`, `xb`.
@@ -38,11 +38,62 @@ pub fn gjk(
     Vec3,
     Vec3,
 ) {
+    gjk_general(
+        shapes,
+        a,
+        xa,
+        b,
+        xb,
+        Vec3::ZERO,
+        Vec3::ZERO,
+        Vec3::ZERO,
+        cutoff,
+    )
+}
+
+/// [`gjk`] between shape `a` and shape `b`, or, when `b` is -1, the triangle
+/// `t0, t1, t2` (world; `xb.p` is then where the search starts from, e.g.
+/// the centroid).
+#[weft::func]
+pub fn gjk_general(
+    shapes: &ShapeSet,
+    a: i32,
+    xa: Transform,
+    b: i32,
+    xb: Transform,
+    t0: Vec3,
+    t1: Vec3,
+    t2: Vec3,
+    cutoff: f32,
+) -> (
+    i32,
+    i32,
+    Vec3,
+    Vec3,
+    Vec3,
+    Vec3,
+    Vec3,
+    Vec3,
+    Vec3,
+    Vec3,
+    Vec3,
+    Vec3,
+) {
     // The simplex: corners of A − B and a's support points, 3 floats each.
     let mut sw = [0.0f32; 12];
     let mut sa = [0.0f32; 12];
-    let scale = shapes.radius[a] + shapes.radius[b];
-    let (w0, a0) = minkowski_support(shapes, a, xa, b, xb, unit_or(xa.p - xb.p, Vec3::Z));
+    let scale = pair_scale(shapes, a, b, t0, t1, t2);
+    let (w0, a0) = pair_support(
+        shapes,
+        a,
+        xa,
+        b,
+        xb,
+        t0,
+        t1,
+        t2,
+        unit_or(xa.p - xb.p, Vec3::Z),
+    );
     for d in 0..3 {
         sw[d] = w0[d];
         sa[d] = a0[d];
@@ -57,7 +108,7 @@ pub fn gjk(
             status = 2;
             break;
         }
-        let (w, wa) = minkowski_support(shapes, a, xa, b, xb, -v / sqrt(vv));
+        let (w, wa) = pair_support(shapes, a, xa, b, xb, t0, t1, t2, -v / sqrt(vv));
         let vw = dot(v, w);
         if vw > 0.0 && vw * vw > vv * cutoff * cutoff {
             status = 3;

@@ -14,8 +14,9 @@
 //! | plane–cylinder | the rim points below the margin (4 standing, 1 tilted, 2 lying) |
 //! | plane–convex | the hull vertices below the margin |
 //! | cylinder or convex hull with a sphere, box, capsule, cylinder or hull | GJK / EPA, then the incident face clipped to the reference face (up to 8), two ends of parallel segments, or 1 |
-//!
-//! Meshes and height fields add no contacts yet.
+//! | sphere, box, capsule, cylinder or convex hull with a mesh or height field | per triangle under the shape's box ([`triangle`]): the points a plane would take that project into the triangle (4 corners of a box resting on a flat floor, however it is tessellated), plus the ends of real edges under a face of the shape; or 1 at a convex edge or corner |
+//! | plane–mesh (a mesh on a body) | the mesh vertices below the margin |
+//! | plane–height field, mesh–mesh, mesh–height field, height field–height field | none: meshes and height fields are surfaces (static terrain, or on bodies whose mass comes from solid shapes); use convex hulls or primitives for what moves against them |
 
 pub mod boxes;
 pub mod convex_manifold;
@@ -24,10 +25,14 @@ pub mod emit;
 pub mod epa;
 pub mod features;
 pub mod gjk;
+pub mod heightfield;
+pub mod mesh;
 pub mod plane;
 pub mod simplex;
 pub mod sphere;
 pub mod support;
+pub mod terrain;
+pub mod triangle;
 
 use weft::prelude::*;
 
@@ -35,8 +40,10 @@ use crate::{Contacts, ShapeSet};
 use boxes::box_box;
 use convex_manifold::convex_pair;
 use cylinder::plane_cylinder;
+use mesh::plane_mesh;
 use plane::{plane_box, plane_convex, plane_point};
 use sphere::{point_box, point_segment, segment_box, segment_segment};
+use terrain::terrain_pair;
 
 /// World pose of the body of shape `s` (identity for static shapes).
 #[weft::func]
@@ -78,7 +85,15 @@ pub fn collide_pair(
     let hb = shapes.size[b];
     let za = quat_rotate(xa.q, Vec3::Z);
     let zb = quat_rotate(xb.q, Vec3::Z);
-    if ka == 0 {
+    if kb >= 6 {
+        // Meshes and height fields (the highest kinds) against solids; the
+        // contacts are stored as (terrain, solid), like a plane's.
+        if ka >= 1 && ka <= 5 {
+            terrain_pair(shapes, c, pair, b, a, bb, ba, xb, margin);
+        } else if ka == 0 && kb == 6 {
+            plane_mesh(shapes, c, pair, a, b, ba, bb, xa, ha, xb, margin);
+        }
+    } else if ka == 0 {
         if kb == 1 {
             plane_point(c, pair, a, b, ba, bb, xa, ha, xb.p, hb.x, margin);
         } else if kb == 2 {

@@ -1,5 +1,7 @@
 //! Support functions of the shapes' cores — the point of a shape furthest
-//! along a direction — which GJK and EPA see the shapes through.
+//! along a direction — which GJK and EPA see the shapes through. GJK and EPA
+//! also take a triangle (of a mesh or height field) in place of shape b: b
+//! is then -1 and the triangle's corners are passed along ([`pair_support`]).
 //!
 //! A sphere's core is its centre and a capsule's its segment, thickened by
 //! their radius ([`core_radius`]); boxes, cylinders and hulls are their own
@@ -116,4 +118,58 @@ pub fn minkowski_support(
     let p = core_support(shapes, a, xa, d);
     let q = core_support(shapes, b, xb, -d);
     (p - q, p)
+}
+
+/// The corner of triangle `t0, t1, t2` furthest along `d`.
+#[weft::func]
+pub fn triangle_support(t0: Vec3, t1: Vec3, t2: Vec3, d: Vec3) -> Vec3 {
+    let mut p = t0;
+    let d0 = dot(t0, d);
+    let d1 = dot(t1, d);
+    let d2 = dot(t2, d);
+    if d1 > d0 && d1 >= d2 {
+        p = t1;
+    } else if d2 > d0 && d2 > d1 {
+        p = t2;
+    }
+    p
+}
+
+/// [`minkowski_support`] of shape `a` and shape `b`, or, when `b` is -1, of
+/// shape `a` and the triangle `t0, t1, t2` (world).
+#[weft::func]
+pub fn pair_support(
+    shapes: &ShapeSet,
+    a: i32,
+    xa: Transform,
+    b: i32,
+    xb: Transform,
+    t0: Vec3,
+    t1: Vec3,
+    t2: Vec3,
+    d: Vec3,
+) -> (Vec3, Vec3) {
+    let p = core_support(shapes, a, xa, d);
+    let mut q = Vec3::ZERO;
+    if b >= 0 {
+        q = core_support(shapes, b, xb, -d);
+    } else {
+        q = triangle_support(t0, t1, t2, -d);
+    }
+    (p - q, p)
+}
+
+/// The length scale of a pair for tolerances: the sum of the shapes'
+/// bounding radii (for a triangle, `b` = -1: its corners' largest distance
+/// from their centroid).
+#[weft::func]
+pub fn pair_scale(shapes: &ShapeSet, a: i32, b: i32, t0: Vec3, t1: Vec3, t2: Vec3) -> f32 {
+    let mut rb = 0.0;
+    if b >= 0 {
+        rb = shapes.radius[b];
+    } else {
+        let c = (t0 + t1 + t2) / 3.0;
+        rb = max(length(t0 - c), max(length(t1 - c), length(t2 - c)));
+    }
+    shapes.radius[a] + rb
 }

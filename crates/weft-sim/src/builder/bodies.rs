@@ -160,16 +160,26 @@ impl ModelBuilder {
                             format!("density must be finite and > 0, got {density}"),
                         ));
                     }
-                    let parts: Vec<MassProperties> = self
-                        .rigid_shapes
-                        .iter()
-                        .filter(|s| s.body == i as i32)
-                        .map(|s| shape_mass(density, s))
-                        .collect();
+                    // Surfaces (open meshes, height fields) add no mass.
+                    let mut parts: Vec<MassProperties> = Vec::new();
+                    let mut surface: Option<String> = None;
+                    for s in self.rigid_shapes.iter().filter(|s| s.body == i as i32) {
+                        match shape_mass(density, s) {
+                            Ok(m) => parts.push(m),
+                            Err(why) => {
+                                surface.get_or_insert(why);
+                            }
+                        }
+                    }
                     if parts.is_empty() && b.kind == BodyKind::Dynamic {
                         return Err(bad(
                             i,
-                            "has no shapes to compute its mass from; attach shapes or give BodyMass::Given",
+                            match surface {
+                                Some(why) => format!(
+                                    "is dynamic but its shapes have no mass: {why}; open meshes and height fields are for static or kinematic bodies — attach a solid shape (a closed mesh, a convex hull, a primitive) or give BodyMass::Given"
+                                ),
+                                None => "has no shapes to compute its mass from; attach shapes or give BodyMass::Given".into(),
+                            },
                         ));
                     }
                     parts.into_iter().sum()
@@ -208,9 +218,10 @@ impl ModelBuilder {
     }
 }
 
-/// Mass properties of shape `s` at `density`, in its body's frame.
-fn shape_mass(density: f32, s: &ShapeDesc) -> MassProperties {
+/// Mass properties of shape `s` at `density`, in its body's frame, or why it
+/// has none (a surface: see [`Geometry::solid_mass_properties`]).
+fn shape_mass(density: f32, s: &ShapeDesc) -> std::result::Result<MassProperties, String> {
     s.geometry
-        .mass_properties(density)
-        .transformed(s.transform.q, s.transform.p)
+        .solid_mass_properties(density)
+        .map(|m| m.transformed(s.transform.q, s.transform.p))
 }
