@@ -160,6 +160,14 @@ fn sphere_rolls_down_an_incline_at_five_sevenths_g_sin_theta() {
 
 #[test]
 fn tower_of_ten_boxes_stands() {
+    // One thread for every colour (what a CPU does for a scene this small),
+    // then a launch per colour (what a GPU and large scenes do).
+    for serial_per_color in [512, 0] {
+        tower(serial_per_color);
+    }
+}
+
+fn tower(serial_per_color: usize) {
     let h = 0.05; // 10 cm boxes of water: 1 kg
     let mut b = ModelBuilder::new();
     for k in 0..10 {
@@ -178,6 +186,7 @@ fn tower_of_ten_boxes_stands() {
     }
     let model = b.finalize(Device::Cpu).unwrap();
     let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
+    solver.serial_per_color = serial_per_color;
     let mut settled = None;
     let mut step = 0;
     let s = run(&model, &mut solver, 600, 1.0 / 60.0, |s| {
@@ -196,7 +205,7 @@ fn tower_of_ten_boxes_stands() {
     }
     let sink = Vec3::new(0.0, 0.0, h + 18.0 * h) - top;
     println!(
-        "top box: sank {:.3} mm while settling (1 s), then moved {:.4} mm in 9 s; deepest contact {:.3} mm",
+        "serial below {serial_per_color} per colour: top box sank {:.3} mm while settling (1 s), then moved {:.4} mm in 9 s; deepest contact {:.3} mm",
         sink.length() * 1e3 - (top - settled).length() * 1e3,
         (top - settled).length() * 1e3,
         deepest * 1e3

@@ -32,6 +32,16 @@ pub fn effective_inv_mass(model: &Model, b: i32, q: Quat, r: Vec3, n: Vec3) -> f
     w
 }
 
+/// Contact `c` at poses `xa`, `xb` of its bodies: `(surface point on a,
+/// surface point on b, normal a → b)`; the signed gap is `n · (pb − pa)`.
+#[weft::func]
+pub fn contact_at(contacts: &Contacts, c: i32, xa: Transform, xb: Transform) -> (Vec3, Vec3, Vec3) {
+    let n = contacts.normal[c];
+    let pa = transform_point(xa, contacts.point_a[c]) + n * contacts.radius_a[c];
+    let pb = transform_point(xb, contacts.point_b[c]) - n * contacts.radius_b[c];
+    (pa, pb, n)
+}
+
 /// Contact `c` at the poses `q`: `(body a, body b, surface point on a, surface
 /// point on b, normal a → b)`; the signed gap is `n · (pb − pa)`.
 #[weft::func]
@@ -43,9 +53,7 @@ pub fn contact_points(
 ) -> (i32, i32, Vec3, Vec3, Vec3) {
     let ba = model.rigid_shapes.body[contacts.shape_a[c]];
     let bb = model.rigid_shapes.body[contacts.shape_b[c]];
-    let n = contacts.normal[c];
-    let pa = transform_point(body_pose(q, ba), contacts.point_a[c]) + n * contacts.radius_a[c];
-    let pb = transform_point(body_pose(q, bb), contacts.point_b[c]) - n * contacts.radius_b[c];
+    let (pa, pb, n) = contact_at(contacts, c, body_pose(q, ba), body_pose(q, bb));
     (ba, bb, pa, pb, n)
 }
 

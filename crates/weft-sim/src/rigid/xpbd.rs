@@ -1,6 +1,6 @@
 //! [`XpbdRigid`]: the substepped XPBD solver for rigid bodies.
 
-use weft::{Array, Device, SpatialVector, Tape, Transform, Vec3};
+use weft::{Array, Device, IVec2, SpatialVector, Tape, Transform, Vec3};
 use weft_collide::{CollisionOptions, CollisionPipeline, ContactReport};
 
 use super::coloring::{COLORS, Coloring};
@@ -40,7 +40,9 @@ use crate::{Model, State};
 /// # Ok::<(), weft_sim::SimError>(())
 /// ```
 pub struct XpbdRigid {
-    /// Substeps per step (default 8).
+    /// Substeps per step (default 16: a tower of ten boxes stands whatever
+    /// order its colours come in — on an H100 its top moved 0.06 mm in 9 s
+    /// with 16 × 2 passes, 39 mm with 8 × 2).
     pub substeps: usize,
     /// Passes over every manifold's positions per substep (default 1: with
     /// substeps, more passes rarely pay off).
@@ -49,14 +51,15 @@ pub struct XpbdRigid {
     /// pass (default 4: enough for a manifold's corrections to settle, so the
     /// order of its contacts does not show).
     pub sweeps: usize,
+    /// On a CPU, below this many manifolds per colour (on average) every
+    /// colour is solved by one thread in one launch per pass instead of a
+    /// launch per colour (default 512; 0 always launches per colour). The
+    /// order, and so the result, is the same.
+    pub serial_per_color: usize,
     pipeline: CollisionPipeline,
     coloring: Coloring,
     scratch: Option<Scratch>,
 }
-
-/// Below this many manifolds per colour on average, a CPU solves all colours
-/// on one thread.
-const SERIAL_PER_COLOR: usize = 512;
 
 /// Per-step buffers, reused when no tape records.
 struct Scratch {
@@ -100,9 +103,10 @@ impl XpbdRigid {
             .map_err(collide_err)?;
         let coloring = Coloring::new(model.device(), model.body_count(), pipeline.pair_capacity())?;
         Ok(XpbdRigid {
-            substeps: 8,
+            substeps: 16,
             iterations: 2,
             sweeps: 4,
+            serial_per_color: 512,
             pipeline,
             coloring,
             scratch: None,
@@ -169,24 +173,28 @@ impl XpbdRigid {
         let manifolds = self.pipeline.manifolds();
         let c = &mut self.coloring;
         c.run(model, contacts, manifolds)?;
-        // Launch sizes: the manifolds of each colour (one small read-back per
-        // step); the overflow colour runs on one thread, in order.
+        // Launches: `(colours, threads)`, read back once per step. A colour at a
+        // time with a thread per manifold (the overflow colour on one thread, in
+        // order); on a CPU, a scene with few manifolds per colour gets one thread
+        // for every colour in one launch per pass (the same order): launching a
+        // colour costs more than solving it.
         let counts = c.count.try_to_vec()?;
-        let launches: Vec<(i32, usize)> = counts
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| **k > 0)
-            .map(|(color, &k)| {
-                let threads = if color == COLORS { 1 } else { k as usize };
-                (color as i32, threads)
-            })
-            .collect();
-        // On a CPU, a scene with few manifolds per colour is solved by one
-        // thread in one launch per pass (the same order): launching a colour
-        // costs more than solving it.
         let colored: u32 = counts[..COLORS].iter().sum();
-        let colours = counts[..COLORS].iter().filter(|k| **k > 0).count().max(1);
-        let serial = device.is_cpu() && (colored as usize) < SERIAL_PER_COLOR * colours;
+        let used = counts[..COLORS].iter().filter(|k| **k > 0).count().max(1);
+        let launches: Vec<(IVec2, usize)> =
+            if device.is_cpu() && (colored as usize) < self.serial_per_color * used {
+                vec![(IVec2::new(0, COLORS as i32 + 1), 1)]
+            } else {
+                counts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| **k > 0)
+                    .map(|(color, &k)| {
+                        let threads = if color == COLORS { 1 } else { k as usize };
+                        (IVec2::new(color as i32, color as i32 + 1), threads)
+                    })
+                    .collect()
+            };
         let h = dt / self.substeps as f32;
         let threshold = 2.0 * model.gravity.length() * h;
         let sweeps = self.sweeps as i32;
@@ -215,25 +223,7 @@ impl XpbdRigid {
             s.q.copy_from(&s.q_pred)?;
             for pass in 0..self.iterations {
                 let (first, friction) = (pass == 0, pass + 1 == self.iterations);
-                if serial {
-                    k::solve_positions_serial::launch(
-                        1,
-                        model,
-                        contacts,
-                        manifolds,
-                        &c.list,
-                        &c.start,
-                        &c.count,
-                        sweeps,
-                        first,
-                        friction,
-                        &mut s.q,
-                        &s_in.body_q,
-                        &mut s.lambda,
-                    )?;
-                    continue;
-                }
-                for &(color, threads) in &launches {
+                for &(colors, threads) in &launches {
                     k::solve_positions::launch(
                         threads,
                         model,
@@ -242,7 +232,7 @@ impl XpbdRigid {
                         &c.list,
                         &c.start,
                         &c.count,
-                        color,
+                        colors,
                         threads as i32,
                         sweeps,
                         first,
@@ -256,26 +246,7 @@ impl XpbdRigid {
             k::velocities_from_positions::launch(
                 n, model, &s.q_pred, &s.qd_pred, &s.q, h, &mut s.qd,
             )?;
-            if serial {
-                k::solve_velocities_serial::launch(
-                    1,
-                    model,
-                    contacts,
-                    manifolds,
-                    &c.list,
-                    &c.start,
-                    &c.count,
-                    2,
-                    &s.q,
-                    &mut s.qd,
-                    &s.qd_prev,
-                    &s.lambda,
-                    threshold,
-                    &mut s.impulse,
-                )?;
-                continue;
-            }
-            for &(color, threads) in &launches {
+            for &(colors, threads) in &launches {
                 k::solve_velocities::launch(
                     threads,
                     model,
@@ -284,7 +255,7 @@ impl XpbdRigid {
                     &c.list,
                     &c.start,
                     &c.count,
-                    color,
+                    colors,
                     threads as i32,
                     2,
                     &s.q,

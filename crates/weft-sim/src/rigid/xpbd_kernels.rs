@@ -14,7 +14,7 @@ use weft::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use weft_collide::{Contacts, Manifolds, ShapeSet};
 
-use super::contact_math::{body_com_world, body_pose, effective_inv_mass};
+use super::contact_math::{body_com_world, body_pose, contact_at, effective_inv_mass};
 use super::integrate::{rotate_by, world_inv_inertia};
 use crate::Model;
 
@@ -57,16 +57,6 @@ pub fn kicked(
         }
     }
     out
-}
-
-/// Contact `c` at poses `xa`, `xb` of its bodies: `(surface point on a,
-/// surface point on b, normal a → b)`; the signed gap is `n · (pb − pa)`.
-#[weft::func]
-pub fn contact_at(contacts: &Contacts, c: i32, xa: Transform, xb: Transform) -> (Vec3, Vec3, Vec3) {
-    let n = contacts.normal[c];
-    let pa = transform_point(xa, contacts.point_a[c]) + n * contacts.radius_a[c];
-    let pb = transform_point(xb, contacts.point_b[c]) - n * contacts.radius_b[c];
-    (pa, pb, n)
 }
 
 /// The bodies of manifold `m`: `(a, b)` of its first contact's shapes (-1 for
@@ -357,8 +347,12 @@ pub fn solve_manifold_positions(
     }
 }
 
-/// The position solve of the manifolds of colour `color` (`list[start[color]
-/// ..][..count[color]]`), a thread taking every `stride`-th.
+/// The position solve of the manifolds of colours `colors.x .. colors.y`, one
+/// colour after another (colour `c`'s manifolds are `list[start[c]..][..count[c]]`),
+/// a thread taking every `stride`-th manifold of each. A GPU launches one colour
+/// at a time with a thread per manifold; a CPU solving a small scene launches one
+/// thread for every colour (the same Gauss–Seidel order, without a launch per
+/// colour).
 #[weft::kernel]
 pub fn solve_positions(
     model: &Model,
@@ -367,7 +361,7 @@ pub fn solve_positions(
     list: &Array<i32>,
     start: &Array<u32>,
     count: &Array<u32>,
-    color: i32,
+    colors: IVec2,
     stride: i32,
     sweeps: i32,
     first: bool,
@@ -376,73 +370,16 @@ pub fn solve_positions(
     q_prev: &Array<Transform>,
     lambda: &mut Array<f32>,
 ) {
-    let n = count[color] as i32;
-    let base = start[color] as i32;
-    let mut i = tid();
-    while i < n {
-        let m = list[base + i];
-        solve_manifold_positions(
-            model, contacts, manifolds, m, sweeps, first, friction, q, q_prev, lambda,
-        );
-        i += stride;
-    }
-}
-
-/// The position solve of every manifold by one thread, colour after colour
-/// (`colors` of them, the overflow last): the same Gauss–Seidel order as
-/// [`solve_positions`] launched per colour, in one launch — what a CPU does
-/// for small scenes, where launches would cost more than the work.
-#[weft::kernel]
-pub fn solve_positions_serial(
-    model: &Model,
-    contacts: &Contacts,
-    manifolds: &Manifolds,
-    list: &Array<i32>,
-    start: &Array<u32>,
-    count: &Array<u32>,
-    sweeps: i32,
-    first: bool,
-    friction: bool,
-    q: &mut Array<Transform>,
-    q_prev: &Array<Transform>,
-    lambda: &mut Array<f32>,
-) {
-    for color in 0..count.len() {
+    for color in colors.x..colors.y {
+        let n = count[color] as i32;
         let base = start[color] as i32;
-        for i in 0..count[color] as i32 {
+        let mut i = tid();
+        while i < n {
             let m = list[base + i];
             solve_manifold_positions(
                 model, contacts, manifolds, m, sweeps, first, friction, q, q_prev, lambda,
             );
-        }
-    }
-}
-
-/// The velocity pass of every manifold by one thread, colour after colour
-/// (see [`solve_positions_serial`]).
-#[weft::kernel]
-pub fn solve_velocities_serial(
-    model: &Model,
-    contacts: &Contacts,
-    manifolds: &Manifolds,
-    list: &Array<i32>,
-    start: &Array<u32>,
-    count: &Array<u32>,
-    sweeps: i32,
-    q: &Array<Transform>,
-    qd: &mut Array<SpatialVector>,
-    qd_prev: &Array<SpatialVector>,
-    lambda: &Array<f32>,
-    threshold: f32,
-    impulse: &mut Array<f32>,
-) {
-    for color in 0..count.len() {
-        let base = start[color] as i32;
-        for i in 0..count[color] as i32 {
-            let m = list[base + i];
-            solve_manifold_velocities(
-                model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, impulse,
-            );
+            i += stride;
         }
     }
 }
@@ -540,8 +477,8 @@ pub fn solve_manifold_velocities(
     }
 }
 
-/// The velocity pass of the manifolds of colour `color`, a thread taking
-/// every `stride`-th (see [`solve_positions`]).
+/// The velocity pass of the manifolds of colours `colors.x .. colors.y`, a
+/// thread taking every `stride`-th of each (see [`solve_positions`]).
 #[weft::kernel]
 pub fn solve_velocities(
     model: &Model,
@@ -550,7 +487,7 @@ pub fn solve_velocities(
     list: &Array<i32>,
     start: &Array<u32>,
     count: &Array<u32>,
-    color: i32,
+    colors: IVec2,
     stride: i32,
     sweeps: i32,
     q: &Array<Transform>,
@@ -560,15 +497,17 @@ pub fn solve_velocities(
     threshold: f32,
     impulse: &mut Array<f32>,
 ) {
-    let n = count[color] as i32;
-    let base = start[color] as i32;
-    let mut i = tid();
-    while i < n {
-        let m = list[base + i];
-        solve_manifold_velocities(
-            model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, impulse,
-        );
-        i += stride;
+    for color in colors.x..colors.y {
+        let n = count[color] as i32;
+        let base = start[color] as i32;
+        let mut i = tid();
+        while i < n {
+            let m = list[base + i];
+            solve_manifold_velocities(
+                model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, impulse,
+            );
+            i += stride;
+        }
     }
 }
 
