@@ -228,12 +228,12 @@ fn cpu_and_cuda_agree_on_a_falling_pile() {
 #[test]
 fn cuda_tower_of_ten_boxes_stands() {
     let Some(gpu) = cuda() else { return };
-    // The defaults first (asserted), then more substeps and passes (printed:
-    // how the drift depends on the solver's effort).
-    let runs: Vec<_> = [(8, 2), (16, 2), (8, 4), (32, 1)]
+    // The defaults first (asserted), then other efforts (printed: how the drift
+    // depends on them; 8 × 2, the default before, drifted 38.6 mm on an H100).
+    let runs: Vec<_> = [None, Some((8, 2)), Some((8, 4)), Some((32, 1))]
         .into_iter()
-        .map(|(substeps, iterations)| {
-            let (drift, deepest) = tower_on(gpu, substeps, iterations);
+        .map(|effort| {
+            let (drift, deepest, (substeps, iterations)) = tower_on(gpu, effort);
             println!(
                 "CUDA tower, {substeps} substeps × {iterations} passes: top moved {:.4} mm in 9 s, deepest contact {:.3} mm",
                 drift * 1e3,
@@ -247,9 +247,10 @@ fn cuda_tower_of_ten_boxes_stands() {
     assert!(deepest < 1e-3, "a contact rests {deepest} m deep");
 }
 
-/// A tower of ten 10 cm boxes on `device` for 10 s: the top box's drift after
-/// the first second and the deepest resting contact.
-fn tower_on(device: Device, substeps: usize, iterations: usize) -> (f32, f32) {
+/// A tower of ten 10 cm boxes on `device` for 10 s with `(substeps,
+/// iterations)` (`None`: the solver's defaults): the top box's drift after the
+/// first second, the deepest resting contact, and the effort used.
+fn tower_on(device: Device, effort: Option<(usize, usize)>) -> (f32, f32, (usize, usize)) {
     let h = 0.05;
     let mut b = ModelBuilder::new();
     for k in 0..10 {
@@ -269,8 +270,10 @@ fn tower_on(device: Device, substeps: usize, iterations: usize) -> (f32, f32) {
     let model = b.finalize(device).unwrap();
     let (mut s0, mut s1) = (State::new(&model).unwrap(), State::new(&model).unwrap());
     let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
-    solver.substeps = substeps;
-    solver.iterations = iterations;
+    if let Some((substeps, iterations)) = effort {
+        solver.substeps = substeps;
+        solver.iterations = iterations;
+    }
     let mut settled = Vec3::ZERO;
     for step in 0..600 {
         solver
@@ -286,5 +289,9 @@ fn tower_on(device: Device, substeps: usize, iterations: usize) -> (f32, f32) {
     for k in 1..10 {
         deepest = deepest.max(2.0 * h - (q[k].p.z - q[k - 1].p.z));
     }
-    ((q[9].p - settled).length(), deepest)
+    (
+        (q[9].p - settled).length(),
+        deepest,
+        (solver.substeps, solver.iterations),
+    )
 }
