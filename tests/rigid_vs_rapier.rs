@@ -114,9 +114,9 @@ fn box_settles_at_the_same_height_as_in_rapier() {
 /// The stacking test: a 20-layer pyramid of 210 boxes of 10 cm and
 /// 1 kg stands for 10 s — its top box moves less than 1 mm after the first
 /// second and no resting contact is deeper than 1 mm — in Weft, with Rapier's
-/// numbers printed beside (Rapier is held to the same bound).
+/// numbers printed beside. Rapier (4 iterations, its defaults) moves its top
+/// box 2.4 mm, so it is held only to standing (1 cm).
 #[test]
-#[ignore = "fails: Weft's pyramid shears sideways (top box 70 mm after 10 s with 16 substeps × 2 passes, 445 mm with 8 × 2; session 19) and Rapier's top moves 2.4 mm; see docs/notes/rigid.md"]
 fn pyramid_of_210_boxes_stands_for_ten_seconds() {
     let h = 0.05;
     let scene = Scene::pyramid(20);
@@ -171,5 +171,10 @@ fn pyramid_of_210_boxes_stands_for_ten_seconds() {
         deepest * 1e3
     );
     assert!(drift[0] < 1e-3, "weft's pyramid top moved {} m", drift[0]);
-    assert!(drift[1] < 1e-3, "rapier's pyramid top moved {} m", drift[1]);
+    assert!(
+        deepest < 1e-3,
+        "weft's deepest resting contact {} m",
+        deepest
+    );
+    assert!(drift[1] < 1e-2, "rapier's pyramid top moved {} m", drift[1]);
 }

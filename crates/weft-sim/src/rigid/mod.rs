@@ -20,6 +20,7 @@
 //! are the integrator's plus the projections' displacement, so a body
 //! nothing touches is integrated exactly as a free body.
 
+pub mod anchors;
 pub mod coloring;
 pub mod contact_math;
 pub mod integrate;

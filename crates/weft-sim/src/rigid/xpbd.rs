@@ -3,6 +3,7 @@
 use weft::{Array, Device, IVec2, SpatialVector, Tape, Transform, Vec3};
 use weft_collide::{CollisionOptions, CollisionPipeline, ContactReport};
 
+use super::anchors::Anchors;
 use super::coloring::{COLORS, Coloring};
 use super::integrate::integrate_bodies;
 use super::xpbd_kernels as k;
@@ -15,8 +16,9 @@ use crate::{Model, State};
 /// ([`coloring`](super::coloring)), then each of `substeps` substeps
 /// integrates the bodies, projects each manifold out of penetration as one
 /// block with patch friction (Gauss–Seidel: a thread per manifold, colour
-/// after colour, `iterations` passes; static friction holds against where the
-/// bodies were at the start of the step), derives velocities, and applies
+/// after colour, `iterations` passes; static friction takes back the slip of
+/// a sticking pair since the step began plus what earlier steps left, see
+/// [`anchors`](super::anchors)), derives velocities, and applies
 /// restitution manifold by manifold. On a CPU, scenes with few manifolds per
 /// colour run every colour on one thread in one launch (the same order).
 ///
@@ -58,6 +60,7 @@ pub struct XpbdRigid {
     pub serial_per_color: usize,
     pipeline: CollisionPipeline,
     coloring: Coloring,
+    anchors: Anchors,
     scratch: Option<Scratch>,
 }
 
@@ -102,6 +105,7 @@ impl XpbdRigid {
         let pipeline = CollisionPipeline::new(&model.rigid_shapes, model.body_count(), collision)
             .map_err(collide_err)?;
         let coloring = Coloring::new(model.device(), model.body_count(), pipeline.pair_capacity())?;
+        let anchors = Anchors::new(model.device(), model.body_count(), pipeline.pair_capacity())?;
         Ok(XpbdRigid {
             substeps: 16,
             iterations: 2,
@@ -109,8 +113,17 @@ impl XpbdRigid {
             serial_per_color: 512,
             pipeline,
             coloring,
+            anchors,
             scratch: None,
         })
+    }
+
+    /// Forgets the slip sticking pairs carry from the last step: call it
+    /// before stepping from a state that does not follow the last step's
+    /// output (a reset, a state loaded from elsewhere), or its sticking pairs
+    /// would take back slip they never made.
+    pub fn forget_contacts(&mut self) -> Result<()> {
+        self.anchors.clear()
     }
 
     /// The collision pipeline (its contacts are those of the last step).
@@ -173,6 +186,8 @@ impl XpbdRigid {
         let manifolds = self.pipeline.manifolds();
         let c = &mut self.coloring;
         c.run(model, contacts, manifolds)?;
+        self.anchors
+            .load(model, contacts, manifolds, &s_in.body_q)?;
         // Launches: `(colours, threads)`, read back once per step. A colour at a
         // time with a thread per manifold (the overflow colour on one thread, in
         // order); on a CPU, a scene with few manifolds per colour gets one thread
@@ -239,6 +254,8 @@ impl XpbdRigid {
                         friction,
                         &mut s.q,
                         &s_in.body_q,
+                        &self.anchors.carry,
+                        &mut self.anchors.slid,
                         &mut s.lambda,
                     )?;
                 }
@@ -267,6 +284,8 @@ impl XpbdRigid {
                 )?;
             }
         }
+        self.anchors
+            .store(model, contacts, manifolds, &s.q, &s_in.body_q, &s.lambda)?;
         s_out.body_q.copy_from(&s.q)?;
         s_out.body_qd.copy_from(&s.qd)?;
         s_out

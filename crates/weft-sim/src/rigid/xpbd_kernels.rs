@@ -177,13 +177,77 @@ pub fn rotation_vector(q1: Quat, q0: Quat) -> Vec3 {
     v
 }
 
+/// The friction patch of manifold `m` at poses `xa`, `xb`: `(centroid of its
+/// contacts on a in a's frame, the same on b in b's frame, mean normal, patch
+/// radius about the centroid)`.
+#[weft::func]
+pub fn friction_patch(
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    m: i32,
+    xa: Transform,
+    xb: Transform,
+) -> (Vec3, Vec3, Vec3, f32) {
+    let s = manifolds.start[m] as i32;
+    let k = manifolds.len[m] as i32;
+    let ia = transform_inverse(xa);
+    let ib = transform_inverse(xb);
+    let mut la = Vec3::ZERO;
+    let mut lb = Vec3::ZERO;
+    let mut spread = 0.0;
+    let mut nsum = Vec3::ZERO;
+    for i in 0..k {
+        let c = manifolds.contacts[s + i];
+        let (pa, pb, n) = contact_at(contacts, c, xa, xb);
+        let qa = transform_point(ia, pa);
+        la += qa;
+        lb += transform_point(ib, pb);
+        spread += dot(qa, qa);
+        nsum += n;
+    }
+    let active = max(k as f32, 1.0);
+    la = la / active;
+    lb = lb / active;
+    let radius = sqrt(max(spread / active - dot(la, la), 0.0));
+    (la, lb, normalize(nsum), radius)
+}
+
+/// The slip of a friction patch (centroids `la` on a, `lb` on b, normal `n`)
+/// at poses `xa`, `xb` since the step began (`xa0`, `xb0`) plus the slip
+/// `carry` left from earlier steps (xyz: tangential, w: twist about `n`):
+/// `(tangential slip of b against a, twist of b against a about n)`.
+#[weft::func]
+pub fn patch_slip(
+    xa: Transform,
+    xb: Transform,
+    xa0: Transform,
+    xb0: Transform,
+    la: Vec3,
+    lb: Vec3,
+    n: Vec3,
+    carry: Vec4,
+) -> (Vec3, f32) {
+    let pa = transform_point(xa, la);
+    let pb = transform_point(xb, lb);
+    let slip = (pb - transform_point(xb0, lb)) - (pa - transform_point(xa0, la))
+        + Vec3::new(carry.x, carry.y, carry.z);
+    let twist = dot(
+        n,
+        rotation_vector(xb.q, xb0.q) - rotation_vector(xa.q, xa0.q),
+    ) + carry.w;
+    (slip - n * dot(n, slip), twist)
+}
+
 /// Friction of manifold `m` as one patch (as PhysX's patch friction), after
-/// its normal sweeps: the tangential slip of the centroid of the pushing
-/// contacts since the substep began (`xa0`, `xb0`) is undone while that needs at
+/// its normal sweeps: the tangential slip of the centroid of its contacts
+/// since the step began (`xa0`, `xb0`), plus what earlier steps left
+/// (`carry[m]`, see [`anchors`](super::anchors)), is undone while that needs at
 /// most `mu_static` times the manifold's normal correction this substep (the
-/// sum of its `lambda`), else limited to `mu` times it (kinetic); the relative
-/// twist about the normal likewise, with the limit scaled by the patch's
-/// radius (a single point has none, so a sphere spins freely).
+/// sum of its `lambda`), else limited to `mu` times it (kinetic, and
+/// `slid[m]` set); the relative twist about the normal likewise, with the
+/// limit scaled by the patch's radius (a single point has none, so a sphere
+/// spins freely). Slip is measured on the patch's current centroid, so a
+/// rolling body (whose contact point does not move) is not held back.
 #[weft::func]
 pub fn patch_friction(
     model: &Model,
@@ -196,46 +260,29 @@ pub fn patch_friction(
     xb: Transform,
     xa0: Transform,
     xb0: Transform,
+    carry: &Array<Vec4>,
+    slid: &mut Array<i32>,
     lambda: &mut Array<f32>,
 ) -> (Transform, Transform) {
+    let (la, lb, n, radius) = friction_patch(contacts, manifolds, m, xa, xb);
     let s = manifolds.start[m] as i32;
-    let k = manifolds.len[m] as i32;
-    let ia = transform_inverse(xa);
-    let ib = transform_inverse(xb);
     let mut lam = 0.0;
-    let active = k as f32;
-    let mut la = Vec3::ZERO;
-    let mut lb = Vec3::ZERO;
-    let mut spread = 0.0;
-    let mut nsum = Vec3::ZERO;
-    for i in 0..k {
-        let c = manifolds.contacts[s + i];
-        let (pa, pb, n) = contact_at(contacts, c, xa, xb);
-        let qa = transform_point(ia, pa);
-        lam += lambda[c];
-        la += qa;
-        lb += transform_point(ib, pb);
-        spread += dot(qa, qa);
-        nsum += n;
+    for i in 0..manifolds.len[m] as i32 {
+        lam += lambda[manifolds.contacts[s + i]];
     }
     let mut ya = xa;
     let mut yb = xb;
+    let mut kinetic = 0;
     if lam > 0.0 {
         let c0 = manifolds.contacts[s];
         let sa = contacts.shape_a[c0];
         let sb = contacts.shape_b[c0];
         let mu_s = 0.5 * (model.rigid_shapes.mu_static[sa] + model.rigid_shapes.mu_static[sb]);
         let mu_d = 0.5 * (model.rigid_shapes.mu[sa] + model.rigid_shapes.mu[sb]);
-        let n = normalize(nsum);
-        la = la / active;
-        lb = lb / active;
-        let pa = transform_point(xa, la);
-        let pb = transform_point(xb, lb);
-        let slip = (pb - transform_point(xb0, lb)) - (pa - transform_point(xa0, la));
-        let st = slip - n * dot(n, slip);
+        let (st, twist) = patch_slip(xa, xb, xa0, xb0, la, lb, n, carry[m]);
         let ls = length(st);
-        let ra = pa - body_com_world(model, ba, xa);
-        let rb = pb - body_com_world(model, bb, xb);
+        let ra = transform_point(xa, la) - body_com_world(model, ba, xa);
+        let rb = transform_point(xb, lb) - body_com_world(model, bb, xb);
         let mut p = Vec3::ZERO;
         if ls > 1.0e-9 {
             let t = st / ls;
@@ -245,18 +292,13 @@ pub fn patch_friction(
                 let mut dlt = ls / wt;
                 if dlt > mu_s * lam {
                     dlt = mu_d * lam;
+                    kinetic = 1;
                 }
                 p = -t * dlt;
             }
         }
-        // Twist about the normal since the substep began.
-        let radius = sqrt(max(spread / active - dot(la, la), 0.0));
         let mut tau = Vec3::ZERO;
         if radius > 1.0e-6 {
-            let twist = dot(
-                n,
-                rotation_vector(xb.q, xb0.q) - rotation_vector(xa.q, xa0.q),
-            );
             let mut wr = 0.0;
             if ba >= 0 {
                 wr += dot(n, world_inv_inertia(xa.q, model.body_inv_inertia[ba]) * n);
@@ -268,6 +310,7 @@ pub fn patch_friction(
                 let mut lt = abs(twist) / wr;
                 if lt > mu_s * lam * radius {
                     lt = mu_d * lam * radius;
+                    kinetic = 1;
                 }
                 tau = n * (-sign(twist) * lt);
             }
@@ -277,6 +320,7 @@ pub fn patch_friction(
             ya = corrected(model, ba, xa, ra, -p, -tau);
         }
     }
+    slid[m] = kinetic;
     (ya, yb)
 }
 
@@ -293,7 +337,9 @@ pub fn solve_manifold_positions(
     first: bool,
     friction: bool,
     q: &mut Array<Transform>,
-    q_prev: &Array<Transform>,
+    q0: &Array<Transform>,
+    carry: &Array<Vec4>,
+    slid: &mut Array<i32>,
     lambda: &mut Array<f32>,
 ) {
     let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
@@ -328,8 +374,10 @@ pub fn solve_manifold_positions(
             bb,
             xa,
             xb,
-            body_pose(q_prev, ba),
-            body_pose(q_prev, bb),
+            body_pose(q0, ba),
+            body_pose(q0, bb),
+            carry,
+            slid,
             lambda,
         );
         fa = ya;
@@ -367,7 +415,9 @@ pub fn solve_positions(
     first: bool,
     friction: bool,
     q: &mut Array<Transform>,
-    q_prev: &Array<Transform>,
+    q0: &Array<Transform>,
+    carry: &Array<Vec4>,
+    slid: &mut Array<i32>,
     lambda: &mut Array<f32>,
 ) {
     for color in colors.x..colors.y {
@@ -377,7 +427,7 @@ pub fn solve_positions(
         while i < n {
             let m = list[base + i];
             solve_manifold_positions(
-                model, contacts, manifolds, m, sweeps, first, friction, q, q_prev, lambda,
+                model, contacts, manifolds, m, sweeps, first, friction, q, q0, carry, slid, lambda,
             );
             i += stride;
         }
