@@ -3,15 +3,19 @@
 //! manifold may update both its bodies' poses in place while the others of its
 //! colour run; the colours run one after another.
 //!
-//! The colouring is greedy and lock-free, in one launch: each manifold claims
-//! the lowest colour free at both its dynamic bodies (a claim is a per-body,
-//! per-colour counter that only the first incrementer owns; losers undo their
-//! increment and try the next colour). Bodies are claimed in index order, so a
-//! chain of waiting claims always ends at one that succeeds: no deadlock and no
-//! livelock, even when a GPU warp runs its threads in lockstep. A manifold that
-//! finds none of the [`COLORS`] colours free goes to the overflow list, which
-//! one thread solves sequentially (as Box2D v3's overflow constraints).
-//! Static and kinematic bodies are never written, so they do not count.
+//! The colouring is Jones–Plassmann's, and deterministic: every manifold has a
+//! priority made from its shape pair (a hash for the order, the pair itself
+//! to break ties), so it is the same on every run and every device whatever
+//! slots the broad phase gave the pairs. Each round, a manifold whose
+//! priority is the highest among the uncoloured manifolds at both its dynamic
+//! bodies (one `atomic_max` per body) takes the lowest colour free at both;
+//! the winners of a round share no body, so they may write their bodies'
+//! colour masks directly. After [`ROUNDS`] rounds, or when a manifold finds
+//! none of the [`COLORS`] colours free, it goes to the overflow list, which
+//! one thread solves in priority order (as Box2D v3's overflow constraints).
+//! Static and kinematic bodies are never written, so they do not count. The
+//! same colours give the same Gauss–Seidel order, so a scene steps the same
+//! on every run (CPU runs are bit-repeatable) and the CPU and a GPU agree.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};
@@ -37,67 +41,251 @@ pub fn dynamic_body(model: &Model, b: i32) -> i32 {
     d
 }
 
-/// Tries to own colour `c` at body `b` (-1: nothing to claim): whether it did.
-/// A failed try leaves the counter as it was.
-#[weft::func]
-pub fn claim(claims: &mut Array<i32>, b: i32, c: i32) -> bool {
-    let mut ok = true;
-    if b >= 0 {
-        let k = b * 32 + c;
-        if atomic_add(&mut claims[k], 1) != 0 {
-            atomic_sub(&mut claims[k], 1);
-            ok = false;
-        }
-    }
-    ok
-}
+/// Rounds of the colouring; manifolds still uncoloured after them overflow.
+pub const ROUNDS: usize = 32;
 
-/// Gives colour `c` at body `b` back.
+/// The dynamic bodies of manifold `m` (-1 for static geometry and kinematic
+/// bodies).
 #[weft::func]
-pub fn release(claims: &mut Array<i32>, b: i32, c: i32) {
-    if b >= 0 {
-        atomic_sub(&mut claims[b * 32 + c], 1);
-    }
-}
-
-/// A thread per manifold slot: its colour (-1 for an empty slot or one with no
-/// dynamic body, 32 for overflow) into `color`, counted in `count`.
-#[weft::kernel]
-pub fn color_manifolds(
+pub fn manifold_dynamic_bodies(
     model: &Model,
     contacts: &Contacts,
     manifolds: &Manifolds,
-    claims: &mut Array<i32>,
+    m: i32,
+) -> (i32, i32) {
+    let c0 = manifolds.contacts[manifolds.start[m] as i32];
+    (
+        dynamic_body(model, model.rigid_shapes.body[contacts.shape_a[c0]]),
+        dynamic_body(model, model.rigid_shapes.body[contacts.shape_b[c0]]),
+    )
+}
+
+/// Xorshift of `x` (three shifts and xors; a bijection of `u32`).
+#[weft::func]
+pub fn xorshift(x: u32) -> u32 {
+    let mut y = x;
+    y = y ^ (y << 13);
+    y = y ^ (y >> 17);
+    y = y ^ (y << 5);
+    y
+}
+
+/// A thread per manifold slot and per body: the slot's priority into `prio` (below 2^58: the
+/// pair `(a, b)` of its shapes as `a · shapes + b` in the low `key_bits`, a
+/// hash of it above) and its colour into `color` (-2 to be coloured, -1 for
+/// an empty slot or one with no dynamic body); the bodies' colour masks
+/// `used` and bids `best` are reset.
+#[weft::kernel]
+pub fn color_init(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    key_bits: i32,
+    prio: &mut Array<i64>,
     color: &mut Array<i32>,
-    count: &mut Array<u32>,
+    used: &mut Array<u32>,
+    best: &mut Array<i64>,
 ) {
     let m = tid();
-    let mut got = -1;
-    if manifolds.len[m] > 0 {
-        let c0 = manifolds.contacts[manifolds.start[m] as i32];
-        let a = dynamic_body(model, model.rigid_shapes.body[contacts.shape_a[c0]]);
-        let b = dynamic_body(model, model.rigid_shapes.body[contacts.shape_b[c0]]);
+    let mut c = -1;
+    let mut p = 0i64;
+    let slots = manifolds.len.len() as i32;
+    if m < slots && manifolds.len[m] > 0 {
+        let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
         if a >= 0 || b >= 0 {
-            let lo = min(a, b);
-            let hi = max(a, b);
-            let mut c = 0;
-            while got < 0 && c < 32 {
-                if claim(claims, lo, c) {
-                    if claim(claims, hi, c) {
-                        got = c;
-                    } else {
-                        release(claims, lo, c);
-                    }
-                }
-                c += 1;
+            c = -2;
+            let c0 = manifolds.contacts[manifolds.start[m] as i32];
+            let key = contacts.shape_a[c0] as i64 * model.rigid_shapes.body.len() as i64
+                + contacts.shape_b[c0] as i64;
+            let h = xorshift(xorshift(key as u32 ^ 0x9e3779b9u32) ^ ((key >> 32) as u32)) as i64;
+            let hash_bits = 58 - key_bits;
+            let mut hashed = 0i64;
+            if hash_bits > 0 {
+                hashed = (h & ((1i64 << min(hash_bits, 32)) - 1)) << key_bits;
             }
-            if got < 0 {
-                got = 32;
-            }
-            atomic_add(&mut count[got], 1);
+            p = hashed | key;
         }
     }
-    color[m] = got;
+    if m < slots {
+        prio[m] = p;
+        color[m] = c;
+    }
+    if m < used.len() as i32 {
+        used[m] = 0;
+        best[m] = -1;
+    }
+}
+
+/// Round `r`, first half, for manifold `m`: an uncoloured manifold bids its
+/// priority (tagged with the round, so no reset is needed) at its bodies.
+#[weft::func]
+pub fn color_bid(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    m: i32,
+    r: i32,
+    prio: &Array<i64>,
+    color: &Array<i32>,
+    best: &mut Array<i64>,
+) {
+    if color[m] == -2 {
+        let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
+        let tag = ((r as i64) << 58) | prio[m];
+        if a >= 0 {
+            atomic_max(&mut best[a], tag);
+        }
+        if b >= 0 {
+            atomic_max(&mut best[b], tag);
+        }
+    }
+}
+
+/// Round `r`, second half, for manifold `m`: a manifold that won the bid at
+/// both its bodies takes the lowest colour free at both (overflow, 32, when
+/// none is; and every manifold still uncoloured in the last round, `last`).
+#[weft::func]
+pub fn color_take(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    m: i32,
+    r: i32,
+    last: bool,
+    prio: &Array<i64>,
+    color: &mut Array<i32>,
+    best: &mut Array<i64>,
+    used: &mut Array<u32>,
+) {
+    if color[m] == -2 {
+        let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
+        let tag = ((r as i64) << 58) | prio[m];
+        let mut won = true;
+        let mut mask = 0u32;
+        if a >= 0 {
+            won = won && best[a] == tag;
+            mask = mask | used[a];
+        }
+        if b >= 0 {
+            won = won && best[b] == tag;
+            mask = mask | used[b];
+        }
+        if won {
+            let mut c = 0;
+            while c < 32 && ((mask >> (c as u32)) & 1u32) == 1u32 {
+                c += 1;
+            }
+            color[m] = c;
+            if c < 32 {
+                let bit = 1u32 << (c as u32);
+                if a >= 0 {
+                    used[a] = used[a] | bit;
+                }
+                if b >= 0 {
+                    used[b] = used[b] | bit;
+                }
+            }
+        } else if last {
+            color[m] = 32;
+        }
+    }
+}
+
+/// Bids of rounds `rounds.x .. rounds.y` (a GPU: one round per launch), a
+/// thread taking every `stride`-th manifold slot.
+#[weft::kernel]
+pub fn color_bids(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    r: i32,
+    stride: i32,
+    prio: &Array<i64>,
+    color: &Array<i32>,
+    best: &mut Array<i64>,
+) {
+    let mut m = tid();
+    while m < manifolds.len.len() as i32 {
+        color_bid(model, contacts, manifolds, m, r, prio, color, best);
+        m += stride;
+    }
+}
+
+/// Takes of round `r` (see [`color_take`]), a thread taking every
+/// `stride`-th manifold slot.
+#[weft::kernel]
+pub fn color_takes(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    r: i32,
+    last: bool,
+    stride: i32,
+    prio: &Array<i64>,
+    color: &mut Array<i32>,
+    best: &mut Array<i64>,
+    used: &mut Array<u32>,
+) {
+    let mut m = tid();
+    while m < manifolds.len.len() as i32 {
+        color_take(
+            model, contacts, manifolds, m, r, last, prio, color, best, used,
+        );
+        m += stride;
+    }
+}
+
+/// One thread: every round, bids then takes (what a CPU does for a small
+/// scene; the same colours as the launches per round).
+#[weft::kernel]
+pub fn color_serial(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    rounds: i32,
+    prio: &Array<i64>,
+    color: &mut Array<i32>,
+    best: &mut Array<i64>,
+    used: &mut Array<u32>,
+) {
+    let n = manifolds.len.len() as i32;
+    for r in 0..rounds {
+        for m in 0..n {
+            if color[m] == -2 {
+                let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
+                let tag = ((r as i64) << 58) | prio[m];
+                if a >= 0 {
+                    best[a] = max(best[a], tag);
+                }
+                if b >= 0 {
+                    best[b] = max(best[b], tag);
+                }
+            }
+        }
+        for m in 0..n {
+            color_take(
+                model,
+                contacts,
+                manifolds,
+                m,
+                r,
+                r == rounds - 1,
+                prio,
+                color,
+                best,
+                used,
+            );
+        }
+    }
+}
+
+/// A thread per manifold slot: counts its colour.
+#[weft::kernel]
+pub fn color_count(color: &Array<i32>, count: &mut Array<u32>) {
+    let c = color[tid()];
+    if c >= 0 {
+        atomic_add(&mut count[c], 1);
+    }
 }
 
 /// One thread: the first slot of each colour's list (exclusive scan of
@@ -128,9 +316,34 @@ pub fn color_scatter(
     }
 }
 
+/// One thread: sorts the overflow list (colour 32, solved in its order) by
+/// priority, so that order is the same on every run.
+#[weft::kernel]
+pub fn color_sort_overflow(
+    prio: &Array<i64>,
+    start: &Array<u32>,
+    count: &Array<u32>,
+    list: &mut Array<i32>,
+) {
+    let s = start[32] as i32;
+    let n = count[32] as i32;
+    for i in 1..n {
+        let v = list[s + i];
+        let pv = prio[v];
+        let mut j = i - 1;
+        while j >= 0 && prio[list[s + j]] > pv {
+            list[s + j + 1] = list[s + j];
+            j -= 1;
+        }
+        list[s + j + 1] = v;
+    }
+}
+
 /// The manifolds of each colour, rebuilt every step.
 pub struct Coloring {
-    claims: Array<i32>,
+    prio: Array<i64>,
+    best: Array<i64>,
+    used: Array<u32>,
     /// Colour of each manifold slot.
     pub color: Array<i32>,
     /// Manifolds per colour (`COLORS + 1` entries, the last the overflow).
@@ -140,42 +353,106 @@ pub struct Coloring {
     fill: Array<u32>,
     /// Manifold slots grouped by colour.
     pub list: Array<i32>,
+    /// On a CPU, below this many manifold slots the rounds run on one thread
+    /// in one launch (the same colours).
+    pub serial_below: usize,
 }
 
 impl Coloring {
     /// Buffers for `bodies` bodies and `slots` manifold slots.
     pub fn new(device: Device, bodies: usize, slots: usize) -> Result<Coloring> {
+        let slots = slots.max(1);
         Ok(Coloring {
-            claims: Array::try_zeros(device, [bodies * COLORS])?,
+            prio: Array::try_zeros(device, [slots])?,
+            best: Array::try_zeros(device, [bodies.max(1)])?,
+            used: Array::try_zeros(device, [bodies.max(1)])?,
             color: Array::try_zeros(device, [slots])?,
             count: Array::try_zeros(device, [COLORS + 1])?,
             start: Array::try_zeros(device, [COLORS + 1])?,
             fill: Array::try_zeros(device, [COLORS + 1])?,
             list: Array::try_zeros(device, [slots])?,
+            serial_below: 16_384,
         })
     }
 
     /// Colours the manifolds of `contacts` (launches only).
     pub fn run(&mut self, model: &Model, contacts: &Contacts, manifolds: &Manifolds) -> Result<()> {
-        self.claims.try_fill(0)?;
+        let slots = manifolds.slots();
+        if self.color.len() < slots {
+            return Err(crate::SimError::Mismatch(format!(
+                "colouring sized for {} manifold slots, the manifolds have {slots}",
+                self.color.len()
+            )));
+        }
+        let shapes = model.rigid_shapes.body.len().max(2) as u64;
+        let key_bits = 64 - (shapes * shapes - 1).leading_zeros() as i32;
+        if key_bits > 58 {
+            return Err(crate::SimError::Mismatch(format!(
+                "{shapes} shapes are too many for the colouring's priorities"
+            )));
+        }
         self.count.try_fill(0)?;
-        color_manifolds::launch(
-            manifolds.slots(),
+        color_init::launch(
+            slots.max(self.used.len()),
             model,
             contacts,
             manifolds,
-            &mut self.claims,
+            key_bits,
+            &mut self.prio,
             &mut self.color,
-            &mut self.count,
+            &mut self.used,
+            &mut self.best,
         )?;
+        if model.device().is_cpu() && slots < self.serial_below {
+            color_serial::launch(
+                1,
+                model,
+                contacts,
+                manifolds,
+                ROUNDS as i32,
+                &self.prio,
+                &mut self.color,
+                &mut self.best,
+                &mut self.used,
+            )?;
+        } else {
+            for r in 0..ROUNDS as i32 {
+                color_bids::launch(
+                    slots,
+                    model,
+                    contacts,
+                    manifolds,
+                    r,
+                    slots as i32,
+                    &self.prio,
+                    &self.color,
+                    &mut self.best,
+                )?;
+                color_takes::launch(
+                    slots,
+                    model,
+                    contacts,
+                    manifolds,
+                    r,
+                    r == ROUNDS as i32 - 1,
+                    slots as i32,
+                    &self.prio,
+                    &mut self.color,
+                    &mut self.best,
+                    &mut self.used,
+                )?;
+            }
+        }
+        color_count::launch(slots, &self.color, &mut self.count)?;
         color_starts::launch(1, &self.count, &mut self.start, &mut self.fill)?;
         color_scatter::launch(
-            manifolds.slots(),
+            slots,
             &self.color,
             &self.start,
             &mut self.fill,
             &mut self.list,
         )?;
+        color_sort_overflow::launch(1, &self.prio, &self.start, &self.count, &mut self.list)?;
         Ok(())
     }
 }
