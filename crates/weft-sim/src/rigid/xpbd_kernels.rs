@@ -14,47 +14,31 @@ use weft::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use weft_collide::{Contacts, Manifolds, ShapeSet};
 
-use super::contact_math::{body_com_world, body_pose, contact_at, effective_inv_mass};
+use super::contact_math::{body_com_world, body_pose, contact_at};
 use super::integrate::{rotate_by, world_inv_inertia};
 use crate::Model;
 
-/// Pose `x` of body `b` after a positional impulse `p` at offset `r` from its
-/// centre of mass plus a pure angular impulse `tau` (unchanged for static and
-/// kinematic bodies).
+/// Pose `x` of body `b` (inverse mass `w`, world inverse inertia `iinv`)
+/// after a positional impulse `p` at offset `r` from its centre of mass plus
+/// a pure angular impulse `tau` (unchanged for static and kinematic bodies,
+/// `w = 0`).
 #[weft::func]
-pub fn corrected(model: &Model, b: i32, x: Transform, r: Vec3, p: Vec3, tau: Vec3) -> Transform {
-    let mut out = x;
-    if b >= 0 {
-        let w = model.body_inv_mass[b];
-        if w > 0.0 {
-            let com = model.body_com[b];
-            let c = transform_point(x, com) + p * w;
-            let dw = world_inv_inertia(x.q, model.body_inv_inertia[b]) * (cross(r, p) + tau);
-            let q1 = rotate_by(x.q, dw, 1.0);
-            out = Transform::new(c - quat_rotate(q1, com), q1);
-        }
-    }
-    out
-}
-
-/// Velocity `v` of body `b` (pose `x`) after an impulse `p` at offset `r`
-/// (unchanged for static and kinematic bodies).
-#[weft::func]
-pub fn kicked(
+pub fn corrected(
     model: &Model,
     b: i32,
     x: Transform,
-    v: SpatialVector,
+    w: f32,
+    iinv: Mat3,
     r: Vec3,
     p: Vec3,
-) -> SpatialVector {
-    let mut out = v;
-    if b >= 0 {
-        let w = model.body_inv_mass[b];
-        if w > 0.0 {
-            let dw = world_inv_inertia(x.q, model.body_inv_inertia[b]) * cross(r, p);
-            out = SpatialVector::new(v.top + p * w, v.bottom + dw);
-        }
+    tau: Vec3,
+) -> Transform {
+    let mut out = x;
+    if w > 0.0 {
+        let com = model.body_com[b];
+        let c = transform_point(x, com) + p * w;
+        let q1 = rotate_by(x.q, iinv * (cross(r, p) + tau), 1.0);
+        out = Transform::new(c - quat_rotate(q1, com), q1);
     }
     out
 }
@@ -75,8 +59,48 @@ pub fn manifold_bodies(
     )
 }
 
-/// The normal constraints of manifold `m` (bodies `ba`, `bb` at `xa`, `xb`),
-/// projected as one block: `sweeps` symmetric Gauss–Seidel sweeps over the
+/// The inverse mass and world inverse inertia of body `b` at pose `x` (zero
+/// for static geometry; kinematic bodies have zero inverse mass and inertia).
+#[weft::func]
+pub fn body_inverse_mass(model: &Model, b: i32, x: Transform) -> (f32, Mat3) {
+    let mut w = 0.0;
+    let mut i = Mat3::ZERO;
+    if b >= 0 {
+        w = model.body_inv_mass[b];
+        i = world_inv_inertia(x.q, model.body_inv_inertia[b]);
+    }
+    (w, i)
+}
+
+/// The row of normal constraint `c` at poses `xa`, `xb` (centres of mass
+/// `ca`, `cb`, inverse masses `wa`, `wb`, world inverse inertias `ia`, `ib`):
+/// `(normal, ra × n, rb × n, I_a⁻¹ (ra × n), I_b⁻¹ (rb × n), the row's
+/// inverse mass, the gap n · (pb − pa))`.
+#[weft::func]
+pub fn normal_row(
+    contacts: &Contacts,
+    c: i32,
+    xa: Transform,
+    xb: Transform,
+    ca: Vec3,
+    cb: Vec3,
+    wa: f32,
+    wb: f32,
+    ia: Mat3,
+    ib: Mat3,
+) -> (Vec3, Vec3, Vec3, Vec3, Vec3, f32, f32) {
+    let (pa, pb, n) = contact_at(contacts, c, xa, xb);
+    let ta = cross(pa - ca, n);
+    let tb = cross(pb - cb, n);
+    let ua = ia * ta;
+    let ub = ib * tb;
+    let w = wa + wb + dot(ta, ua) + dot(tb, ub);
+    (n, ta, tb, ua, ub, w, dot(n, pb - pa))
+}
+
+/// The normal constraints of manifold `m` (bodies `ba`, `bb` at `xa`, `xb`,
+/// inverse masses `wa`, `wb`, world inverse inertias `ia`, `ib`), projected
+/// as one block: `sweeps` symmetric Gauss–Seidel sweeps over the
 /// contacts of the problem linearised at `xa`, `xb` (each contact's
 /// accumulated correction `lambda[c]` moves to `max(λ − gap / w, 0)`, the gap
 /// including the displacement the block has made so far), then the block's
@@ -84,7 +108,8 @@ pub fn manifold_bodies(
 /// comes instead would compose small rotations about the corners in turn,
 /// whose second-order remainder is a spin about the normal that always has
 /// the same sign for the same corner order (it spins a tower of boxes).
-/// Returns the new poses.
+/// The rows of the first 8 contacts are computed once (a manifold of more,
+/// against a mesh, recomputes the rest each sweep). Returns the new poses.
 #[weft::func]
 pub fn normal_block(
     model: &Model,
@@ -95,6 +120,10 @@ pub fn normal_block(
     bb: i32,
     xa: Transform,
     xb: Transform,
+    wa: f32,
+    ia: Mat3,
+    wb: f32,
+    ib: Mat3,
     sweeps: i32,
     lambda: &mut Array<f32>,
 ) -> (Transform, Transform) {
@@ -102,17 +131,35 @@ pub fn normal_block(
     let k = manifolds.len[m] as i32;
     let ca = body_com_world(model, ba, xa);
     let cb = body_com_world(model, bb, xb);
-    let mut wa = 0.0;
-    let mut wb = 0.0;
-    let mut ia = Mat3::ZERO;
-    let mut ib = Mat3::ZERO;
-    if ba >= 0 {
-        wa = model.body_inv_mass[ba];
-        ia = world_inv_inertia(xa.q, model.body_inv_inertia[ba]);
-    }
-    if bb >= 0 {
-        wb = model.body_inv_mass[bb];
-        ib = world_inv_inertia(xb.q, model.body_inv_inertia[bb]);
+    // Rows of the first 8 contacts, 17 floats each: n, ta, tb, ua, ub, 1/w
+    // (0 for a row nothing can move), gap; their λ in `lams` while sweeping.
+    let mut rows = [0.0f32; 136];
+    let mut lams = [0.0f32; 8];
+    for j in 0..min(k, 8) {
+        let c = manifolds.contacts[s + j];
+        let (n, ta, tb, ua, ub, w, gap) = normal_row(contacts, c, xa, xb, ca, cb, wa, wb, ia, ib);
+        let o = j * 17;
+        rows[o] = n.x;
+        rows[o + 1] = n.y;
+        rows[o + 2] = n.z;
+        rows[o + 3] = ta.x;
+        rows[o + 4] = ta.y;
+        rows[o + 5] = ta.z;
+        rows[o + 6] = tb.x;
+        rows[o + 7] = tb.y;
+        rows[o + 8] = tb.z;
+        rows[o + 9] = ua.x;
+        rows[o + 10] = ua.y;
+        rows[o + 11] = ua.z;
+        rows[o + 12] = ub.x;
+        rows[o + 13] = ub.y;
+        rows[o + 14] = ub.z;
+        rows[o + 15] = 0.0;
+        if w > 0.0 {
+            rows[o + 15] = 1.0 / w;
+        }
+        rows[o + 16] = gap;
+        lams[j] = lambda[c];
     }
     let mut dxa = Vec3::ZERO;
     let mut dwa = Vec3::ZERO;
@@ -126,29 +173,59 @@ pub fn normal_block(
                 j = k - 1 - i;
             }
             let c = manifolds.contacts[s + j];
-            let (pa, pb, n) = contact_at(contacts, c, xa, xb);
-            let ra = pa - ca;
-            let rb = pb - cb;
-            let ta = cross(ra, n);
-            let tb = cross(rb, n);
-            let ua = ia * ta;
-            let ub = ib * tb;
-            let w = wa + wb + dot(ta, ua) + dot(tb, ub);
-            if w > 0.0 {
-                let d = dot(n, pb - pa) + dot(n, dxb - dxa) + dot(tb, dwb) - dot(ta, dwa);
-                let lam = lambda[c];
-                let l1 = max(lam - d / w, 0.0);
+            let mut n = Vec3::ZERO;
+            let mut ta = Vec3::ZERO;
+            let mut tb = Vec3::ZERO;
+            let mut ua = Vec3::ZERO;
+            let mut ub = Vec3::ZERO;
+            let mut iw = 0.0;
+            let mut gap = 0.0;
+            let mut lam = 0.0;
+            if j < 8 {
+                let o = j * 17;
+                n = Vec3::new(rows[o], rows[o + 1], rows[o + 2]);
+                ta = Vec3::new(rows[o + 3], rows[o + 4], rows[o + 5]);
+                tb = Vec3::new(rows[o + 6], rows[o + 7], rows[o + 8]);
+                ua = Vec3::new(rows[o + 9], rows[o + 10], rows[o + 11]);
+                ub = Vec3::new(rows[o + 12], rows[o + 13], rows[o + 14]);
+                iw = rows[o + 15];
+                gap = rows[o + 16];
+                lam = lams[j];
+            } else {
+                let (n1, ta1, tb1, ua1, ub1, w1, gap1) =
+                    normal_row(contacts, c, xa, xb, ca, cb, wa, wb, ia, ib);
+                n = n1;
+                ta = ta1;
+                tb = tb1;
+                ua = ua1;
+                ub = ub1;
+                if w1 > 0.0 {
+                    iw = 1.0 / w1;
+                }
+                gap = gap1;
+                lam = lambda[c];
+            }
+            if iw > 0.0 {
+                let d = gap + dot(n, dxb - dxa) + dot(tb, dwb) - dot(ta, dwa);
+                let l1 = max(lam - d * iw, 0.0);
                 let dl = l1 - lam;
                 if dl != 0.0 {
                     dxb += n * (wb * dl);
                     dwb += ub * dl;
                     dxa -= n * (wa * dl);
                     dwa -= ua * dl;
-                    lambda[c] = l1;
+                    if j < 8 {
+                        lams[j] = l1;
+                    } else {
+                        lambda[c] = l1;
+                    }
                     moved = true;
                 }
             }
         }
+    }
+    for j in 0..min(k, 8) {
+        lambda[manifolds.contacts[s + j]] = lams[j];
     }
     let mut ya = xa;
     let mut yb = xb;
@@ -190,18 +267,26 @@ pub fn friction_patch(
 ) -> (Vec3, Vec3, Vec3, f32) {
     let s = manifolds.start[m] as i32;
     let k = manifolds.len[m] as i32;
-    let ia = transform_inverse(xa);
-    let ib = transform_inverse(xb);
     let mut la = Vec3::ZERO;
     let mut lb = Vec3::ZERO;
     let mut spread = 0.0;
     let mut nsum = Vec3::ZERO;
     for i in 0..k {
         let c = manifolds.contacts[s + i];
-        let (pa, pb, n) = contact_at(contacts, c, xa, xb);
-        let qa = transform_point(ia, pa);
+        let n = contacts.normal[c];
+        // The surface points of `contact_at`, in the bodies' frames.
+        let mut qa = contacts.point_a[c];
+        let mut qb = contacts.point_b[c];
+        let rad_a = contacts.radius_a[c];
+        let rad_b = contacts.radius_b[c];
+        if rad_a != 0.0 {
+            qa += quat_rotate_inv(xa.q, n) * rad_a;
+        }
+        if rad_b != 0.0 {
+            qb -= quat_rotate_inv(xb.q, n) * rad_b;
+        }
         la += qa;
-        lb += transform_point(ib, pb);
+        lb += qb;
         spread += dot(qa, qa);
         nsum += n;
     }
@@ -240,7 +325,7 @@ pub fn patch_slip(
 
 /// Friction of manifold `m` as one patch (as PhysX's patch friction), after
 /// its normal sweeps: the tangential slip of the centroid of its contacts
-/// since the step began (`xa0`, `xb0`), plus what earlier steps left
+/// since the step began (poses `q0`), plus what earlier steps left
 /// (`carry[m]`, see [`anchors`](super::anchors)), is undone while that needs at
 /// most `mu_static` times the manifold's normal correction this substep (the
 /// sum of its `lambda`), else limited to `mu` times it (kinetic, and
@@ -258,12 +343,17 @@ pub fn patch_friction(
     bb: i32,
     xa: Transform,
     xb: Transform,
-    xa0: Transform,
-    xb0: Transform,
+    wa: f32,
+    ia: Mat3,
+    wb: f32,
+    ib: Mat3,
+    q0: &Array<Transform>,
     carry: &Array<Vec4>,
     slid: &mut Array<i32>,
     lambda: &mut Array<f32>,
 ) -> (Transform, Transform) {
+    let xa0 = body_pose(q0, ba);
+    let xb0 = body_pose(q0, bb);
     let (la, lb, n, radius) = friction_patch(contacts, manifolds, m, xa, xb);
     let s = manifolds.start[m] as i32;
     let mut lam = 0.0;
@@ -286,8 +376,9 @@ pub fn patch_friction(
         let mut p = Vec3::ZERO;
         if ls > 1.0e-9 {
             let t = st / ls;
-            let wt = effective_inv_mass(model, ba, xa.q, ra, t)
-                + effective_inv_mass(model, bb, xb.q, rb, t);
+            let rta = cross(ra, t);
+            let rtb = cross(rb, t);
+            let wt = wa + wb + dot(rta, ia * rta) + dot(rtb, ib * rtb);
             if wt > 0.0 {
                 let mut dlt = ls / wt;
                 if dlt > mu_s * lam {
@@ -299,13 +390,7 @@ pub fn patch_friction(
         }
         let mut tau = Vec3::ZERO;
         if radius > 1.0e-6 {
-            let mut wr = 0.0;
-            if ba >= 0 {
-                wr += dot(n, world_inv_inertia(xa.q, model.body_inv_inertia[ba]) * n);
-            }
-            if bb >= 0 {
-                wr += dot(n, world_inv_inertia(xb.q, model.body_inv_inertia[bb]) * n);
-            }
+            let wr = dot(n, ia * n) + dot(n, ib * n);
             if abs(twist) > 1.0e-9 && wr > 0.0 {
                 let mut lt = abs(twist) / wr;
                 if lt > mu_s * lam * radius {
@@ -316,8 +401,8 @@ pub fn patch_friction(
             }
         }
         if length_sq(p) > 0.0 || length_sq(tau) > 0.0 {
-            yb = corrected(model, bb, xb, rb, p, tau);
-            ya = corrected(model, ba, xa, ra, -p, -tau);
+            yb = corrected(model, bb, xb, wb, ib, rb, p, tau);
+            ya = corrected(model, ba, xa, wa, ia, ra, -p, -tau);
         }
     }
     slid[m] = kinetic;
@@ -357,8 +442,12 @@ pub fn solve_manifold_positions(
     if bb >= 0 {
         xb = q[bb];
     }
+    // The inverse inertias at the pass's start serve the whole manifold solve
+    // (its corrections turn the bodies by a fraction of a degree).
+    let (wa, ia) = body_inverse_mass(model, ba, xa);
+    let (wb, ib) = body_inverse_mass(model, bb, xb);
     let (na, nb) = normal_block(
-        model, contacts, manifolds, m, ba, bb, xa, xb, sweeps, lambda,
+        model, contacts, manifolds, m, ba, bb, xa, xb, wa, ia, wb, ib, sweeps, lambda,
     );
     xa = na;
     xb = nb;
@@ -366,19 +455,7 @@ pub fn solve_manifold_positions(
     let mut fb = xb;
     if friction {
         let (ya, yb) = patch_friction(
-            model,
-            contacts,
-            manifolds,
-            m,
-            ba,
-            bb,
-            xa,
-            xb,
-            body_pose(q0, ba),
-            body_pose(q0, bb),
-            carry,
-            slid,
-            lambda,
+            model, contacts, manifolds, m, ba, bb, xa, xb, wa, ia, wb, ib, q0, carry, slid, lambda,
         );
         fa = ya;
         fb = yb;
@@ -434,11 +511,54 @@ pub fn solve_positions(
     }
 }
 
+/// The velocity row of contact `c` at poses `xa`, `xb` (centres of mass
+/// `ca`, `cb`, inverse masses and world inverse inertias `wa`, `ia`, `wb`,
+/// `ib`) with velocities `va0`, `vb0` at the substep's start: `(normal, ra,
+/// rb, the row's inverse mass, the normal speed to reach)`. Restitution sets
+/// the target to `e` times the approach speed (`e = 0` below `threshold`, so
+/// resting contacts do not jitter).
+#[weft::func]
+pub fn velocity_row(
+    model: &Model,
+    contacts: &Contacts,
+    c: i32,
+    xa: Transform,
+    xb: Transform,
+    ca: Vec3,
+    cb: Vec3,
+    wa: f32,
+    wb: f32,
+    ia: Mat3,
+    ib: Mat3,
+    va0: SpatialVector,
+    vb0: SpatialVector,
+    threshold: f32,
+) -> (Vec3, Vec3, Vec3, f32, f32) {
+    let (pa, pb, n) = contact_at(contacts, c, xa, xb);
+    let ra = pa - ca;
+    let rb = pb - cb;
+    let vn0 = dot(
+        n,
+        (vb0.top + cross(vb0.bottom, rb)) - (va0.top + cross(va0.bottom, ra)),
+    );
+    let sa = contacts.shape_a[c];
+    let sb = contacts.shape_b[c];
+    let mut e = 0.5 * (model.rigid_shapes.restitution[sa] + model.rigid_shapes.restitution[sb]);
+    if abs(vn0) <= threshold {
+        e = 0.0;
+    }
+    let ta = cross(ra, n);
+    let tb = cross(rb, n);
+    let wn = wa + wb + dot(ta, ia * ta) + dot(tb, ib * tb);
+    (n, ra, rb, wn, max(-e * vn0, 0.0))
+}
+
 /// The velocity pass of manifold `m` in place in `qd`, over its contacts that
-/// pushed this substep (`lambda > 0`), in `sweeps` Gauss–Seidel sweeps:
-/// restitution sets each one's normal speed to `e` times its approach speed at
-/// the substep's start (`qd_prev`; `e = 0` below `threshold`, so resting
-/// contacts do not jitter).
+/// pushed this substep (`lambda > 0`), in `sweeps` Gauss–Seidel sweeps with
+/// each contact's impulse accumulated in `impulse` and kept non-negative:
+/// each one's normal speed goes to its [`velocity_row`] target (from
+/// `qd_prev`, the substep's start). The rows of the first 8 contacts are
+/// computed once.
 #[weft::func]
 pub fn solve_manifold_velocities(
     model: &Model,
@@ -476,6 +596,31 @@ pub fn solve_manifold_velocities(
     }
     let ca = body_com_world(model, ba, xa);
     let cb = body_com_world(model, bb, xb);
+    let (wa, ia) = body_inverse_mass(model, ba, xa);
+    let (wb, ib) = body_inverse_mass(model, bb, xb);
+    // Rows of the first 8 contacts, 11 floats each: n, ra, rb, wn, target
+    // (wn = 0: the contact did not push).
+    let mut rows = [0.0f32; 88];
+    for j in 0..min(k, 8) {
+        let c = manifolds.contacts[s + j];
+        if lambda[c] > 0.0 {
+            let (n, ra, rb, wn, target) = velocity_row(
+                model, contacts, c, xa, xb, ca, cb, wa, wb, ia, ib, va0, vb0, threshold,
+            );
+            let o = j * 11;
+            rows[o] = n.x;
+            rows[o + 1] = n.y;
+            rows[o + 2] = n.z;
+            rows[o + 3] = ra.x;
+            rows[o + 4] = ra.y;
+            rows[o + 5] = ra.z;
+            rows[o + 6] = rb.x;
+            rows[o + 7] = rb.y;
+            rows[o + 8] = rb.z;
+            rows[o + 9] = wn;
+            rows[o + 10] = target;
+        }
+    }
     for sweep in 0..sweeps {
         for i in 0..k {
             let mut j = i;
@@ -483,47 +628,47 @@ pub fn solve_manifold_velocities(
                 j = k - 1 - i;
             }
             let c = manifolds.contacts[s + j];
-            if lambda[c] > 0.0 {
-                let (pa, pb, n) = contact_at(contacts, c, xa, xb);
-                let ra = pa - ca;
-                let rb = pb - cb;
+            let mut n = Vec3::ZERO;
+            let mut ra = Vec3::ZERO;
+            let mut rb = Vec3::ZERO;
+            let mut wn = 0.0;
+            let mut target = 0.0;
+            if j < 8 {
+                let o = j * 11;
+                n = Vec3::new(rows[o], rows[o + 1], rows[o + 2]);
+                ra = Vec3::new(rows[o + 3], rows[o + 4], rows[o + 5]);
+                rb = Vec3::new(rows[o + 6], rows[o + 7], rows[o + 8]);
+                wn = rows[o + 9];
+                target = rows[o + 10];
+            } else if lambda[c] > 0.0 {
+                let (n1, ra1, rb1, wn1, target1) = velocity_row(
+                    model, contacts, c, xa, xb, ca, cb, wa, wb, ia, ib, va0, vb0, threshold,
+                );
+                n = n1;
+                ra = ra1;
+                rb = rb1;
+                wn = wn1;
+                target = target1;
+            }
+            if wn > 0.0 {
                 let vn = dot(
                     n,
                     (vb.top + cross(vb.bottom, rb)) - (va.top + cross(va.bottom, ra)),
                 );
-                let vn0 = dot(
-                    n,
-                    (vb0.top + cross(vb0.bottom, rb)) - (va0.top + cross(va0.bottom, ra)),
-                );
-                let sa = contacts.shape_a[c];
-                let sb = contacts.shape_b[c];
-                let mut e =
-                    0.5 * (model.rigid_shapes.restitution[sa] + model.rigid_shapes.restitution[sb]);
-                if abs(vn0) <= threshold {
-                    e = 0.0;
-                }
-                let wn = effective_inv_mass(model, ba, xa.q, ra, n)
-                    + effective_inv_mass(model, bb, xb.q, rb, n);
-                if wn > 0.0 {
-                    let acc = impulse[c];
-                    let a1 = max(acc + (max(-e * vn0, 0.0) - vn) / wn, 0.0);
-                    impulse[c] = a1;
-                    let p = n * (a1 - acc);
-                    vb = kicked(model, bb, xb, vb, rb, p);
-                    va = kicked(model, ba, xa, va, ra, -p);
-                }
+                let acc = impulse[c];
+                let a1 = max(acc + (target - vn) / wn, 0.0);
+                impulse[c] = a1;
+                let p = n * (a1 - acc);
+                vb = SpatialVector::new(vb.top + p * wb, vb.bottom + ib * cross(rb, p));
+                va = SpatialVector::new(va.top - p * wa, va.bottom - ia * cross(ra, p));
             }
         }
     }
-    if ba >= 0 {
-        if model.body_inv_mass[ba] > 0.0 {
-            qd[ba] = va;
-        }
+    if wa > 0.0 {
+        qd[ba] = va;
     }
-    if bb >= 0 {
-        if model.body_inv_mass[bb] > 0.0 {
-            qd[bb] = vb;
-        }
+    if wb > 0.0 {
+        qd[bb] = vb;
     }
 }
 
