@@ -4,7 +4,8 @@
 # Then, through the device tool, run on the GPU machine in one call:
 #     run(command="bash target-gpu/run.sh", carry=["target-gpu"])
 # (`bash target-gpu/run.sh bench` runs the benchmarks only; ONLY="a b" runs just
-# those test binaries, BENCH=0 no benchmarks; BENCH=0 on this script builds none).
+# those test binaries, ONLY_BENCH="a" just those benchmarks, BENCH=0 no
+# benchmarks; BENCH=0 on this script builds none).
 # The runner executes every test binary (GPU tests run; CPU tests too) and the
 # CUDA benchmarks, and prints a summary table last. Logs go to $OUT when set.
 # It sets WEFT_REQUIRE_CUDA=1, so a test that finds no GPU fails instead of
@@ -29,7 +30,7 @@ for line in sys.stdin:
 # BENCH=0 here too skips building the benchmarks (a release build of every
 # dependency: minutes on a 2-core machine) when only the tests are to run.
 : > target-gpu/bench.txt
-[ "${BENCH:-1}" = 0 ] || cargo bench -p weft-examples --bench cuda --bench bounce -p weft-runtime --bench launch_overhead \
+[ "${BENCH:-1}" = 0 ] || cargo bench -p weft-examples --bench cuda --bench bounce --bench rigid_gpu -p weft-runtime --bench launch_overhead \
     --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys
@@ -107,6 +108,10 @@ for t in $tests; do
 done
 benches=$(cat target-gpu/bench.txt)
 [ "${BENCH:-1}" = 0 ] && benches=""
+# ONLY_BENCH="rigid_gpu" runs just those benchmarks.
+if [ -n "${ONLY_BENCH:-}" ]; then
+    benches=$(for b in $benches; do for o in $ONLY_BENCH; do [ "${b%-*}" = "$o" ] && echo "$b"; done; done)
+fi
 for b in $benches; do
     case "$b" in
         # The CPU benchmark on 2 pinned cores of the (idle) GPU host, for reference.
@@ -114,7 +119,7 @@ for b in $benches; do
             --measurement-time 3 2>&1 | grep -E '^bounce|time:' | tee "$out/bounce.log" ;;
         launch_overhead-*) timeout 300 "$bin/$b" --bench 2>&1 \
             | grep -E '^cuda_launch|time:|module load|SKIPPED|panicked' | tee "$out/launch_overhead.log" ;;
-        *) timeout 300 "$bin/$b" | tee "$out/bench.log" ;;
+        *) timeout 300 "$bin/$b" | tee "$out/${b%-*}.log" ;;
     esac
 done
 [ -n "$failures" ] && printf '%s' "$failures" | tee "$out/failures.log"

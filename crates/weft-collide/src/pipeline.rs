@@ -191,25 +191,40 @@ impl CollisionPipeline {
         body_qd: &Array<SpatialVector>,
         dt: f32,
     ) -> Result<()> {
-        if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {
-            return Err(CollideError::InvalidParameter {
-                name: "body_qd/dt",
-                message: format!(
-                    "{} velocities for {} poses, dt {dt}: give one velocity per body and a finite dt >= 0",
-                    body_qd.len(),
-                    body_q.len()
-                ),
-            });
-        }
+        check_moving(body_q, body_qd, dt)?;
         if Tape::is_recording() {
             let (device, capacity) = (self.contacts.device(), self.contacts.capacity());
             self.contacts = Contacts::new(device, capacity)?;
             self.manifolds = ManifoldBuilder::new(device, self.pairs.len(), capacity)?;
         }
-        Tape::pause(|| self.collide_untaped(shapes, body_q, body_qd, dt))
+        Tape::pause(|| {
+            self.broad_phase_untaped(shapes, body_q, body_qd, dt)?;
+            self.narrow_phase_untaped(shapes, body_q)
+        })
     }
 
-    fn collide_untaped(
+    /// The first half of [`collide_moving`](Self::collide_moving) (for timing
+    /// the phases apart): the candidate pairs. Follow it with
+    /// [`narrow_phase`](Self::narrow_phase) at the same poses.
+    pub fn broad_phase(
+        &mut self,
+        shapes: &ShapeSet,
+        body_q: &Array<Transform>,
+        body_qd: &Array<SpatialVector>,
+        dt: f32,
+    ) -> Result<()> {
+        check_moving(body_q, body_qd, dt)?;
+        Tape::pause(|| self.broad_phase_untaped(shapes, body_q, body_qd, dt))
+    }
+
+    /// The second half of [`collide_moving`](Self::collide_moving): contacts of
+    /// the candidate pairs the last [`broad_phase`](Self::broad_phase) found,
+    /// grouped into manifolds.
+    pub fn narrow_phase(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
+        Tape::pause(|| self.narrow_phase_untaped(shapes, body_q))
+    }
+
+    fn broad_phase_untaped(
         &mut self,
         shapes: &ShapeSet,
         body_q: &Array<Transform>,
@@ -219,7 +234,6 @@ impl CollisionPipeline {
         let n = self.moving.len();
         let margin = self.options.margin;
         self.pair_count.try_fill(0)?;
-        self.contacts.count.try_fill(0)?;
         if n > 0 {
             let cap = self.max_radius;
             moving_bounds::launch(
@@ -265,6 +279,12 @@ impl CollisionPipeline {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    fn narrow_phase_untaped(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
+        let margin = self.options.margin;
+        self.contacts.count.try_fill(0)?;
         // On the CPU the count costs nothing to read; a GPU launches a thread
         // per pair slot and the surplus threads return at once.
         let launch = match shapes.device() {
@@ -294,6 +314,22 @@ impl CollisionPipeline {
         r.pair_overflow = pairs.saturating_sub(self.pairs.len());
         Ok(r)
     }
+}
+
+/// One velocity per pose and a finite `dt >= 0`, or an error saying what is
+/// wrong.
+fn check_moving(body_q: &Array<Transform>, body_qd: &Array<SpatialVector>, dt: f32) -> Result<()> {
+        if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {
+            return Err(CollideError::InvalidParameter {
+                name: "body_qd/dt",
+                message: format!(
+                    "{} velocities for {} poses, dt {dt}: give one velocity per body and a finite dt >= 0",
+                    body_qd.len(),
+                    body_q.len()
+                ),
+            });
+        }
+    Ok(())
 }
 
 /// World boxes of the static shapes (grown by `margin`), for their BVH.

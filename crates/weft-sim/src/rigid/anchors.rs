@@ -240,7 +240,10 @@ impl Anchors {
             &mut t.key,
             &mut t.left,
         )?;
-        std::mem::swap(&mut self.prev, &mut self.next);
+        // Copied, not swapped: a CUDA graph keeps the addresses it captured.
+        self.prev.count.copy_from(&self.next.count)?;
+        self.prev.key.copy_from(&self.next.key)?;
+        self.prev.left.copy_from(&self.next.left)?;
         Ok(())
     }
 }

@@ -21,6 +21,10 @@ use crate::{Model, State};
 /// [`anchors`](super::anchors)), derives velocities, and applies
 /// restitution manifold by manifold. On a CPU, scenes with few manifolds per
 /// colour run every colour on one thread in one launch (the same order).
+/// Nothing is read back on a GPU, so a step can be captured in a CUDA graph
+/// (`weft::cuda::Graph::capture`) and replayed; step once before capturing,
+/// so the buffers exist, and keep the captured states (copy the output into
+/// the input inside the graph).
 ///
 /// ```
 /// use weft::prelude::*;
@@ -188,16 +192,20 @@ impl XpbdRigid {
         c.run(model, contacts, manifolds)?;
         self.anchors
             .load(model, contacts, manifolds, &s_in.body_q)?;
-        // Launches: `(colours, threads)`, read back once per step. A colour at a
-        // time with a thread per manifold (the overflow colour on one thread, in
-        // order); on a CPU, a scene with few manifolds per colour gets one thread
-        // for every colour in one launch per pass (the same order): launching a
-        // colour costs more than solving it.
-        let counts = c.count.try_to_vec()?;
-        let colored: u32 = counts[..COLORS].iter().sum();
-        let used = counts[..COLORS].iter().filter(|k| **k > 0).count().max(1);
-        let launches: Vec<(IVec2, usize)> =
-            if device.is_cpu() && (colored as usize) < self.serial_per_color * used {
+        // Launches: `(colours, threads)`. A GPU launches every colour with a
+        // fixed grid (a colour holds at most one manifold per dynamic body)
+        // whose threads read the colour's count on the device: no read-back,
+        // so a step can be captured in a CUDA graph; the overflow colour gets
+        // one thread, which solves it in order. A CPU reads the counts back
+        // (free there) and launches only the colours in use, or, for a scene
+        // with few manifolds per colour, one thread for every colour in one
+        // launch per pass (the same order): launching a colour costs more
+        // than solving it.
+        let launches: Vec<(IVec2, usize)> = if device.is_cpu() {
+            let counts = c.count.try_to_vec()?;
+            let colored: u32 = counts[..COLORS].iter().sum();
+            let used = counts[..COLORS].iter().filter(|k| **k > 0).count().max(1);
+            if (colored as usize) < self.serial_per_color * used {
                 vec![(IVec2::new(0, COLORS as i32 + 1), 1)]
             } else {
                 counts
@@ -209,7 +217,16 @@ impl XpbdRigid {
                         (IVec2::new(color as i32, color as i32 + 1), threads)
                     })
                     .collect()
-            };
+            }
+        } else {
+            let grid = n.min(self.pipeline.pair_capacity()).max(1);
+            (0..=COLORS)
+                .map(|color| {
+                    let threads = if color == COLORS { 1 } else { grid };
+                    (IVec2::new(color as i32, color as i32 + 1), threads)
+                })
+                .collect()
+        };
         let h = dt / self.substeps as f32;
         let threshold = 2.0 * model.gravity.length() * h;
         let sweeps = self.sweeps as i32;
