@@ -81,6 +81,15 @@ fn replay_ms(device: Device, graph: &weft::cuda::Graph, reps: usize) -> f64 {
 fn main() {
     let Ok(gpu) = Device::cuda(0) else {
         println!("rigid_gpu: no CUDA device, nothing measured");
+        if std::env::var("WEFT_RIGID_CPU_BUILD").is_ok() {
+            let t = Instant::now();
+            let model = scene(Device::Cpu, 64);
+            println!(
+                "(the scene of {} bodies built on the CPU in {:.1} s)",
+                model.body_count(),
+                t.elapsed().as_secs_f64()
+            );
+        }
         return;
     };
     let Device::Cuda(ordinal) = gpu else {
@@ -97,17 +106,15 @@ fn main() {
     let t = Instant::now();
     let model = scene(gpu, side);
     let n = model.body_count();
-    let options = CollisionOptions {
-        pair_capacity: Some(8 * n),
-        ..Default::default()
-    };
+    let built = t.elapsed().as_secs_f64();
+    let options = CollisionOptions::default(); // 16 pairs per shape
     let mut solver = XpbdRigid::new(&model, options).unwrap();
     solver.substeps = 4;
     let (mut s0, mut s1) = (State::new(&model).unwrap(), State::new(&model).unwrap());
     solver.simulate(&model, &mut s0, &mut s1, DT).unwrap();
     std::mem::swap(&mut s0, &mut s1);
     println!(
-        "rigid_gpu: {n} bodies, built and first step in {:.1} s",
+        "rigid_gpu: {n} bodies, built in {built:.1} s, first step (kernels loaded) after {:.1} s",
         t.elapsed().as_secs_f64()
     );
     let mut failed = None;
@@ -124,11 +131,23 @@ fn main() {
     }
     let t = Instant::now();
     for k in 0..settle {
+        let t1 = Instant::now();
         step.launch().unwrap();
+        if k < 3 {
+            gpu.synchronize().unwrap();
+            println!(
+                "  replay {k}: {:.2} ms; manifolds per colour {:?}",
+                t1.elapsed().as_secs_f64() * 1e3,
+                solver.color_counts().unwrap()
+            );
+        }
         if k % 60 == 59 {
             let r = solver.contact_report().unwrap();
             let q = s0.body_q.to_vec();
             let top = q.iter().map(|x| x.p.z).fold(f32::MIN, f32::max);
+            if r.pair_overflow > 0 || r.overflow > 0 {
+                println!("  !!! OVERFLOW: contacts were dropped, the pile is not valid");
+            }
             println!(
                 "  {:>4} steps: {} contacts, {} pairs overflowed, {} contacts overflowed, highest body {top:.2} m",
                 k + 1,

@@ -133,6 +133,13 @@ impl ModelBuilder {
             inv_inertia: Vec::with_capacity(n),
             world: Vec::with_capacity(n),
         };
+        // The shapes of each body, found once (a scan per body is quadratic).
+        let mut shapes_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (k, s) in self.rigid_shapes.iter().enumerate() {
+            if s.body >= 0 && (s.body as usize) < n {
+                shapes_of[s.body as usize].push(k);
+            }
+        }
         for (i, b) in self.bodies.iter().enumerate() {
             let (p, q) = (b.pose.p, b.pose.q);
             if !p.is_finite() || !q.is_finite() || q.length_squared() < 1e-12 {
@@ -163,7 +170,7 @@ impl ModelBuilder {
                     // Surfaces (open meshes, height fields) add no mass.
                     let mut parts: Vec<MassProperties> = Vec::new();
                     let mut surface: Option<String> = None;
-                    for s in self.rigid_shapes.iter().filter(|s| s.body == i as i32) {
+                    for s in shapes_of[i].iter().map(|&k| &self.rigid_shapes[k]) {
                         match shape_mass(density, s) {
                             Ok(m) => parts.push(m),
                             Err(why) => {

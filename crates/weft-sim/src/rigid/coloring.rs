@@ -416,26 +416,29 @@ impl Coloring {
                 &mut self.used,
             )?;
         } else {
+            // Threads stride over the slots (a grid per slot would launch
+            // millions of threads 64 times a step).
+            let grid = slots.min(65_536);
             for r in 0..ROUNDS as i32 {
                 color_bids::launch(
-                    slots,
+                    grid,
                     model,
                     contacts,
                     manifolds,
                     r,
-                    slots as i32,
+                    grid as i32,
                     &self.prio,
                     &self.color,
                     &mut self.best,
                 )?;
                 color_takes::launch(
-                    slots,
+                    grid,
                     model,
                     contacts,
                     manifolds,
                     r,
                     r == ROUNDS as i32 - 1,
-                    slots as i32,
+                    grid as i32,
                     &self.prio,
                     &mut self.color,
                     &mut self.best,

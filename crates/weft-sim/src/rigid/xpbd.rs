@@ -135,6 +135,12 @@ impl XpbdRigid {
         &self.pipeline
     }
 
+    /// Reads back how many manifolds the last step put in each colour (the last
+    /// entry: the overflow solved on one thread; a GPU sync).
+    pub fn color_counts(&self) -> Result<Vec<u32>> {
+        Ok(self.coloring.count.try_to_vec()?)
+    }
+
     /// Reads back the last step's contact counts and overflow (a GPU sync).
     pub fn contact_report(&self) -> Result<ContactReport> {
         self.pipeline.report().map_err(collide_err)
@@ -193,8 +199,8 @@ impl XpbdRigid {
         self.anchors
             .load(model, contacts, manifolds, &s_in.body_q)?;
         // Launches: `(colours, threads)`. A GPU launches every colour with a
-        // fixed grid (a colour holds at most one manifold per dynamic body)
-        // whose threads read the colour's count on the device: no read-back,
+        // fixed grid whose threads read the colour's count on the device and
+        // stride over its manifolds: no read-back,
         // so a step can be captured in a CUDA graph; the overflow colour gets
         // one thread, which solves it in order. A CPU reads the counts back
         // (free there) and launches only the colours in use, or, for a scene
@@ -219,7 +225,10 @@ impl XpbdRigid {
                     .collect()
             }
         } else {
-            let grid = n.min(self.pipeline.pair_capacity()).max(1);
+            // Threads stride over a colour's manifolds, so the grid need not
+            // cover the largest colour: 65,536 threads fill a GPU, and the
+            // launches of sparse colours cost less than with one per body.
+            let grid = n.min(self.pipeline.pair_capacity()).clamp(1, 65_536);
             (0..=COLORS)
                 .map(|color| {
                     let threads = if color == COLORS { 1 } else { grid };
