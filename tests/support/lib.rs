@@ -2,6 +2,7 @@
 
 #![deny(missing_docs)]
 
+pub mod billiards;
 pub mod bounce;
 pub mod cloth;
 pub mod cloth_throw;
