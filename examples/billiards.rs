@@ -15,7 +15,7 @@
 //! shot depends on) and with the force's onset rounded off over 1 cm, so the
 //! step a collision starts in does not swing the gradient; and friction with
 //! the cloth stays in its viscous range. Finite differences then agree with
-//! the tape to about 1–3 %.
+//! the tape to 1–4 % (shots that send the red ball into a cushion excepted).
 //!
 //! The shot is about ten times more sensitive to the aim than to the speed, so
 //! plain gradient descent either crawls or, with a larger step, misses the red
