@@ -1,4 +1,4 @@
-// Rigid shapes (spheres, boxes, capsules), instanced: one unit mesh per kind,
+// Rigid shapes (spheres, boxes, capsules, cylinders), instanced: one unit mesh per kind,
 // one instance per shape with its transform, size and colour.
 //
 // A unit vertex is scaled by `size.xyz`; capsule vertices also carry `side` (+1 on

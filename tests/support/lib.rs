@@ -2,6 +2,7 @@
 
 #![deny(missing_docs)]
 
+pub mod billiards;
 pub mod bounce;
 pub mod cloth;
 pub mod cloth_throw;
@@ -10,6 +11,7 @@ pub mod gpu_policy;
 pub mod granular;
 pub mod mesh_workload;
 pub mod particles;
+pub mod rigid_pile;
 pub mod sph;
 pub mod spring_robot;
 

@@ -1,7 +1,7 @@
 //! # Weft's viewer
 //!
 //! Shows what a simulation hands it: particles as shaded spheres (millions of them),
-//! triangle meshes with smooth normals, rigid boxes, spheres and capsules, and lines,
+//! triangle meshes with smooth normals, rigid boxes, spheres, capsules and cylinders, and lines,
 //! over a ground grid, with a directional light, soft shadows, hemisphere ambient
 //! light and 4× MSAA.
 //!

@@ -1,4 +1,4 @@
-//! Unit meshes for the shapes: a sphere, a box and a capsule.
+//! Unit meshes for the shapes: a sphere, a box, a capsule and a cylinder.
 //!
 //! Vertices carry a `side` for capsules: +1 on the top half, -1 on the bottom half,
 //! so the shader can pull the halves apart by the capsule's half height. The
@@ -25,13 +25,14 @@ pub(crate) struct Range {
     pub(crate) base_vertex: i32,
 }
 
-/// The three unit meshes, concatenated.
+/// The four unit meshes, concatenated.
 pub(crate) struct Primitives {
     pub(crate) vertices: Vec<ShapeVertex>,
     pub(crate) indices: Vec<u32>,
     pub(crate) sphere: Range,
     pub(crate) cuboid: Range,
     pub(crate) capsule: Range,
+    pub(crate) cylinder: Range,
 }
 
 const SEGMENTS: u32 = 48;
@@ -109,6 +110,55 @@ fn cuboid(v: &mut Vec<ShapeVertex>, idx: &mut Vec<u32>) {
     }
 }
 
+/// A cylinder of radius 1 from `z = -1` to `z = 1`: a side band (normals
+/// outward, its rings doubled from the caps' so edges stay sharp) and two caps
+/// (fans around their centres, normals ±z).
+fn cylinder(v: &mut Vec<ShapeVertex>, idx: &mut Vec<u32>) {
+    let ring = |phi: f32| Vec3::new(phi.cos(), phi.sin(), 0.0);
+    let base = v.len() as u32;
+    for s in 0..=SEGMENTS {
+        let n = ring(std::f32::consts::TAU * s as f32 / SEGMENTS as f32);
+        for z in [-1.0, 1.0] {
+            v.push(ShapeVertex {
+                position: (n + Vec3::Z * z).into(),
+                normal: n.into(),
+                side: 0.0,
+            });
+        }
+    }
+    for s in 0..SEGMENTS {
+        let (a, b) = (base + 2 * s, base + 2 * s + 2); // bottom of this and the next column
+        idx.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+    }
+    for z in [-1.0f32, 1.0] {
+        let n = Vec3::Z * z;
+        let centre = v.len() as u32;
+        v.push(ShapeVertex {
+            position: n.into(),
+            normal: n.into(),
+            side: 0.0,
+        });
+        for s in 0..=SEGMENTS {
+            let p = ring(std::f32::consts::TAU * s as f32 / SEGMENTS as f32) + n;
+            v.push(ShapeVertex {
+                position: p.into(),
+                normal: n.into(),
+                side: 0.0,
+            });
+        }
+        for s in 0..SEGMENTS {
+            let (a, b) = (centre + 1 + s, centre + 2 + s);
+            // Counter-clockwise seen from outside: the top cap turns with +z,
+            // the bottom one against it.
+            if z > 0.0 {
+                idx.extend_from_slice(&[centre, a, b]);
+            } else {
+                idx.extend_from_slice(&[centre, b, a]);
+            }
+        }
+    }
+}
+
 impl Primitives {
     pub(crate) fn new() -> Self {
         let mut vertices = Vec::new();
@@ -129,12 +179,14 @@ impl Primitives {
         let sphere_r = add(&mut |v, i| sphere(false, v, i));
         let cuboid_r = add(&mut |v, i| cuboid(v, i));
         let capsule_r = add(&mut |v, i| sphere(true, v, i));
+        let cylinder_r = add(&mut |v, i| cylinder(v, i));
         Primitives {
             vertices,
             indices,
             sphere: sphere_r,
             cuboid: cuboid_r,
             capsule: capsule_r,
+            cylinder: cylinder_r,
         }
     }
 }
@@ -146,7 +198,7 @@ mod tests {
     #[test]
     fn indices_stay_in_their_primitive() {
         let p = Primitives::new();
-        for r in [p.sphere, p.cuboid, p.capsule] {
+        for r in [p.sphere, p.cuboid, p.capsule, p.cylinder] {
             let idx = &p.indices[r.first_index as usize..(r.first_index + r.index_count) as usize];
             let max = *idx.iter().max().unwrap() as usize + r.base_vertex as usize;
             assert!(max < p.vertices.len());
@@ -156,8 +208,32 @@ mod tests {
 
     #[test]
     fn box_faces_wind_outwards() {
+        faces_wind_outwards(Primitives::new().cuboid);
+    }
+
+    #[test]
+    fn cylinder_faces_wind_outwards_on_the_unit_cylinder() {
         let p = Primitives::new();
-        let r = p.cuboid;
+        let r = p.cylinder;
+        faces_wind_outwards(r);
+        let first = r.base_vertex as usize;
+        let last = first
+            + *p.indices[r.first_index as usize..(r.first_index + r.index_count) as usize]
+                .iter()
+                .max()
+                .unwrap() as usize;
+        for v in &p.vertices[first..=last] {
+            let q = Vec3::from(v.position);
+            let on_side = (q.truncate().length() - 1.0).abs() < 1e-5 && q.z.abs() <= 1.0;
+            let on_cap = (q.z.abs() - 1.0).abs() < 1e-6 && q.truncate().length() <= 1.0 + 1e-5;
+            assert!(on_side || on_cap, "{q}");
+        }
+    }
+
+    /// Every triangle of `r` turns counter-clockwise seen from outside (its
+    /// winding agrees with its first vertex's normal).
+    fn faces_wind_outwards(r: Range) {
+        let p = Primitives::new();
         for t in
             p.indices[r.first_index as usize..(r.first_index + r.index_count) as usize].chunks(3)
         {

@@ -1,4 +1,4 @@
-//! Rigid shapes, instanced over three unit meshes (see `shaders/shapes.wgsl`).
+//! Rigid shapes, instanced over four unit meshes (see `shaders/shapes.wgsl`).
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
@@ -24,7 +24,7 @@ pub(crate) struct ShapePipelines {
     shadow: wgpu::RenderPipeline,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
-    ranges: [Range; 3],
+    ranges: [Range; 4],
 }
 
 impl ShapePipelines {
@@ -85,7 +85,7 @@ impl ShapePipelines {
             shadow,
             vertices,
             indices,
-            ranges: [prims.sphere, prims.cuboid, prims.capsule],
+            ranges: [prims.sphere, prims.cuboid, prims.capsule, prims.cylinder],
         }
     }
 }
@@ -93,8 +93,8 @@ impl ShapePipelines {
 /// One shape set on the GPU: instances sorted by kind.
 pub(crate) struct ShapesGpu {
     instances: GrowBuffer,
-    /// Instance count per kind (sphere, box, capsule).
-    counts: [u32; 3],
+    /// Instance count per kind (sphere, box, capsule, cylinder).
+    counts: [u32; 4],
     scratch: Vec<Instance>,
 }
 
@@ -102,15 +102,15 @@ impl ShapesGpu {
     pub(crate) fn new() -> Self {
         ShapesGpu {
             instances: GrowBuffer::new("shape instances", wgpu::BufferUsages::VERTEX),
-            counts: [0; 3],
+            counts: [0; 4],
             scratch: Vec::new(),
         }
     }
 
     pub(crate) fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, shapes: &[Shape]) {
         self.scratch.clear();
-        self.counts = [0; 3];
-        for kind in 0..3 {
+        self.counts = [0; 4];
+        for kind in 0..4 {
             for s in shapes {
                 let (k, size) = match s.geometry {
                     Geometry::Sphere { radius } => (0, [radius, radius, radius, 0.0]),
@@ -119,6 +119,10 @@ impl ShapesGpu {
                         radius,
                         half_height,
                     } => (2, [radius, radius, radius, half_height]),
+                    Geometry::Cylinder {
+                        radius,
+                        half_height,
+                    } => (3, [radius, radius, half_height, 0.0]),
                 };
                 if k != kind {
                     continue;

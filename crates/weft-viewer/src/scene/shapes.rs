@@ -1,4 +1,4 @@
-//! Rigid shapes: spheres, boxes and capsules with a transform each.
+//! Rigid shapes: spheres, boxes, capsules and cylinders with a transform each.
 
 use glam::Vec3;
 use weft_types::Transform;
@@ -27,6 +27,14 @@ pub enum Geometry {
         /// Half the length of the cylinder (the distance from the centre to a cap's centre).
         half_height: f32,
     },
+    /// A solid cylinder along the local z axis, centred on the origin (flat caps at
+    /// `z = ±half_height`), as `weft_collide::Geometry::Cylinder`.
+    Cylinder {
+        /// Radius of the cylinder (metres).
+        radius: f32,
+        /// Half its length along z.
+        half_height: f32,
+    },
 }
 
 impl Geometry {
@@ -39,6 +47,10 @@ impl Geometry {
                 radius,
                 half_height,
             } => radius + half_height,
+            Geometry::Cylinder {
+                radius,
+                half_height,
+            } => (radius * radius + half_height * half_height).sqrt(),
         }
     }
 
@@ -52,6 +64,10 @@ impl Geometry {
                 Ok(())
             }
             Geometry::Capsule {
+                radius,
+                half_height,
+            }
+            | Geometry::Cylinder {
                 radius,
                 half_height,
             } if ok(radius) && ok(half_height) => Ok(()),
@@ -71,6 +87,7 @@ impl Geometry {
 ///     Shape::sphere(0.5).at(body).color(Color::CORAL),
 ///     Shape::cuboid(Vec3::new(0.5, 0.2, 0.1)),
 ///     Shape::capsule(0.1, 0.4).at(Transform::from_translation(Vec3::X)),
+///     Shape::cylinder(0.1, 0.05).at(Transform::from_translation(Vec3::Y)),
 /// ];
 /// let mut scene = Scene::new();
 /// scene.log_shapes("bodies", &shapes)?;
@@ -100,6 +117,14 @@ impl Shape {
     /// A capsule along z at the origin.
     pub fn capsule(radius: f32, half_height: f32) -> Self {
         Self::new(Geometry::Capsule {
+            radius,
+            half_height,
+        })
+    }
+
+    /// A cylinder along z at the origin, from its radius and half its length.
+    pub fn cylinder(radius: f32, half_height: f32) -> Self {
+        Self::new(Geometry::Cylinder {
             radius,
             half_height,
         })
@@ -144,4 +169,18 @@ pub(crate) fn check_shapes(name: &str, shapes: &[Shape]) -> Result<Option<Bounds
         bounds = super::bounds::union(bounds, Some(b));
     }
     Ok(bounds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cylinder_is_bounded_by_the_sphere_through_its_rims_and_checked() {
+        let c = Shape::cylinder(0.3, 0.4);
+        assert!((c.geometry.bounding_radius() - 0.5).abs() < 1e-6);
+        assert!(c.geometry.check().is_ok());
+        assert!(Shape::cylinder(-0.1, 0.4).geometry.check().is_err());
+        assert!(Shape::cylinder(0.1, f32::NAN).geometry.check().is_err());
+    }
 }

@@ -1,0 +1,196 @@
+//! The pile of `examples/rigid_pile.rs`: its scene starts with no two bodies
+//! overlapping, all above the terrain; both solvers step it (free fall, the
+//! first 0.1 s); and, small (48 mixed shapes in a 3 m bowl, a static triangle
+//! mesh), it should come to rest in the bowl with nothing NaN, thrown off or
+//! sunk through. It does not yet, with either solver: bodies tumbling onto
+//! the mesh sink into it and are thrown off (ignored tests with the numbers,
+//! and a one-box reproduction for `XpbdRigid`).
+
+use weft::prelude::*;
+use weft_examples::rigid_pile::{Kind, Pile, PileConfig, PileStepper, Solver};
+use weft_sim::State;
+
+/// Steps the small pile for `frames` 60 Hz frames; returns the final poses
+/// and velocities, checking every frame for NaN and tunnelling.
+fn settle(
+    solver: Solver,
+    substeps: usize,
+    frames: usize,
+) -> (Pile, Vec<Transform>, Vec<SpatialVector>) {
+    let pile = Pile::new(&PileConfig::small(48), Device::Cpu).unwrap();
+    let mut stepper = PileStepper::new(&pile.model, solver, substeps).unwrap();
+    let (mut a, mut b) = (
+        State::new(&pile.model).unwrap(),
+        State::new(&pile.model).unwrap(),
+    );
+    for frame in 0..frames {
+        stepper
+            .step(&pile.model, &mut a, &mut b, 1.0 / 60.0)
+            .unwrap();
+        if let Some(r) = stepper.contact_report().unwrap() {
+            assert_eq!((r.overflow, r.pair_overflow), (0, 0), "{r:?}");
+        }
+        // While bodies land, soft penalty contacts let them sink a few
+        // centimetres; none may pass through.
+        check(&pile, &a.body_q.to_vec(), 0.05, solver, frame);
+    }
+    let (q, qd) = (a.body_q.to_vec(), a.body_qd.to_vec());
+    // At rest every centre is above the terrain under it.
+    check(&pile, &q, 0.0, solver, frames);
+    (pile, q, qd)
+}
+
+/// Every body is finite, over the terrain, and its centre at most `sink`
+/// below the terrain's surface.
+fn check(pile: &Pile, q: &[Transform], sink: f32, solver: Solver, frame: usize) {
+    for (i, x) in q.iter().enumerate() {
+        assert!(
+            x.p.is_finite() && x.q.is_finite(),
+            "{solver:?} frame {frame}: body {i} at {x:?}"
+        );
+        let ground = pile.terrain.height_at(x.p.x, x.p.y);
+        assert!(
+            ground.is_some_and(|h| x.p.z > h - sink),
+            "{solver:?} frame {frame}: body {i} ({:?}) at {} is off or under the terrain ({ground:?})",
+            pile.kinds[i],
+            x.p
+        );
+    }
+}
+
+#[test]
+fn the_pile_starts_apart_above_the_terrain_and_both_solvers_step_it() {
+    let config = PileConfig::example(2000);
+    let pile = Pile::new(&config, Device::Cpu).unwrap();
+    assert_eq!(pile.model.body_count(), 2000);
+    let q = pile.model.body_q.to_vec();
+    let radius: Vec<f32> = pile.geometry.iter().map(|g| g.bounding_radius()).collect();
+    for i in 0..q.len() {
+        let h = pile.terrain.height_at(q[i].p.x, q[i].p.y).unwrap();
+        assert!(q[i].p.z - radius[i] > h, "body {i} starts in the terrain");
+        for j in 0..i {
+            let d = (q[i].p - q[j].p).length();
+            assert!(
+                d > radius[i] + radius[j],
+                "bodies {j} and {i} start overlapping"
+            );
+        }
+    }
+    for kind in [Kind::Box, Kind::Sphere, Kind::Capsule, Kind::Rock] {
+        let n = pile.kinds.iter().filter(|k| **k == kind).count();
+        assert!(n > 200, "{n} × {kind:?}");
+    }
+    // Both solvers, through the first 0.1 s (free fall: the lowest bodies
+    // end 2 cm above the terrain): every body falls as gravity says.
+    for solver in [Solver::Xpbd, Solver::SemiImplicit] {
+        let pile = Pile::new(&PileConfig::small(48), Device::Cpu).unwrap();
+        let q0 = pile.model.body_q.to_vec();
+        let mut stepper = PileStepper::new(&pile.model, solver, solver.default_substeps()).unwrap();
+        let (mut a, mut b) = (
+            State::new(&pile.model).unwrap(),
+            State::new(&pile.model).unwrap(),
+        );
+        for _ in 0..6 {
+            stepper
+                .step(&pile.model, &mut a, &mut b, 1.0 / 60.0)
+                .unwrap();
+        }
+        let t = 6.0 / 60.0;
+        let fall = 1.0 * t + 0.5 * 9.81 * t * t;
+        for (x, x0) in a.body_q.to_vec().iter().zip(&q0) {
+            let dz = x0.p.z - x.p.z;
+            assert!(
+                (dz - fall).abs() < 0.01,
+                "{solver:?}: fell {dz} m, not {fall}"
+            );
+        }
+    }
+}
+
+fn report(solver: Solver, q: &[Transform], qd: &[SpatialVector]) -> f32 {
+    let fastest = qd.iter().map(|v| v.top.length()).fold(0.0f32, f32::max);
+    let top = q.iter().map(|x| x.p.z).fold(f32::MIN, f32::max);
+    println!("{solver:?}: fastest body {fastest:.3} m/s, highest centre {top:.3} m");
+    fastest
+}
+
+#[test]
+#[ignore = "XpbdRigid throws tumbling bodies off the terrain (box_tumbling_onto_a_mesh_slope_stays_on_it)"]
+fn a_small_pile_settles_in_the_bowl_with_xpbd() {
+    let (_, q, qd) = settle(Solver::Xpbd, 16, 150);
+    let fastest = report(Solver::Xpbd, &q, &qd);
+    assert!(fastest < 0.3, "still moving at {fastest} m/s after 2.5 s");
+}
+
+#[test]
+#[ignore = "SemiImplicit: a box tumbling onto the mesh sinks ~5 cm into it in one frame and is thrown off at 12 m/s (body 47, frame 21)"]
+fn a_small_pile_settles_in_the_bowl_with_penalty_contacts() {
+    // With another mix of shapes (before rocks replaced the cylinders) it
+    // passed: 0.09 m/s after 2.5 s (0.03 after 4 s).
+    let (_, q, qd) = settle(Solver::SemiImplicit, 32, 150);
+    let fastest = report(Solver::SemiImplicit, &q, &qd);
+    assert!(fastest < 0.3, "still moving at {fastest} m/s after 2.5 s");
+}
+
+/// One box, turned and spinning (as in the pile), dropped 15 cm onto the
+/// bowl's slope. It lands on a corner and spins up to ~20 rad/s (as a real
+/// box would); during the next step a corner that the step-start contact
+/// search did not report rotates ~2 cm into the mesh, and the next step's
+/// projection pushes it out within one substep, which XPBD turns into a
+/// velocity of depth / substep: the box leaves at 10 m/s (64 substeps: 46
+/// m/s; frictionless: 6.8 m/s; on the analytic plane under the same box
+/// it settles). Height fields behave as meshes.
+#[test]
+#[ignore = "XpbdRigid: a box tumbling onto a mesh is thrown off at 10 m/s (deep step-start penetration projected in one substep)"]
+fn box_tumbling_onto_a_mesh_slope_stays_on_it() {
+    use std::sync::Arc;
+    use weft_collide::{Geometry, ShapeDesc};
+    use weft_examples::rigid_pile::{Terrain, material};
+    use weft_sim::{BodyDesc, ModelBuilder, XpbdRigid};
+
+    let terrain = Terrain::bowl(8.0, 48, 1.0, 0.12);
+    let mut b = ModelBuilder::new();
+    b.ground = None;
+    let mut floor = ShapeDesc::new(
+        -1,
+        Transform::IDENTITY,
+        Geometry::Mesh {
+            mesh: Arc::new(terrain.mesh().unwrap()),
+            scale: Vec3::ONE,
+        },
+    );
+    floor.material = material();
+    b.add_rigid_shape(floor);
+    let mut d = BodyDesc::new(Transform::new(
+        Vec3::new(-1.284_065, -2.110_485, 0.531_785),
+        Quat::from_xyzw(-0.675_673, 0.174_231, 0.716_283, -0.007_002).normalize(),
+    ));
+    d.velocity = SpatialVector::new(
+        Vec3::new(0.0, 0.0, -1.0),
+        Vec3::new(-0.400_972, 1.970_918, 1.309_232),
+    );
+    let body = b.add_body(d) as i32;
+    b.add_body_shape_with(
+        body,
+        Transform::IDENTITY,
+        Geometry::Box {
+            half_extents: Vec3::new(0.063_152, 0.036_429, 0.038_843),
+        },
+        material(),
+    );
+    let model = b.finalize(Device::Cpu).unwrap();
+    let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
+    let (mut s0, mut s1) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+    let mut fastest = 0.0f32;
+    for _ in 0..60 {
+        solver
+            .simulate(&model, &mut s0, &mut s1, 1.0 / 60.0)
+            .unwrap();
+        std::mem::swap(&mut s0, &mut s1);
+        fastest = fastest.max(s0.body_qd.to_vec()[0].top.length());
+    }
+    // Dropped 15 cm at 1 m/s, it never moves faster than 2.2 m/s unless
+    // something throws it.
+    println!("fastest {fastest} m/s");
+    assert!(fastest < 2.5, "the box reached {fastest} m/s");
+}
