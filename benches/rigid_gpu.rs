@@ -184,17 +184,22 @@ fn main() {
     })
     .unwrap();
     let narrow_ms = replay_ms(gpu, &narrow, reps);
-    let name = String::from_utf8_lossy(&std::process::Command::new("nvidia-smi")
-        .args(["--query-gpu=name", "--format=csv,noheader"])
-        .output()
-        .map(|o| o.stdout)
-        .unwrap_or_default())
+    let name = String::from_utf8_lossy(
+        &std::process::Command::new("nvidia-smi")
+            .args(["--query-gpu=name", "--format=csv,noheader"])
+            .output()
+            .map(|o| o.stdout)
+            .unwrap_or_default(),
+    )
     .trim()
     .to_string();
     println!("| rigid_gpu ({name}) | value |");
     println!("|---|---|");
     println!("| bodies (spheres, boxes, capsules, cylinders) | {n} |");
-    println!("| substeps × passes | {} × {} |", solver.substeps, solver.iterations);
+    println!(
+        "| substeps × passes | {} × {} |",
+        solver.substeps, solver.iterations
+    );
     println!("| step, graph replay | {step_ms:.3} ms |");
     println!("| broad phase | {broad_ms:.3} ms |");
     println!("| narrow phase + manifolds | {narrow_ms:.3} ms |");

@@ -320,7 +320,9 @@ fn cuda_graph_replays_the_xpbd_step() {
         let (mut s0, mut s1) = (State::new(&model).unwrap(), State::new(&model).unwrap());
         let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
         for _ in 0..steps {
-            solver.simulate(&model, &mut s0, &mut s1, 1.0 / 60.0).unwrap();
+            solver
+                .simulate(&model, &mut s0, &mut s1, 1.0 / 60.0)
+                .unwrap();
             std::mem::swap(&mut s0, &mut s1);
         }
         s0.body_q.to_vec()
@@ -328,7 +330,9 @@ fn cuda_graph_replays_the_xpbd_step() {
     let (mut s0, mut s1) = (State::new(&model).unwrap(), State::new(&model).unwrap());
     let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
     // The first step allocates the solver's buffers; the graph holds the rest.
-    solver.simulate(&model, &mut s0, &mut s1, 1.0 / 60.0).unwrap();
+    solver
+        .simulate(&model, &mut s0, &mut s1, 1.0 / 60.0)
+        .unwrap();
     std::mem::swap(&mut s0, &mut s1);
     let mut failed = None;
     let graph = weft::cuda::Graph::capture(ordinal, || {

@@ -115,7 +115,6 @@ fn report(solver: Solver, q: &[Transform], qd: &[SpatialVector]) -> f32 {
 }
 
 #[test]
-#[ignore = "XpbdRigid throws tumbling bodies off the terrain (box_tumbling_onto_a_mesh_slope_stays_on_it)"]
 fn a_small_pile_settles_in_the_bowl_with_xpbd() {
     let (_, q, qd) = settle(Solver::Xpbd, 16, 150);
     let fastest = report(Solver::Xpbd, &q, &qd);
@@ -135,13 +134,12 @@ fn a_small_pile_settles_in_the_bowl_with_penalty_contacts() {
 /// One box, turned and spinning (as in the pile), dropped 15 cm onto the
 /// bowl's slope. It lands on a corner and spins up to ~20 rad/s (as a real
 /// box would); during the next step a corner that the step-start contact
-/// search did not report rotates ~2 cm into the mesh, and the next step's
-/// projection pushes it out within one substep, which XPBD turns into a
-/// velocity of depth / substep: the box leaves at 10 m/s (64 substeps: 46
-/// m/s; frictionless: 6.8 m/s; on the analytic plane under the same box
-/// it settles). Height fields behave as meshes.
+/// search did not report rotates ~2 cm into the mesh. Projected out within one
+/// substep, that depth became a velocity of depth / substep and threw the box
+/// off at 10 m/s (64 substeps: 46 m/s); `XpbdRigid::max_depenetration_speed`
+/// (1 m/s) now spreads the push-out over substeps and the velocity pass takes
+/// back what the push-out added (it may pull by as much as it pushed).
 #[test]
-#[ignore = "XpbdRigid: a box tumbling onto a mesh is thrown off at 10 m/s (deep step-start penetration projected in one substep)"]
 fn box_tumbling_onto_a_mesh_slope_stays_on_it() {
     use std::sync::Arc;
     use weft_collide::{Geometry, ShapeDesc};

@@ -319,16 +319,16 @@ impl CollisionPipeline {
 /// One velocity per pose and a finite `dt >= 0`, or an error saying what is
 /// wrong.
 fn check_moving(body_q: &Array<Transform>, body_qd: &Array<SpatialVector>, dt: f32) -> Result<()> {
-        if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {
-            return Err(CollideError::InvalidParameter {
-                name: "body_qd/dt",
-                message: format!(
-                    "{} velocities for {} poses, dt {dt}: give one velocity per body and a finite dt >= 0",
-                    body_qd.len(),
-                    body_q.len()
-                ),
-            });
-        }
+    if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {
+        return Err(CollideError::InvalidParameter {
+            name: "body_qd/dt",
+            message: format!(
+                "{} velocities for {} poses, dt {dt}: give one velocity per body and a finite dt >= 0",
+                body_qd.len(),
+                body_q.len()
+            ),
+        });
+    }
     Ok(())
 }
 

@@ -3,19 +3,23 @@
 //! manifold may update both its bodies' poses in place while the others of its
 //! colour run; the colours run one after another.
 //!
-//! The colouring is Jones–Plassmann's, and deterministic: every manifold has a
-//! priority made from its shape pair (a hash for the order, the pair itself
-//! to break ties), so it is the same on every run and every device whatever
-//! slots the broad phase gave the pairs. Each round, a manifold whose
-//! priority is the highest among the uncoloured manifolds at both its dynamic
-//! bodies (one `atomic_max` per body) takes the lowest colour free at both;
-//! the winners of a round share no body, so they may write their bodies'
-//! colour masks directly. After [`ROUNDS`] rounds, or when a manifold finds
-//! none of the [`COLORS`] colours free, it goes to the overflow list, which
-//! one thread solves in priority order (as Box2D v3's overflow constraints).
-//! Static and kinematic bodies are never written, so they do not count. The
-//! same colours give the same Gauss–Seidel order, so a scene steps the same
-//! on every run (CPU runs are bit-repeatable) and the CPU and a GPU agree.
+//! The colouring is a speculative greedy one (after Gebremedhin and Manne)
+//! made deterministic: every manifold has a priority made from its shape pair
+//! (a hash for the order, the pair itself to break ties), so the colours are
+//! the same on every run and every device whatever slots the broad phase gave
+//! the pairs. Each round, every uncoloured manifold picks the lowest colour
+//! free at both its dynamic bodies and bids its priority for that colour at
+//! each (`atomic_max`, per body and colour); a manifold that won at both takes
+//! the colour, the others try again next round with the colours taken so far
+//! excluded. (Jones–Plassmann, where only local maxima colour each round, needed
+//! more than 32 rounds for a heap of 96 boxes: its rounds grow with the number
+//! of manifolds a body touches.) After [`ROUNDS`] rounds, or when a manifold
+//! finds none of the [`COLORS`] colours free, it goes to the overflow list,
+//! which one thread solves in priority order (as Box2D v3's overflow
+//! constraints). Static and kinematic bodies are never written, so they do not
+//! count. The same colours give the same Gauss–Seidel order, so a scene steps
+//! the same on every run (CPU runs are bit-repeatable) and the CPU and a GPU
+//! agree.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};
@@ -74,7 +78,7 @@ pub fn xorshift(x: u32) -> u32 {
 /// pair `(a, b)` of its shapes as `a · shapes + b` in the low `key_bits`, a
 /// hash of it above) and its colour into `color` (-2 to be coloured, -1 for
 /// an empty slot or one with no dynamic body); the bodies' colour masks
-/// `used` and bids `best` are reset.
+/// `used` are reset.
 #[weft::kernel]
 pub fn color_init(
     model: &Model,
@@ -84,7 +88,6 @@ pub fn color_init(
     prio: &mut Array<i64>,
     color: &mut Array<i32>,
     used: &mut Array<u32>,
-    best: &mut Array<i64>,
 ) {
     let m = tid();
     let mut c = -1;
@@ -112,12 +115,32 @@ pub fn color_init(
     }
     if m < used.len() as i32 {
         used[m] = 0;
-        best[m] = -1;
     }
 }
 
-/// Round `r`, first half, for manifold `m`: an uncoloured manifold bids its
-/// priority (tagged with the round, so no reset is needed) at its bodies.
+/// The lowest colour free at both bodies `a`, `b` (-1: no body) given their
+/// colour masks `used` (only read; `&mut` so that the serial kernel, which
+/// also writes them, can pass them), or 32 when none is.
+#[weft::func]
+pub fn lowest_free(used: &mut Array<u32>, a: i32, b: i32) -> i32 {
+    let mut mask = 0u32;
+    if a >= 0 {
+        mask = mask | used[a];
+    }
+    if b >= 0 {
+        mask = mask | used[b];
+    }
+    let mut c = 0;
+    while c < 32 && ((mask >> (c as u32)) & 1u32) == 1u32 {
+        c += 1;
+    }
+    c
+}
+
+/// Round `r`, first half, for manifold `m`: an uncoloured manifold picks the
+/// lowest colour free at both its bodies (`pick`) and bids its priority,
+/// tagged with the round (so no reset is needed within a step), for that
+/// colour at each body.
 #[weft::func]
 pub fn color_bid(
     model: &Model,
@@ -127,23 +150,31 @@ pub fn color_bid(
     r: i32,
     prio: &Array<i64>,
     color: &Array<i32>,
+    used: &mut Array<u32>,
+    pick: &mut Array<i32>,
     best: &mut Array<i64>,
 ) {
     if color[m] == -2 {
         let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
-        let tag = ((r as i64) << 58) | prio[m];
-        if a >= 0 {
-            atomic_max(&mut best[a], tag);
-        }
-        if b >= 0 {
-            atomic_max(&mut best[b], tag);
+        let c = lowest_free(used, a, b);
+        pick[m] = c;
+        if c < 32 {
+            let tag = ((r as i64) << 58) | prio[m];
+            if a >= 0 {
+                atomic_max(&mut best[a * 32 + c], tag);
+            }
+            if b >= 0 {
+                atomic_max(&mut best[b * 32 + c], tag);
+            }
         }
     }
 }
 
-/// Round `r`, second half, for manifold `m`: a manifold that won the bid at
-/// both its bodies takes the lowest colour free at both (overflow, 32, when
-/// none is; and every manifold still uncoloured in the last round, `last`).
+/// Round `r`, second half, for manifold `m`: a manifold whose bid for its
+/// picked colour won at both its bodies takes that colour (marked in the
+/// bodies' masks: a colour is won at a body by one manifold, so adding its bit
+/// sets it); one that found no colour free overflows (32), as does every
+/// manifold still uncoloured in the last round (`last`).
 #[weft::func]
 pub fn color_take(
     model: &Model,
@@ -153,46 +184,43 @@ pub fn color_take(
     r: i32,
     last: bool,
     prio: &Array<i64>,
+    pick: &mut Array<i32>,
     color: &mut Array<i32>,
     best: &mut Array<i64>,
     used: &mut Array<u32>,
 ) {
     if color[m] == -2 {
-        let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
-        let tag = ((r as i64) << 58) | prio[m];
-        let mut won = true;
-        let mut mask = 0u32;
-        if a >= 0 {
-            won = won && best[a] == tag;
-            mask = mask | used[a];
-        }
-        if b >= 0 {
-            won = won && best[b] == tag;
-            mask = mask | used[b];
-        }
-        if won {
-            let mut c = 0;
-            while c < 32 && ((mask >> (c as u32)) & 1u32) == 1u32 {
-                c += 1;
+        let c = pick[m];
+        if c >= 32 {
+            color[m] = 32;
+        } else {
+            let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
+            let tag = ((r as i64) << 58) | prio[m];
+            let mut won = true;
+            if a >= 0 {
+                won = won && best[a * 32 + c] == tag;
             }
-            color[m] = c;
-            if c < 32 {
+            if b >= 0 {
+                won = won && best[b * 32 + c] == tag;
+            }
+            if won {
+                color[m] = c;
                 let bit = 1u32 << (c as u32);
                 if a >= 0 {
-                    used[a] = used[a] | bit;
+                    atomic_add(&mut used[a], bit);
                 }
                 if b >= 0 {
-                    used[b] = used[b] | bit;
+                    atomic_add(&mut used[b], bit);
                 }
+            } else if last {
+                color[m] = 32;
             }
-        } else if last {
-            color[m] = 32;
         }
     }
 }
 
-/// Bids of rounds `rounds.x .. rounds.y` (a GPU: one round per launch), a
-/// thread taking every `stride`-th manifold slot.
+/// Bids of round `r` (see [`color_bid`]), a thread taking every `stride`-th
+/// manifold slot.
 #[weft::kernel]
 pub fn color_bids(
     model: &Model,
@@ -202,11 +230,15 @@ pub fn color_bids(
     stride: i32,
     prio: &Array<i64>,
     color: &Array<i32>,
+    used: &mut Array<u32>,
+    pick: &mut Array<i32>,
     best: &mut Array<i64>,
 ) {
     let mut m = tid();
     while m < manifolds.len.len() as i32 {
-        color_bid(model, contacts, manifolds, m, r, prio, color, best);
+        color_bid(
+            model, contacts, manifolds, m, r, prio, color, used, pick, best,
+        );
         m += stride;
     }
 }
@@ -222,6 +254,7 @@ pub fn color_takes(
     last: bool,
     stride: i32,
     prio: &Array<i64>,
+    pick: &mut Array<i32>,
     color: &mut Array<i32>,
     best: &mut Array<i64>,
     used: &mut Array<u32>,
@@ -229,7 +262,7 @@ pub fn color_takes(
     let mut m = tid();
     while m < manifolds.len.len() as i32 {
         color_take(
-            model, contacts, manifolds, m, r, last, prio, color, best, used,
+            model, contacts, manifolds, m, r, last, prio, pick, color, best, used,
         );
         m += stride;
     }
@@ -245,6 +278,7 @@ pub fn color_serial(
     rounds: i32,
     prio: &Array<i64>,
     color: &mut Array<i32>,
+    pick: &mut Array<i32>,
     best: &mut Array<i64>,
     used: &mut Array<u32>,
 ) {
@@ -253,12 +287,16 @@ pub fn color_serial(
         for m in 0..n {
             if color[m] == -2 {
                 let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
-                let tag = ((r as i64) << 58) | prio[m];
-                if a >= 0 {
-                    best[a] = max(best[a], tag);
-                }
-                if b >= 0 {
-                    best[b] = max(best[b], tag);
+                let c = lowest_free(used, a, b);
+                pick[m] = c;
+                if c < 32 {
+                    let tag = ((r as i64) << 58) | prio[m];
+                    if a >= 0 {
+                        best[a * 32 + c] = max(best[a * 32 + c], tag);
+                    }
+                    if b >= 0 {
+                        best[b * 32 + c] = max(best[b * 32 + c], tag);
+                    }
                 }
             }
         }
@@ -271,6 +309,7 @@ pub fn color_serial(
                 r,
                 r == rounds - 1,
                 prio,
+                pick,
                 color,
                 best,
                 used,
@@ -342,6 +381,7 @@ pub fn color_sort_overflow(
 /// The manifolds of each colour, rebuilt every step.
 pub struct Coloring {
     prio: Array<i64>,
+    pick: Array<i32>,
     best: Array<i64>,
     used: Array<u32>,
     /// Colour of each manifold slot.
@@ -364,7 +404,8 @@ impl Coloring {
         let slots = slots.max(1);
         Ok(Coloring {
             prio: Array::try_zeros(device, [slots])?,
-            best: Array::try_zeros(device, [bodies.max(1)])?,
+            pick: Array::try_zeros(device, [slots])?,
+            best: Array::try_zeros(device, [bodies.max(1) * COLORS])?,
             used: Array::try_zeros(device, [bodies.max(1)])?,
             color: Array::try_zeros(device, [slots])?,
             count: Array::try_zeros(device, [COLORS + 1])?,
@@ -392,6 +433,7 @@ impl Coloring {
             )));
         }
         self.count.try_fill(0)?;
+        self.best.try_fill(-1)?;
         color_init::launch(
             slots.max(self.used.len()),
             model,
@@ -401,7 +443,6 @@ impl Coloring {
             &mut self.prio,
             &mut self.color,
             &mut self.used,
-            &mut self.best,
         )?;
         if model.device().is_cpu() && slots < self.serial_below {
             color_serial::launch(
@@ -412,12 +453,13 @@ impl Coloring {
                 ROUNDS as i32,
                 &self.prio,
                 &mut self.color,
+                &mut self.pick,
                 &mut self.best,
                 &mut self.used,
             )?;
         } else {
             // Threads stride over the slots (a grid per slot would launch
-            // millions of threads 64 times a step).
+            // millions of threads twice a round).
             let grid = slots.min(65_536);
             for r in 0..ROUNDS as i32 {
                 color_bids::launch(
@@ -429,6 +471,8 @@ impl Coloring {
                     grid as i32,
                     &self.prio,
                     &self.color,
+                    &mut self.used,
+                    &mut self.pick,
                     &mut self.best,
                 )?;
                 color_takes::launch(
@@ -440,6 +484,7 @@ impl Coloring {
                     r == ROUNDS as i32 - 1,
                     grid as i32,
                     &self.prio,
+                    &mut self.pick,
                     &mut self.color,
                     &mut self.best,
                     &mut self.used,

@@ -108,8 +108,12 @@ pub fn normal_row(
 /// comes instead would compose small rotations about the corners in turn,
 /// whose second-order remainder is a spin about the normal that always has
 /// the same sign for the same corner order (it spins a tower of boxes).
-/// The rows of the first 8 contacts are computed once (a manifold of more,
-/// against a mesh, recomputes the rest each sweep). Returns the new poses.
+/// A contact deeper than `max_push` is pushed out by at most that much per
+/// pass (a corner that turned in during the last step leaves over several
+/// substeps instead of at depth / substep, which threw tumbling boxes off a
+/// mesh). The rows of the first 8 contacts are computed once (a manifold of
+/// more, against a mesh, recomputes the rest each sweep). Returns the new
+/// poses.
 #[weft::func]
 pub fn normal_block(
     model: &Model,
@@ -125,6 +129,7 @@ pub fn normal_block(
     wb: f32,
     ib: Mat3,
     sweeps: i32,
+    max_push: f32,
     lambda: &mut Array<f32>,
 ) -> (Transform, Transform) {
     let s = manifolds.start[m] as i32;
@@ -158,7 +163,7 @@ pub fn normal_block(
         if w > 0.0 {
             rows[o + 15] = 1.0 / w;
         }
-        rows[o + 16] = gap;
+        rows[o + 16] = max(gap, -max_push);
         lams[j] = lambda[c];
     }
     let mut dxa = Vec3::ZERO;
@@ -202,7 +207,7 @@ pub fn normal_block(
                 if w1 > 0.0 {
                     iw = 1.0 / w1;
                 }
-                gap = gap1;
+                gap = max(gap1, -max_push);
                 lam = lambda[c];
             }
             if iw > 0.0 {
@@ -419,6 +424,7 @@ pub fn solve_manifold_positions(
     manifolds: &Manifolds,
     m: i32,
     sweeps: i32,
+    max_push: f32,
     first: bool,
     friction: bool,
     q: &mut Array<Transform>,
@@ -447,7 +453,7 @@ pub fn solve_manifold_positions(
     let (wa, ia) = body_inverse_mass(model, ba, xa);
     let (wb, ib) = body_inverse_mass(model, bb, xb);
     let (na, nb) = normal_block(
-        model, contacts, manifolds, m, ba, bb, xa, xb, wa, ia, wb, ib, sweeps, lambda,
+        model, contacts, manifolds, m, ba, bb, xa, xb, wa, ia, wb, ib, sweeps, max_push, lambda,
     );
     xa = na;
     xb = nb;
@@ -489,6 +495,7 @@ pub fn solve_positions(
     colors: IVec2,
     stride: i32,
     sweeps: i32,
+    max_push: f32,
     first: bool,
     friction: bool,
     q: &mut Array<Transform>,
@@ -504,7 +511,8 @@ pub fn solve_positions(
         while i < n {
             let m = list[base + i];
             solve_manifold_positions(
-                model, contacts, manifolds, m, sweeps, first, friction, q, q0, carry, slid, lambda,
+                model, contacts, manifolds, m, sweeps, max_push, first, friction, q, q0, carry,
+                slid, lambda,
             );
             i += stride;
         }
@@ -555,10 +563,15 @@ pub fn velocity_row(
 
 /// The velocity pass of manifold `m` in place in `qd`, over its contacts that
 /// pushed this substep (`lambda > 0`), in `sweeps` Gauss–Seidel sweeps with
-/// each contact's impulse accumulated in `impulse` and kept non-negative:
-/// each one's normal speed goes to its [`velocity_row`] target (from
-/// `qd_prev`, the substep's start). The rows of the first 8 contacts are
-/// computed once.
+/// each contact's impulse accumulated in `impulse`: each one's normal speed
+/// goes to its [`velocity_row`] target (from `qd_prev`, the substep's start).
+/// The impulse may pull, but never by more than the contact's positional push
+/// this substep as an impulse (`lambda / h`, substep `h`): so pushing a deep
+/// penetration out (a corner that turned in during the last step) does not
+/// become a separating speed of depth / h — which threw tumbling boxes off a
+/// mesh at 10 m/s — while a contact can never pull bodies together harder
+/// than it pushed them apart. The rows of the first 8 contacts are computed
+/// once.
 #[weft::func]
 pub fn solve_manifold_velocities(
     model: &Model,
@@ -571,6 +584,7 @@ pub fn solve_manifold_velocities(
     qd_prev: &Array<SpatialVector>,
     lambda: &Array<f32>,
     threshold: f32,
+    h: f32,
     impulse: &mut Array<f32>,
 ) {
     let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
@@ -598,16 +612,16 @@ pub fn solve_manifold_velocities(
     let cb = body_com_world(model, bb, xb);
     let (wa, ia) = body_inverse_mass(model, ba, xa);
     let (wb, ib) = body_inverse_mass(model, bb, xb);
-    // Rows of the first 8 contacts, 11 floats each: n, ra, rb, wn, target
-    // (wn = 0: the contact did not push).
-    let mut rows = [0.0f32; 88];
+    // Rows of the first 8 contacts, 12 floats each: n, ra, rb, wn, target,
+    // floor (wn = 0: the contact did not push).
+    let mut rows = [0.0f32; 96];
     for j in 0..min(k, 8) {
         let c = manifolds.contacts[s + j];
         if lambda[c] > 0.0 {
             let (n, ra, rb, wn, target) = velocity_row(
                 model, contacts, c, xa, xb, ca, cb, wa, wb, ia, ib, va0, vb0, threshold,
             );
-            let o = j * 11;
+            let o = j * 12;
             rows[o] = n.x;
             rows[o + 1] = n.y;
             rows[o + 2] = n.z;
@@ -619,6 +633,7 @@ pub fn solve_manifold_velocities(
             rows[o + 8] = rb.z;
             rows[o + 9] = wn;
             rows[o + 10] = target;
+            rows[o + 11] = -lambda[c] / h;
         }
     }
     for sweep in 0..sweeps {
@@ -633,13 +648,15 @@ pub fn solve_manifold_velocities(
             let mut rb = Vec3::ZERO;
             let mut wn = 0.0;
             let mut target = 0.0;
+            let mut floor = 0.0;
             if j < 8 {
-                let o = j * 11;
+                let o = j * 12;
                 n = Vec3::new(rows[o], rows[o + 1], rows[o + 2]);
                 ra = Vec3::new(rows[o + 3], rows[o + 4], rows[o + 5]);
                 rb = Vec3::new(rows[o + 6], rows[o + 7], rows[o + 8]);
                 wn = rows[o + 9];
                 target = rows[o + 10];
+                floor = rows[o + 11];
             } else if lambda[c] > 0.0 {
                 let (n1, ra1, rb1, wn1, target1) = velocity_row(
                     model, contacts, c, xa, xb, ca, cb, wa, wb, ia, ib, va0, vb0, threshold,
@@ -649,6 +666,7 @@ pub fn solve_manifold_velocities(
                 rb = rb1;
                 wn = wn1;
                 target = target1;
+                floor = -lambda[c] / h;
             }
             if wn > 0.0 {
                 let vn = dot(
@@ -656,7 +674,7 @@ pub fn solve_manifold_velocities(
                     (vb.top + cross(vb.bottom, rb)) - (va.top + cross(va.bottom, ra)),
                 );
                 let acc = impulse[c];
-                let a1 = max(acc + (target - vn) / wn, 0.0);
+                let a1 = max(acc + (target - vn) / wn, floor);
                 impulse[c] = a1;
                 let p = n * (a1 - acc);
                 vb = SpatialVector::new(vb.top + p * wb, vb.bottom + ib * cross(rb, p));
@@ -690,6 +708,7 @@ pub fn solve_velocities(
     qd_prev: &Array<SpatialVector>,
     lambda: &Array<f32>,
     threshold: f32,
+    h: f32,
     impulse: &mut Array<f32>,
 ) {
     for color in colors.x..colors.y {
@@ -699,7 +718,8 @@ pub fn solve_velocities(
         while i < n {
             let m = list[base + i];
             solve_manifold_velocities(
-                model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, impulse,
+                model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, h,
+                impulse,
             );
             i += stride;
         }
