@@ -10,8 +10,10 @@
 use weft::geom::boxes_overlap;
 use weft::prelude::*;
 
+use super::emit::emit_contact;
 use super::heightfield::{field_cells, field_triangle};
 use super::mesh::{local_query_box, mesh_walk_step};
+use super::support::core_radius;
 use super::triangle::collide_triangle;
 use crate::{Contacts, ShapeSet};
 
@@ -61,6 +63,13 @@ pub fn terrain_pair(
     let mut i = i0;
     let mut j = j0;
     let mut t = 0;
+    // Whether any triangle gave contacts, and the nearest one within the
+    // margin, for the fallback below.
+    let mut emitted = 0;
+    let mut best_gap = 3.0e38;
+    let mut best_pt = Vec3::ZERO;
+    let mut best_ps = Vec3::ZERO;
+    let mut best_n = Vec3::Z;
     loop {
         let mut found = false;
         let mut p0 = Vec3::ZERO;
@@ -107,7 +116,7 @@ pub fn terrain_pair(
             }
         }
         if found {
-            collide_triangle(
+            let (k, gap, pt, ps, n) = collide_triangle(
                 shapes,
                 c,
                 pair,
@@ -124,6 +133,24 @@ pub fn terrain_pair(
                 flags,
                 margin,
             );
+            emitted += k;
+            if gap < best_gap {
+                best_gap = gap;
+                best_pt = pt;
+                best_ps = ps;
+                best_n = n;
+            }
         }
+    }
+    // The rules that keep a shared edge or corner from giving a contact twice
+    // (each triangle defers to the feature's owner, judged by its own nearest
+    // point) can leave a shape over a saddle of a bumpy surface with none at
+    // all, and it falls through (spheres did, in the rigid_pile terrain): then
+    // the nearest triangle within the margin gives one.
+    if emitted == 0 && best_gap < margin {
+        let rs = core_radius(shapes.kind[s], shapes.size[s]);
+        emit_contact(
+            c, pair, m, s, body_m, body_s, best_pt, best_ps, best_n, 0.0, rs, margin,
+        );
     }
 }

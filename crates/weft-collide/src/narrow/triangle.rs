@@ -199,6 +199,7 @@ pub fn candidate_point(shapes: &ShapeSet, s: i32, xs: Transform, up: Vec3, k: i3
 /// ([`triangle_covers`]); and where `s` meets the triangle with a face (box,
 /// cylinder cap, hull face), the ends of each real edge of the triangle
 /// clipped to that face. Normals are `n`; contacts are stored as (m, s).
+/// Returns how many it emitted.
 #[weft::func]
 pub fn triangle_face_contacts(
     shapes: &ShapeSet,
@@ -216,7 +217,8 @@ pub fn triangle_face_contacts(
     flags: i32,
     rs: f32,
     margin: f32,
-) {
+) -> i32 {
+    let mut emitted = 0;
     let count = candidate_count(shapes, s);
     for k in 0..count {
         let p = candidate_point(shapes, s, xs, n, k);
@@ -224,6 +226,7 @@ pub fn triangle_face_contacts(
         let q = p - n * d;
         if d - rs < margin && triangle_covers(t0, t1, t2, n, q, flags) {
             emit_contact(c, pair, m, s, body_m, body_s, q, p, n, 0.0, rs, margin);
+            emitted += 1;
         }
     }
     let kind = shapes.kind[s];
@@ -277,6 +280,7 @@ pub fn triangle_face_contacts(
                                 emit_contact(
                                     c, pair, m, s, body_m, body_s, q, p, n, 0.0, rs, margin,
                                 );
+                                emitted += 1;
                             }
                         }
                     }
@@ -284,6 +288,7 @@ pub fn triangle_face_contacts(
             }
         }
     }
+    emitted
 }
 
 /// Which contacts triangle `t0, t1, t2` (unit normal `nt`, far corners `o0,
@@ -358,7 +363,9 @@ pub fn triangle_contact_mode(
 /// a body at `body_m`), whose neighbours' far corners across its edges are
 /// `o0, o1, o2` and whose edges and corners are described by `flags` (see
 /// the module docs). Contacts are stored as (m, s), normals from the triangle
-/// to the shape.
+/// to the shape. Returns `(contacts emitted, gap, nearest point on the
+/// triangle, on the shape's core, normal)`; the gap is `3e38` when the shape
+/// is not within the margin in front of the face.
 #[weft::func]
 pub fn collide_triangle(
     shapes: &ShapeSet,
@@ -376,18 +383,21 @@ pub fn collide_triangle(
     o2: Vec3,
     flags: i32,
     margin: f32,
-) {
+) -> (i32, f32, Vec3, Vec3, Vec3) {
+    let mut emitted = 0;
+    let mut gap = 3.0e38;
     let xs = body_s * shapes.transform[s];
     let cr = cross(t1 - t0, t2 - t0);
     let area2 = length(cr);
     let size = max(length(t1 - t0), max(length(t2 - t1), length(t0 - t2)));
     let kind = shapes.kind[s];
     let rs = core_radius(kind, shapes.size[s]);
+    let mut n = Vec3::Z;
+    let mut pt = t0;
+    let mut ps = xs.p;
     if area2 > 1.0e-12 * size * size {
         let nt = cr / area2;
-        let mut n = nt;
-        let mut pt = t0;
-        let mut ps = xs.p;
+        n = nt;
         let mut touching = false;
         let mut forced_face = false;
         if kind == 1 {
@@ -433,12 +443,17 @@ pub fn collide_triangle(
                 mode = triangle_contact_mode(t0, t1, t2, o0, o1, o2, nt, flags, n, pt);
             }
             if mode == 1 {
-                triangle_face_contacts(
+                emitted = triangle_face_contacts(
                     shapes, c, pair, m, s, body_m, body_s, xs, t0, t1, t2, nt, flags, rs, margin,
                 );
             } else if mode == 2 {
                 emit_contact(c, pair, m, s, body_m, body_s, pt, ps, n, 0.0, rs, margin);
+                emitted = 1;
+            }
+            if dot(n, nt) > 0.0 {
+                gap = dot(n, ps - pt) - rs;
             }
         }
     }
+    (emitted, gap, pt, ps, n)
 }
