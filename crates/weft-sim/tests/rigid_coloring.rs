@@ -27,7 +27,7 @@ fn heap() -> Model {
                     p,
                     Quat::from_rotation_z(0.05 * j),
                 ))) as i32;
-                let geometry = if k % 3 == 0 {
+                let geometry = if k.is_multiple_of(3) {
                     Geometry::Sphere { radius: 0.09 }
                 } else {
                     Geometry::Box {

@@ -3,7 +3,7 @@
 use weft::prelude::*;
 use weft_collide::Geometry;
 use weft_geom::{ConvexHull, MassProperties};
-use weft_sim::{BodyDesc, BodyKind, BodyMass, ModelBuilder};
+use weft_sim::{BodyDesc, BodyKind, BodyMass, ModelBuilder, State, XpbdRigid};
 
 fn err(b: &ModelBuilder) -> String {
     match b.finalize(Device::Cpu) {
@@ -123,4 +123,37 @@ fn mass_from_shapes_uses_the_parallel_axis_theorem() {
     assert!((m.body_mass.to_vec()[0] - 2.0 * mass).abs() < 1e-6);
     assert!((iy - want).abs() < 1e-5 * want, "{iy} vs {want}");
     assert!(m.body_com.to_vec()[0].length() < 1e-7);
+}
+
+/// Bad solver settings and time steps are errors naming the setting, not a
+/// silent NaN or a hang.
+#[test]
+fn bad_xpbd_settings_are_refused() {
+    let (mut b, desc) = one_box();
+    let body = b.add_body(desc) as i32;
+    b.add_body_shape(
+        body,
+        Transform::IDENTITY,
+        Geometry::Box {
+            half_extents: Vec3::splat(0.1),
+        },
+    );
+    let model = b.finalize(Device::Cpu).unwrap();
+    let (mut s0, mut s1) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+    let mut run = |setup: &dyn Fn(&mut XpbdRigid), dt: f32| {
+        let mut solver = XpbdRigid::new(&model, Default::default()).unwrap();
+        setup(&mut solver);
+        solver
+            .simulate(&model, &mut s0, &mut s1, dt)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = run(&|_| {}, f32::NAN);
+    assert!(e.contains("dt"), "{e}");
+    let e = run(&|s| s.substeps = 0, 0.01);
+    assert!(e.contains("substeps"), "{e}");
+    for bad in [0.0, -1.0, f32::NAN] {
+        let e = run(&|s| s.max_depenetration_speed = bad, 0.01);
+        assert!(e.contains("max_depenetration_speed"), "{e}");
+    }
 }

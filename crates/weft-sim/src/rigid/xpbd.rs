@@ -169,7 +169,7 @@ impl XpbdRigid {
                 message: format!("must be finite and > 0, got {dt}"),
             });
         }
-        if !(self.max_depenetration_speed > 0.0) {
+        if self.max_depenetration_speed.is_nan() || self.max_depenetration_speed <= 0.0 {
             return Err(SimError::InvalidParameter {
                 name: "max_depenetration_speed",
                 message: format!("must be > 0, got {}", self.max_depenetration_speed),
