@@ -27,6 +27,7 @@ use weft::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use weft_collide::{Contacts, Manifolds, ShapeSet};
 
+use super::xpbd_kernels::manifold_bodies;
 use crate::Model;
 use crate::error::Result;
 
@@ -57,11 +58,8 @@ pub fn manifold_dynamic_bodies(
     manifolds: &Manifolds,
     m: i32,
 ) -> (i32, i32) {
-    let c0 = manifolds.contacts[manifolds.start[m] as i32];
-    (
-        dynamic_body(model, model.rigid_shapes.body[contacts.shape_a[c0]]),
-        dynamic_body(model, model.rigid_shapes.body[contacts.shape_b[c0]]),
-    )
+    let (a, b) = manifold_bodies(model, contacts, manifolds, m);
+    (dynamic_body(model, a), dynamic_body(model, b))
 }
 
 /// Xorshift of `x` (three shifts and xors; a bijection of `u32`).
@@ -119,8 +117,7 @@ pub fn color_init(
 }
 
 /// The lowest colour free at both bodies `a`, `b` (-1: no body) given their
-/// colour masks `used` (only read; `&mut` so that the serial kernel, which
-/// also writes them, can pass them), or 32 when none is.
+/// colour masks `used` (only read), or 32 when none is.
 #[weft::func]
 pub fn lowest_free(used: &mut Array<u32>, a: i32, b: i32) -> i32 {
     let mut mask = 0u32;
@@ -140,7 +137,8 @@ pub fn lowest_free(used: &mut Array<u32>, a: i32, b: i32) -> i32 {
 /// Round `r`, first half, for manifold `m`: an uncoloured manifold picks the
 /// lowest colour free at both its bodies (`pick`) and bids its priority,
 /// tagged with the round (so no reset is needed within a step), for that
-/// colour at each body.
+/// colour at each body. (`color` and `used` are only read; they are `&mut`
+/// so that [`color_serial`], which writes them, can call this.)
 #[weft::func]
 pub fn color_bid(
     model: &Model,
@@ -149,7 +147,7 @@ pub fn color_bid(
     m: i32,
     r: i32,
     prio: &Array<i64>,
-    color: &Array<i32>,
+    color: &mut Array<i32>,
     used: &mut Array<u32>,
     pick: &mut Array<i32>,
     best: &mut Array<i64>,
@@ -229,7 +227,7 @@ pub fn color_bids(
     r: i32,
     stride: i32,
     prio: &Array<i64>,
-    color: &Array<i32>,
+    color: &mut Array<i32>,
     used: &mut Array<u32>,
     pick: &mut Array<i32>,
     best: &mut Array<i64>,
@@ -285,20 +283,9 @@ pub fn color_serial(
     let n = manifolds.len.len() as i32;
     for r in 0..rounds {
         for m in 0..n {
-            if color[m] == -2 {
-                let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
-                let c = lowest_free(used, a, b);
-                pick[m] = c;
-                if c < 32 {
-                    let tag = ((r as i64) << 58) | prio[m];
-                    if a >= 0 {
-                        best[a * 32 + c] = max(best[a * 32 + c], tag);
-                    }
-                    if b >= 0 {
-                        best[b * 32 + c] = max(best[b * 32 + c], tag);
-                    }
-                }
-            }
+            color_bid(
+                model, contacts, manifolds, m, r, prio, color, used, pick, best,
+            );
         }
         for m in 0..n {
             color_take(
@@ -470,7 +457,7 @@ impl Coloring {
                     r,
                     grid as i32,
                     &self.prio,
-                    &self.color,
+                    &mut self.color,
                     &mut self.used,
                     &mut self.pick,
                     &mut self.best,
