@@ -7,59 +7,12 @@
 
 use weft::prelude::*;
 
-/// Runs a kernel: input array, output array.
-type Run<'a> = &'a dyn Fn(&Array<f64>, &mut Array<f64>);
+use weft_examples::fd_check::{Run, inputs};
 
-/// The weighted sum `Σ w·out` of a kernel's output as a function of its input, and
-/// its gradient through the tape; returns the worst relative error against central
-/// differences.
+/// [`weft_examples::fd_check::check`] with this file's weights.
 fn check(n: usize, x0: &[f64], run: Run) -> f64 {
-    let w: Vec<f64> = weft_examples::random_f32s(n, 7, 0.5, 1.5)
-        .into_iter()
-        .map(f64::from)
-        .collect();
-    let loss = |x: &[f64]| -> f64 {
-        let a = Array::from_slice(Device::Cpu, x);
-        let mut y = Array::zeros(Device::Cpu, [n]);
-        run(&a, &mut y);
-        y.to_vec().iter().zip(&w).map(|(y, w)| y * w).sum()
-    };
-    let x = Array::from_slice(Device::Cpu, x0).requires_grad();
-    let mut y = Array::zeros(Device::Cpu, [n]).requires_grad();
-    let mut tape = Tape::new();
-    tape.record(|| run(&x, &mut y));
-    tape.backward_from(&mut y, &w).unwrap();
-    let g = x.grad_to_vec().unwrap();
-    let mut worst: f64 = 0.0;
-    for i in 0..x0.len() {
-        let h = 1e-6 * x0[i].abs().max(1.0);
-        let (mut xp, mut xm) = (x0.to_vec(), x0.to_vec());
-        xp[i] += h;
-        xm[i] -= h;
-        let fd = (loss(&xp) - loss(&xm)) / (2.0 * h);
-        assert!(g[i].is_finite(), "gradient {i} is {}", g[i]);
-        assert!(g[i] != 0.0, "gradient {i} is zero: none passed");
-        worst = worst.max((fd - g[i]).abs() / fd.abs().max(1.0));
-    }
-    println!("worst relative error against central differences: {worst:.2e}");
-    if let Some(d) = weft_examples::devices::cuda() {
-        let x = Array::from_slice(d, x0).requires_grad();
-        let mut y = Array::zeros(d, [n]).requires_grad();
-        let mut tape = Tape::new();
-        tape.record(|| run(&x, &mut y));
-        tape.backward_from(&mut y, &w).unwrap();
-        weft_examples::devices::assert_grads("CUDA gradient", &g, &x.grad_to_vec().unwrap());
-    }
-    worst
+    weft_examples::fd_check::check(n, x0, 7, true, run)
 }
-
-fn inputs(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f64> {
-    weft_examples::random_f32s(n, seed, lo, hi)
-        .into_iter()
-        .map(f64::from)
-        .collect()
-}
-
 /// A frame: a direction and a scale.
 #[weft::structure]
 pub struct Frame {

@@ -7,6 +7,7 @@ pub mod bounce;
 pub mod cloth;
 pub mod cloth_throw;
 pub mod devices;
+pub mod fd_check;
 pub mod gpu_policy;
 pub mod granular;
 pub mod mesh_workload;
