@@ -83,6 +83,8 @@ fn validate<'a, 'i>(
         joints: HashMap::new(),
         materials: HashMap::new(),
     };
+    // URDF 1.0 (the default) requires effort and velocity on <limit>; 1.2 does not.
+    let limits_optional = robot.attribute("version").is_some_and(|v| v != "1.0");
     for attr in robot.attributes() {
         if !matches!(attr.name(), "name" | "version") {
             warn_attr(src, robot, attr.name(), warnings);
@@ -102,7 +104,7 @@ fn validate<'a, 'i>(
                 if let Some(first) = index.joints.insert(name, node) {
                     return Err(duplicate(src, node, first, "joint", name));
                 }
-                validate_joint(src, node, warnings)?;
+                validate_joint(src, node, limits_optional, warnings)?;
             }
             "material" => {
                 if let Some(rgba) = validate_material(src, node, warnings)? {
@@ -285,6 +287,7 @@ fn validate_origin(
 fn validate_joint(
     src: &SourceFile,
     joint: Node,
+    limits_optional: bool,
     warnings: &mut Vec<String>,
 ) -> Result<(), ImportError> {
     let kind = required(src, joint, "type")?;
@@ -315,8 +318,11 @@ fn validate_joint(
                 }
             }
             "limit" => {
-                for a in ["lower", "upper", "effort", "velocity"] {
+                for a in ["lower", "upper"] {
                     number(src, child, a, false)?;
+                }
+                for a in ["effort", "velocity"] {
+                    number(src, child, a, !limits_optional)?;
                 }
             }
             "dynamics" => {
