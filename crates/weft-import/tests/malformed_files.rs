@@ -118,9 +118,12 @@ fn urdf_bad_numbers_name_element_attribute_and_line() {
         r#"<robot name="r"><link name="a"><visual><geometry><sphere radius="-1"/></geometry></visual></link></robot>"#,
     );
     check(&e, Some(1), &["sphere", "radius", "positive"]);
-    let e = urdf_err(&urdf(
-        r#"<joint name="j" type="revolute"><parent link="a"/><child link="b"/><limit lower="1" upper="-1" effort="1" velocity="1"/></joint>"#,
-    ));
+    let bad_limits = r#"<joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+        <limit lower="1" upper="-1" effort="1" velocity="1"/></joint>"#;
+    let e = urdf_err(&urdf(&format!(
+        "{bad_limits}\n{}",
+        joint("k", "fixed", "a", "c")
+    )));
     check(&e, Some(5), &["lower limit above upper"]);
     let e = urdf_err(&urdf(
         r#"<joint name="j" type="revolute"><parent link="a"/><child link="b"/><limit lower="-1" upper="1"/></joint>"#,
