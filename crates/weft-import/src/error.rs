@@ -181,8 +181,9 @@ impl ImportError {
     /// The location of the error, if it has one.
     ///
     /// ```
-    /// let e = weft_import::parse_mjcf("<mujoco>\n<bad", &Default::default()).unwrap_err();
-    /// assert_eq!(e.location().unwrap().line, Some(2));
+    /// let text = "<mujoco>\n<worldbody>\n<body pos=\"0 0 x\"/>\n</worldbody>\n</mujoco>";
+    /// let e = weft_import::parse_mjcf(text, &Default::default()).unwrap_err();
+    /// assert_eq!(e.location().unwrap().line, Some(3));
     /// ```
     pub fn location(&self) -> Option<&Location> {
         use ImportError::*;

@@ -35,7 +35,9 @@
 //!   Capsules and cylinders lie along local Z; `fromto` sets their pose and half
 //!   length. Every element takes its defaults from its `class`, else the nearest
 //!   enclosing body's `childclass`, else the top-level `main` class; nested
-//!   `<default>` classes inherit from their parent class.
+//!   `<default>` classes inherit from their parent class. Mesh vertices are kept
+//!   in the mesh file's frame: MuJoCo instead moves a mesh geom's frame to the
+//!   mesh's centre of mass and principal axes, so compare mesh geoms with care.
 //! - **URDF** is SI; its `rpy` is roll (X), pitch (Y), yaw (Z) about fixed axes,
 //!   R = Rz·Ry·Rx. URDF does not fix an up axis; ROS uses Z up, which is assumed.
 //!   See [`parse_urdf`] for how links and joints map onto bodies.
