@@ -78,6 +78,42 @@ fn replay_ms(device: Device, graph: &weft::cuda::Graph, reps: usize) -> f64 {
     t.elapsed().as_secs_f64() * 1e3 / reps as f64
 }
 
+/// Prints the phases and the slowest kernels of the last `steps` profiled steps.
+fn print_profile(solver: &mut XpbdRigid, steps: usize) {
+    let kernels = weft::cuda::kernel_times().unwrap();
+    let p = solver.phase_times();
+    let per = |x: f64| x * 1e3 / p.steps as f64;
+    println!(
+        "phases of a plain step (ms, synchronised after each; launch overhead included): \
+         broad {:.3}, narrow {:.3}, colouring {:.3}, anchors {:.3}, integrate {:.3}, \
+         positions {:.3}, velocities {:.3}, total {:.3}",
+        per(p.broad),
+        per(p.narrow),
+        per(p.coloring),
+        per(p.anchors),
+        per(p.integrate),
+        per(p.positions),
+        per(p.velocities),
+        per(p.total())
+    );
+    let colors = solver.color_counts().unwrap();
+    let (overflow, colors) = colors.split_last().unwrap();
+    let used = colors.iter().rposition(|c| *c > 0).map_or(0, |u| u + 1);
+    println!(
+        "manifolds per colour: {:?}, overflow {overflow}",
+        &colors[..used]
+    );
+    println!("device time per step by kernel (ms, launches per step):");
+    for k in kernels.iter().take(16) {
+        println!(
+            "  {:>8.3}  {:>6.1}  {}",
+            k.ms / steps as f64,
+            k.launches as f64 / steps as f64,
+            k.kernel
+        );
+    }
+}
+
 fn main() {
     let Ok(gpu) = Device::cuda(0) else {
         println!("rigid_gpu: no CUDA device, nothing measured");
@@ -132,6 +168,20 @@ fn main() {
     let t = Instant::now();
     for k in 0..settle {
         let t1 = Instant::now();
+        if k == 90 {
+            // One plain step, profiled, while the pile forms (the graph keeps
+            // its buffers: the output is copied, not swapped).
+            solver.profile = true;
+            weft::cuda::set_kernel_timing(true);
+            solver.simulate(&model, &mut s0, &mut s1, DT).unwrap();
+            s0.body_q.copy_from(&s1.body_q).unwrap();
+            s0.body_qd.copy_from(&s1.body_qd).unwrap();
+            weft::cuda::set_kernel_timing(false);
+            solver.profile = false;
+            print_profile(&mut solver, 1);
+            solver.reset_phase_times();
+            continue;
+        }
         step.launch().unwrap();
         if k < 3 {
             gpu.synchronize().unwrap();
@@ -148,12 +198,20 @@ fn main() {
             if r.pair_overflow > 0 || r.overflow > 0 {
                 println!("  !!! OVERFLOW: contacts were dropped, the pile is not valid");
             }
+            let colors = solver.color_counts().unwrap();
+            let used = colors[..colors.len() - 1]
+                .iter()
+                .filter(|c| **c > 0)
+                .count();
             println!(
-                "  {:>4} steps: {} contacts, {} pairs overflowed, {} contacts overflowed, highest body {top:.2} m",
+                "  {:>4} steps ({:.2} s): {} contacts, {} pairs overflowed, {} contacts overflowed, highest body {top:.2} m; {used} colours, largest {}, overflow colour {}",
                 k + 1,
+                t.elapsed().as_secs_f64(),
                 r.found,
                 r.pair_overflow,
-                r.overflow
+                r.overflow,
+                colors.iter().max().unwrap(),
+                colors[colors.len() - 1],
             );
         }
     }
@@ -184,6 +242,17 @@ fn main() {
     })
     .unwrap();
     let narrow_ms = replay_ms(gpu, &narrow, reps);
+    // Each phase of plain (not replayed) steps, synchronised after each.
+    let profiled = 10;
+    solver.profile = true;
+    weft::cuda::set_kernel_timing(true);
+    for _ in 0..profiled {
+        solver.simulate(&model, &mut s0, &mut s1, DT).unwrap();
+        std::mem::swap(&mut s0, &mut s1);
+    }
+    weft::cuda::set_kernel_timing(false);
+    solver.profile = false;
+    print_profile(&mut solver, profiled);
     let name = String::from_utf8_lossy(
         &std::process::Command::new("nvidia-smi")
             .args(["--query-gpu=name", "--format=csv,noheader"])

@@ -606,3 +606,37 @@ fn graphs_capture_and_replay() {
     drop(g2);
     DEV.synchronize().unwrap();
 }
+
+#[test]
+fn kernel_timing_sums_device_time_per_kernel() {
+    let Some(_g) = gpu("kernel_timing_sums_device_time_per_kernel") else {
+        return;
+    };
+    let n = 1 << 20;
+    let x = Array::from_vec(DEV, vec![1.0f32; n]);
+    let mut y = Array::<f32>::zeros(DEV, [n]);
+    let args = scale2_args(&x, &mut y);
+    let launcher = Launcher::new(0);
+    launcher.launch(SCALE2, "scale2", n, &args).unwrap(); // loaded, untimed
+    assert!(!cuda::kernel_timing());
+    assert!(cuda::kernel_times().unwrap().is_empty());
+    cuda::set_kernel_timing(true);
+    for _ in 0..3 {
+        launcher.launch(SCALE2, "scale2", n, &args).unwrap();
+    }
+    // A capture is not timed (events cannot be read from inside a graph).
+    let graph = Graph::capture(0, || launcher.launch(SCALE2, "scale2", n, &args)).unwrap();
+    graph.launch().unwrap();
+    cuda::set_kernel_timing(false);
+    launcher.launch(SCALE2, "scale2", n, &args).unwrap();
+    let times = cuda::kernel_times().unwrap();
+    assert_eq!(times.len(), 1, "{times:?}");
+    assert_eq!((times[0].kernel, times[0].launches), ("scale2", 3));
+    // 3 × 8 MiB moved: more than a microsecond, less than a second.
+    assert!(times[0].ms > 1e-3 && times[0].ms < 1e3, "{times:?}");
+    assert!(
+        cuda::kernel_times().unwrap().is_empty(),
+        "the sums were not cleared"
+    );
+    assert_eq!(y.to_vec()[n - 1], 2.0);
+}

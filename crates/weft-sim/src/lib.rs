@@ -52,7 +52,7 @@ pub use builder::{
 };
 pub use error::{Result, SimError};
 pub use model::{Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE};
-pub use rigid::XpbdRigid;
+pub use rigid::{PhaseTimes, XpbdRigid};
 pub use semi_implicit::SemiImplicit;
 pub use sph::{FluidBlock, Sph, SphParams};
 pub use state::{Control, State};

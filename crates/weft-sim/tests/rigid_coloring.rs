@@ -42,10 +42,12 @@ fn heap() -> Model {
 }
 
 /// Steps `model` `steps` times from rest with default settings but a launch
-/// per colour; the final poses.
-fn rollout(model: &Model, steps: usize) -> Vec<Transform> {
+/// per colour (and the phases timed when `profile`); the final poses and the
+/// solver.
+fn rollout(model: &Model, steps: usize, profile: bool) -> (Vec<Transform>, XpbdRigid) {
     let mut solver = XpbdRigid::new(model, CollisionOptions::default()).unwrap();
     solver.serial_per_color = 0;
+    solver.profile = profile;
     let (mut s0, mut s1) = (State::new(model).unwrap(), State::new(model).unwrap());
     for _ in 0..steps {
         solver
@@ -53,18 +55,62 @@ fn rollout(model: &Model, steps: usize) -> Vec<Transform> {
             .unwrap();
         std::mem::swap(&mut s0, &mut s1);
     }
-    s0.body_q.to_vec()
+    (s0.body_q.to_vec(), solver)
 }
 
 #[test]
 fn colouring_is_proper_complete_and_the_same_on_one_thread_or_many() {
     let model = heap();
     // Poses after the heap has collapsed a little, so manifolds are dense.
-    let q = Array::from_slice(Device::Cpu, &rollout(&model, 40));
+    let q = Array::from_slice(Device::Cpu, &rollout(&model, 40, false).0);
+    let (manifolds, _) = check_colouring(&model, &q);
+    assert!(manifolds > 100, "only {manifolds} manifolds");
+}
+
+/// A body touched by 60 others needs 60 colours at that body: all are
+/// coloured (bidding only for the lowest free colour, one manifold won per
+/// round there and 28 of the 60 overflowed after 32 rounds).
+#[test]
+fn a_body_touched_by_sixty_others_is_coloured_without_overflow() {
+    let mut b = ModelBuilder::new();
+    let plate = b.add_body(BodyDesc::new(Transform::from_translation(Vec3::new(
+        0.0, 0.0, 0.05,
+    )))) as i32;
+    b.add_body_shape(
+        plate,
+        Transform::IDENTITY,
+        Geometry::Box {
+            half_extents: Vec3::new(1.0, 0.8, 0.05),
+        },
+    );
+    for k in 0..60 {
+        let p = Vec3::new(
+            -0.9 + 0.18 * (k % 10) as f32,
+            -0.6 + 0.24 * (k / 10) as f32,
+            0.149,
+        );
+        let ball = b.add_body(BodyDesc::new(Transform::from_translation(p))) as i32;
+        b.add_body_shape(ball, Transform::IDENTITY, Geometry::Sphere { radius: 0.05 });
+    }
+    let model = b.finalize(Device::Cpu).unwrap();
+    let (manifolds, used) = check_colouring(&model, &model.body_q);
+    assert_eq!(
+        manifolds,
+        60 + 1,
+        "the plate's manifolds and its ground contact"
+    );
+    assert!(used >= 60, "{used} colours for a body with 60 manifolds");
+}
+
+/// Colours the manifolds of `model` at poses `q` serially and round by
+/// round; checks the two agree, the colouring is proper (no two manifolds of
+/// a colour share a dynamic body) and complete (none overflow). Returns the
+/// manifolds and the colours used.
+fn check_colouring(model: &Model, q: &Array<Transform>) -> (usize, usize) {
     let mut pipeline =
         CollisionPipeline::new(&model.rigid_shapes, model.body_count(), Default::default())
             .unwrap();
-    pipeline.collide(&model.rigid_shapes, &q).unwrap();
+    pipeline.collide(&model.rigid_shapes, q).unwrap();
     let slots = pipeline.pair_capacity();
     let mut colours = Vec::new();
     for serial_below in [usize::MAX, 0] {
@@ -112,7 +158,6 @@ fn colouring_is_proper_complete_and_the_same_on_one_thread_or_many() {
             }
         }
     }
-    assert!(manifolds > 100, "only {manifolds} manifolds");
     assert_eq!(count.iter().sum::<u32>() as usize, manifolds);
     let used = count[..COLORS].iter().filter(|k| **k > 0).count();
     println!(
@@ -120,13 +165,26 @@ fn colouring_is_proper_complete_and_the_same_on_one_thread_or_many() {
         count[COLORS]
     );
     assert_eq!(count[COLORS], 0, "manifolds overflowed");
+    (manifolds, used)
 }
 
 #[test]
-fn a_heap_steps_the_same_on_every_run() {
+fn a_heap_steps_the_same_on_every_run_and_when_profiled() {
     let model = heap();
-    let a = rollout(&model, 60);
-    let b = rollout(&model, 60);
+    let (a, quiet) = rollout(&model, 60, false);
+    let (b, profiled) = rollout(&model, 60, true);
+    assert_eq!(quiet.phase_times().steps, 0);
+    let p = profiled.phase_times();
+    assert_eq!(p.steps, 60);
+    for (name, t) in [
+        ("broad", p.broad),
+        ("narrow", p.narrow),
+        ("coloring", p.coloring),
+        ("positions", p.positions),
+        ("velocities", p.velocities),
+    ] {
+        assert!(t > 0.0 && t < p.total(), "{name}: {t} s of {}", p.total());
+    }
     let moved = a
         .iter()
         .zip(&b)

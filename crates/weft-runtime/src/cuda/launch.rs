@@ -157,6 +157,7 @@ pub fn launch(
         _ => grid,
     };
     let mut args = [params.as_ptr() as *mut c_void];
+    let timing = super::kernel_times::mark(dev)?;
     let stream = dev.work_stream();
     let r = if func.dependent && super::dependent::dependent_launch() {
         // A programmatic dependent of the stream's previous kernel: it may start
@@ -204,7 +205,8 @@ pub fn launch(
     };
     dev.dirty.store(true, Ordering::Release);
     r.result()
-        .map_err(|e| err(format!("launch of kernel `{kernel}` on cuda:{device}"), e))
+        .map_err(|e| err(format!("launch of kernel `{kernel}` on cuda:{device}"), e))?;
+    super::kernel_times::close(dev, kernel, timing)
 }
 
 /// Launches kernels over a number of threads on one device, with a chosen block

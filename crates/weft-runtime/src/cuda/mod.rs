@@ -39,6 +39,7 @@ mod dependent;
 mod driver;
 mod event;
 mod graph;
+mod kernel_times;
 mod launch;
 pub(crate) mod memory;
 mod module;
@@ -47,6 +48,7 @@ mod record;
 pub use dependent::{GRID_DEPENDENCY_MARK, dependent_launch, set_dependent_launch};
 pub use event::Event;
 pub use graph::{Graph, retain_in_capture};
+pub use kernel_times::{KernelTime, kernel_times, kernel_timing, set_kernel_timing};
 pub use launch::{
     DEFAULT_BLOCK, DEFAULT_REDUCTION_WAVES, Launcher, launch, reduction_waves, set_reduction_waves,
 };

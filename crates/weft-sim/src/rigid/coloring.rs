@@ -32,7 +32,7 @@ use crate::Model;
 use crate::error::Result;
 
 /// Colours a manifold may get; overflow manifolds get colour `COLORS`.
-pub const COLORS: usize = 32;
+pub const COLORS: usize = 64;
 
 /// Body `b` if it is moved by contacts (dynamic), else -1.
 #[weft::func]
@@ -46,8 +46,9 @@ pub fn dynamic_body(model: &Model, b: i32) -> i32 {
     d
 }
 
-/// Rounds of the colouring; manifolds still uncoloured after them overflow.
-pub const ROUNDS: usize = 32;
+/// Rounds of the colouring; manifolds still uncoloured after them overflow
+/// (at most 63: the round tags the bids above the 57 bits of a priority).
+pub const ROUNDS: usize = 48;
 
 /// The dynamic bodies of manifold `m` (-1 for static geometry and kinematic
 /// bodies).
@@ -72,7 +73,7 @@ pub fn xorshift(x: u32) -> u32 {
     y
 }
 
-/// A thread per manifold slot and per body: the slot's priority into `prio` (below 2^58: the
+/// A thread per manifold slot and per body: the slot's priority into `prio` (below 2^57: the
 /// pair `(a, b)` of its shapes as `a · shapes + b` in the low `key_bits`, a
 /// hash of it above) and its colour into `color` (-2 to be coloured, -1 for
 /// an empty slot or one with no dynamic body); the bodies' colour masks
@@ -85,7 +86,7 @@ pub fn color_init(
     key_bits: i32,
     prio: &mut Array<i64>,
     color: &mut Array<i32>,
-    used: &mut Array<u32>,
+    used: &mut Array<u64>,
 ) {
     let m = tid();
     let mut c = -1;
@@ -99,7 +100,7 @@ pub fn color_init(
             let key = contacts.shape_a[c0] as i64 * model.rigid_shapes.body.len() as i64
                 + contacts.shape_b[c0] as i64;
             let h = xorshift(xorshift(key as u32 ^ 0x9e3779b9u32) ^ ((key >> 32) as u32)) as i64;
-            let hash_bits = 58 - key_bits;
+            let hash_bits = 57 - key_bits;
             let mut hashed = 0i64;
             if hash_bits > 0 {
                 hashed = (h & ((1i64 << min(hash_bits, 32)) - 1)) << key_bits;
@@ -116,11 +117,12 @@ pub fn color_init(
     }
 }
 
-/// The lowest colour free at both bodies `a`, `b` (-1: no body) given their
-/// colour masks `used` (only read), or 32 when none is.
+/// The `skip`-th lowest colour free at both bodies `a`, `b` (-1: no body)
+/// given their colour masks `used` (only read; the lowest free one when fewer
+/// are free), or 64 when none is.
 #[weft::func]
-pub fn lowest_free(used: &mut Array<u32>, a: i32, b: i32) -> i32 {
-    let mut mask = 0u32;
+pub fn free_color(used: &mut Array<u64>, a: i32, b: i32, skip: i32) -> i32 {
+    let mut mask = 0u64;
     if a >= 0 {
         mask = mask | used[a];
     }
@@ -128,8 +130,20 @@ pub fn lowest_free(used: &mut Array<u32>, a: i32, b: i32) -> i32 {
         mask = mask | used[b];
     }
     let mut c = 0;
-    while c < 32 && ((mask >> (c as u32)) & 1u32) == 1u32 {
+    while c < 64 && ((mask >> (c as u64)) & 1u64) == 1u64 {
         c += 1;
+    }
+    let lowest = c;
+    let mut left = skip;
+    while left > 0 && c < 64 {
+        c += 1;
+        while c < 64 && ((mask >> (c as u64)) & 1u64) == 1u64 {
+            c += 1;
+        }
+        left -= 1;
+    }
+    if c >= 64 {
+        c = lowest;
     }
     c
 }
@@ -148,21 +162,31 @@ pub fn color_bid(
     r: i32,
     prio: &Array<i64>,
     color: &mut Array<i32>,
-    used: &mut Array<u32>,
+    used: &mut Array<u64>,
     pick: &mut Array<i32>,
     best: &mut Array<i64>,
 ) {
     if color[m] == -2 {
         let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
-        let c = lowest_free(used, a, b);
+        // The lowest free colour (a compact colouring) for the first 12
+        // rounds; then one of the lowest four, by the priority's hash: where a
+        // body has many manifolds they all bid for the same lowest colour and
+        // one wins per round, so the rounds needed grew with the most
+        // manifolds at a body (a falling 32³ lattice overflowed 2,890
+        // manifolds after 32 rounds).
+        let mut skip = 0;
+        if r >= 12 {
+            skip = ((prio[m] >> 20) as i32 + r) & 3;
+        }
+        let c = free_color(used, a, b, skip);
         pick[m] = c;
-        if c < 32 {
-            let tag = ((r as i64) << 58) | prio[m];
+        if c < 64 {
+            let tag = ((r as i64) << 57) | prio[m];
             if a >= 0 {
-                atomic_max(&mut best[a * 32 + c], tag);
+                atomic_max(&mut best[a * 64 + c], tag);
             }
             if b >= 0 {
-                atomic_max(&mut best[b * 32 + c], tag);
+                atomic_max(&mut best[b * 64 + c], tag);
             }
         }
     }
@@ -171,7 +195,7 @@ pub fn color_bid(
 /// Round `r`, second half, for manifold `m`: a manifold whose bid for its
 /// picked colour won at both its bodies takes that colour (marked in the
 /// bodies' masks: a colour is won at a body by one manifold, so adding its bit
-/// sets it); one that found no colour free overflows (32), as does every
+/// sets it); one that found no colour free overflows (64), as does every
 /// manifold still uncoloured in the last round (`last`).
 #[weft::func]
 pub fn color_take(
@@ -185,25 +209,25 @@ pub fn color_take(
     pick: &mut Array<i32>,
     color: &mut Array<i32>,
     best: &mut Array<i64>,
-    used: &mut Array<u32>,
+    used: &mut Array<u64>,
 ) {
     if color[m] == -2 {
         let c = pick[m];
-        if c >= 32 {
-            color[m] = 32;
+        if c >= 64 {
+            color[m] = 64;
         } else {
             let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
-            let tag = ((r as i64) << 58) | prio[m];
+            let tag = ((r as i64) << 57) | prio[m];
             let mut won = true;
             if a >= 0 {
-                won = won && best[a * 32 + c] == tag;
+                won = won && best[a * 64 + c] == tag;
             }
             if b >= 0 {
-                won = won && best[b * 32 + c] == tag;
+                won = won && best[b * 64 + c] == tag;
             }
             if won {
                 color[m] = c;
-                let bit = 1u32 << (c as u32);
+                let bit = 1u64 << (c as u64);
                 if a >= 0 {
                     atomic_add(&mut used[a], bit);
                 }
@@ -211,14 +235,15 @@ pub fn color_take(
                     atomic_add(&mut used[b], bit);
                 }
             } else if last {
-                color[m] = 32;
+                color[m] = 64;
             }
         }
     }
 }
 
 /// Bids of round `r` (see [`color_bid`]), a thread taking every `stride`-th
-/// manifold slot.
+/// manifold slot; nothing once the last round left no manifold uncoloured
+/// (`left[r - 1]`).
 #[weft::kernel]
 pub fn color_bids(
     model: &Model,
@@ -226,13 +251,17 @@ pub fn color_bids(
     manifolds: &Manifolds,
     r: i32,
     stride: i32,
+    left: &Array<i32>,
     prio: &Array<i64>,
     color: &mut Array<i32>,
-    used: &mut Array<u32>,
+    used: &mut Array<u64>,
     pick: &mut Array<i32>,
     best: &mut Array<i64>,
 ) {
     let mut m = tid();
+    if r > 0 && left[r - 1] == 0 {
+        m = manifolds.len.len() as i32;
+    }
     while m < manifolds.len.len() as i32 {
         color_bid(
             model, contacts, manifolds, m, r, prio, color, used, pick, best,
@@ -242,7 +271,8 @@ pub fn color_bids(
 }
 
 /// Takes of round `r` (see [`color_take`]), a thread taking every
-/// `stride`-th manifold slot.
+/// `stride`-th manifold slot; counts the manifolds still uncoloured after it
+/// into `left[r]` (nothing once an earlier round left none).
 #[weft::kernel]
 pub fn color_takes(
     model: &Model,
@@ -255,14 +285,25 @@ pub fn color_takes(
     pick: &mut Array<i32>,
     color: &mut Array<i32>,
     best: &mut Array<i64>,
-    used: &mut Array<u32>,
+    used: &mut Array<u64>,
+    left: &mut Array<i32>,
 ) {
     let mut m = tid();
+    if r > 0 && left[r - 1] == 0 {
+        m = manifolds.len.len() as i32;
+    }
+    let mut open = 0;
     while m < manifolds.len.len() as i32 {
         color_take(
             model, contacts, manifolds, m, r, last, prio, pick, color, best, used,
         );
+        if color[m] == -2 {
+            open += 1;
+        }
         m += stride;
+    }
+    if open > 0 {
+        atomic_add(&mut left[r], open);
     }
 }
 
@@ -278,7 +319,7 @@ pub fn color_serial(
     color: &mut Array<i32>,
     pick: &mut Array<i32>,
     best: &mut Array<i64>,
-    used: &mut Array<u32>,
+    used: &mut Array<u64>,
 ) {
     let n = manifolds.len.len() as i32;
     for r in 0..rounds {
@@ -342,7 +383,7 @@ pub fn color_scatter(
     }
 }
 
-/// One thread: sorts the overflow list (colour 32, solved in its order) by
+/// One thread: sorts the overflow list (colour 64, solved in its order) by
 /// priority, so that order is the same on every run.
 #[weft::kernel]
 pub fn color_sort_overflow(
@@ -351,8 +392,8 @@ pub fn color_sort_overflow(
     count: &Array<u32>,
     list: &mut Array<i32>,
 ) {
-    let s = start[32] as i32;
-    let n = count[32] as i32;
+    let s = start[64] as i32;
+    let n = count[64] as i32;
     for i in 1..n {
         let v = list[s + i];
         let pv = prio[v];
@@ -369,8 +410,9 @@ pub fn color_sort_overflow(
 pub struct Coloring {
     prio: Array<i64>,
     pick: Array<i32>,
+    left: Array<i32>,
     best: Array<i64>,
-    used: Array<u32>,
+    used: Array<u64>,
     /// Colour of each manifold slot.
     pub color: Array<i32>,
     /// Manifolds per colour (`COLORS + 1` entries, the last the overflow).
@@ -392,6 +434,7 @@ impl Coloring {
         Ok(Coloring {
             prio: Array::try_zeros(device, [slots])?,
             pick: Array::try_zeros(device, [slots])?,
+            left: Array::try_zeros(device, [ROUNDS])?,
             best: Array::try_zeros(device, [bodies.max(1) * COLORS])?,
             used: Array::try_zeros(device, [bodies.max(1)])?,
             color: Array::try_zeros(device, [slots])?,
@@ -414,7 +457,7 @@ impl Coloring {
         }
         let shapes = model.rigid_shapes.body.len().max(2) as u64;
         let key_bits = 64 - (shapes * shapes - 1).leading_zeros() as i32;
-        if key_bits > 58 {
+        if key_bits > 57 {
             return Err(crate::SimError::Mismatch(format!(
                 "{shapes} shapes are too many for the colouring's priorities"
             )));
@@ -448,6 +491,7 @@ impl Coloring {
             // Threads stride over the slots (a grid per slot would launch
             // millions of threads twice a round).
             let grid = slots.min(65_536);
+            self.left.try_fill(0)?;
             for r in 0..ROUNDS as i32 {
                 color_bids::launch(
                     grid,
@@ -456,6 +500,7 @@ impl Coloring {
                     manifolds,
                     r,
                     grid as i32,
+                    &self.left,
                     &self.prio,
                     &mut self.color,
                     &mut self.used,
@@ -475,6 +520,7 @@ impl Coloring {
                     &mut self.color,
                     &mut self.best,
                     &mut self.used,
+                    &mut self.left,
                 )?;
             }
         }

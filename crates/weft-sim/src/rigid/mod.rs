@@ -25,8 +25,10 @@ pub mod coloring;
 pub mod contact_math;
 pub mod integrate;
 pub mod penalty;
+mod phase_times;
 mod xpbd;
 pub mod xpbd_kernels;
 
+pub use phase_times::PhaseTimes;
 pub use xpbd::XpbdRigid;
 pub(crate) use xpbd::collide_err;

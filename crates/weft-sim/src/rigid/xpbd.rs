@@ -6,6 +6,7 @@ use weft_collide::{CollisionOptions, CollisionPipeline, ContactReport};
 use super::anchors::Anchors;
 use super::coloring::{COLORS, Coloring};
 use super::integrate::integrate_bodies;
+use super::phase_times::{PhaseClock, PhaseTimes};
 use super::xpbd_kernels as k;
 use crate::error::{Result, SimError};
 use crate::{Model, State};
@@ -68,6 +69,11 @@ pub struct XpbdRigid {
     /// Resting contacts (sub-millimetre) are not affected; a corner that turned
     /// into the ground during a step no longer leaves at depth / substep.
     pub max_depenetration_speed: f32,
+    /// When set, every phase of a step ends with a device synchronisation and
+    /// its time is added to [`phase_times`](Self::phase_times) (for
+    /// benchmarks; default off; never while a CUDA graph captures).
+    pub profile: bool,
+    times: PhaseTimes,
     pipeline: CollisionPipeline,
     coloring: Coloring,
     anchors: Anchors,
@@ -122,6 +128,8 @@ impl XpbdRigid {
             sweeps: 4,
             serial_per_color: 512,
             max_depenetration_speed: 1.0,
+            profile: false,
+            times: PhaseTimes::default(),
             pipeline,
             coloring,
             anchors,
@@ -135,6 +143,16 @@ impl XpbdRigid {
     /// would take back slip they never made.
     pub fn forget_contacts(&mut self) -> Result<()> {
         self.anchors.clear()
+    }
+
+    /// Time per phase summed over the steps taken with [`profile`](Self::profile) on.
+    pub fn phase_times(&self) -> PhaseTimes {
+        self.times
+    }
+
+    /// Clears [`phase_times`](Self::phase_times).
+    pub fn reset_phase_times(&mut self) {
+        self.times = PhaseTimes::default();
     }
 
     /// The collision pipeline (its contacts are those of the last step).
@@ -202,15 +220,31 @@ impl XpbdRigid {
             Some(s) if !recording => s,
             _ => Scratch::new(device, n, nc)?,
         };
-        self.pipeline
-            .collide_moving(&model.rigid_shapes, &s_in.body_q, &s_in.body_qd, dt)
-            .map_err(collide_err)?;
+        let mut clock = PhaseClock::start(device, self.profile)?;
+        let t = &mut self.times;
+        t.steps += self.profile as usize;
+        if self.profile && !recording {
+            self.pipeline
+                .broad_phase(&model.rigid_shapes, &s_in.body_q, &s_in.body_qd, dt)
+                .map_err(collide_err)?;
+            clock.mark(&mut t.broad)?;
+            self.pipeline
+                .narrow_phase(&model.rigid_shapes, &s_in.body_q)
+                .map_err(collide_err)?;
+        } else {
+            self.pipeline
+                .collide_moving(&model.rigid_shapes, &s_in.body_q, &s_in.body_qd, dt)
+                .map_err(collide_err)?;
+        }
+        clock.mark(&mut t.narrow)?;
         let contacts = &self.pipeline.contacts;
         let manifolds = self.pipeline.manifolds();
         let c = &mut self.coloring;
         c.run(model, contacts, manifolds)?;
+        clock.mark(&mut t.coloring)?;
         self.anchors
             .load(model, contacts, manifolds, &s_in.body_q)?;
+        clock.mark(&mut t.anchors)?;
         // Launches: `(colours, threads)`. A GPU launches every colour with a
         // fixed grid whose threads read the colour's count on the device and
         // stride over its manifolds: no read-back,
@@ -276,6 +310,7 @@ impl XpbdRigid {
                 &mut s.qd_pred,
             )?;
             s.q.copy_from(&s.q_pred)?;
+            clock.mark(&mut t.integrate)?;
             for pass in 0..self.iterations {
                 let (first, friction) = (pass == 0, pass + 1 == self.iterations);
                 for &(colors, threads) in &launches {
@@ -301,6 +336,7 @@ impl XpbdRigid {
                     )?;
                 }
             }
+            clock.mark(&mut t.positions)?;
             k::velocities_from_positions::launch(
                 n, model, &s.q_pred, &s.qd_pred, &s.q, h, &mut s.qd,
             )?;
@@ -325,9 +361,11 @@ impl XpbdRigid {
                     &mut s.impulse,
                 )?;
             }
+            clock.mark(&mut t.velocities)?;
         }
         self.anchors
             .store(model, contacts, manifolds, &s.q, &s_in.body_q, &s.lambda)?;
+        clock.mark(&mut t.anchors)?;
         s_out.body_q.copy_from(&s.q)?;
         s_out.body_qd.copy_from(&s.qd)?;
         s_out
