@@ -16,7 +16,7 @@ use weft_sim::{BodyDesc, BodyMass, Control, JointDesc, Model, ModelBuilder, Stat
 fn robot(device: Device) -> Model {
     let mut b = ModelBuilder::new();
     b.ground = None;
-    let mut add = |b: &mut ModelBuilder, m: f32, c: Vec3| {
+    let add = |b: &mut ModelBuilder, m: f32, c: Vec3| {
         let mut d = BodyDesc::new(Transform::IDENTITY);
         d.mass = BodyMass::Given(weft_geom::MassProperties {
             mass: m,
