@@ -19,7 +19,7 @@ rm -rf target-gpu && mkdir -p target-gpu
 # bounds checks are on), and the runtime's own CUDA tests.
 cargo test -p weft-examples --test cuda --test ptx --test gradients --test language \
     --test builtins --test builtin_gradients --test mesh_queries --test hash_grid_build \
-    --test device_bvh --test bvh_queries --test activity --test func_arrays --test mesh_query_results --test local_arrays --test sim_cloth --test sim_xpbd --test granular --test sph --test accumulate --test rigid_gpu --test watertight_rays --test nan_check --test builtin_edges --test builtin_imports --test structure_gradients --test mesh_query_fields \
+    --test device_bvh --test bvh_queries --test activity --test func_arrays --test mesh_query_results --test local_arrays --test sim_cloth --test sim_xpbd --test granular --test sph --test accumulate --test rigid_gpu --test watertight_rays --test nan_check --test builtin_edges --test builtin_imports --test structure_gradients --test mesh_query_fields --test articulation_gpu \
     --test runtime -p weft-runtime --test cuda_runtime --lib --no-run --message-format=json 2>/dev/null \
     | python3 -c '
 import json, sys

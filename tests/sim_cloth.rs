@@ -686,6 +686,8 @@ fn contact_gradients_match_finite_differences_within_a_step() {
             body_q: Array::zeros(Device::Cpu, [0]),
             body_qd: Array::zeros(Device::Cpu, [0]),
             body_f: Array::zeros(Device::Cpu, [0]),
+            joint_q: Array::zeros(Device::Cpu, [0]),
+            joint_qd: Array::zeros(Device::Cpu, [0]),
         };
         SemiImplicit::new()
             .simulate(&model, &mut s, &mut out, &control, 1e-2)

@@ -13,6 +13,16 @@ pub enum SimError {
         /// What is wrong with it.
         message: String,
     },
+    /// A joint does not fit the model; names the joint (and its name, if any).
+    #[error("joint {index}{}: {message}", quoted(name))]
+    InvalidJoint {
+        /// The joint's index.
+        index: usize,
+        /// The joint's name (may be empty).
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A parameter of the builder or an integrator is out of range.
     #[error("parameter `{name}`: {message}")]
     InvalidParameter {
@@ -30,6 +40,15 @@ pub enum SimError {
     /// A launch or copy failed.
     #[error(transparent)]
     Runtime(#[from] weft::Error),
+}
+
+/// The name in backquotes after a space; nothing for an empty name.
+fn quoted(name: &str) -> String {
+    if name.is_empty() {
+        String::new()
+    } else {
+        format!(" `{name}`")
+    }
 }
 
 /// `Result` with [`SimError`].

@@ -47,11 +47,14 @@ mod state;
 mod xpbd;
 
 pub use builder::{
-    BodyDesc, BodyKind, BodyMass, ClothGrid, ClothMesh, ContactParams, Ground, ModelBuilder,
-    ParticleContactParams, Shape, TriMaterial,
+    BodyDesc, BodyKind, BodyMass, ClothGrid, ClothMesh, ContactParams, Ground, JointDesc, JointDof,
+    JointDrive, JointType, ModelBuilder, ParticleContactParams, Shape, TriMaterial,
 };
 pub use error::{Result, SimError};
-pub use model::{Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE};
+pub use model::{
+    JOINT_BALL, JOINT_D6, JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE,
+    JOINT_UNIVERSAL, Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE,
+};
 pub use rigid::{PhaseTimes, XpbdRigid};
 pub use semi_implicit::SemiImplicit;
 pub use sph::{FluidBlock, Sph, SphParams};

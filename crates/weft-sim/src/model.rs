@@ -19,6 +19,21 @@ pub const SHAPE_BOX: i32 = 2;
 /// segment `shape_scale.y`.
 pub const SHAPE_CAPSULE: i32 = 3;
 
+/// Joint type code of a revolute joint (see [`JointType`](crate::JointType)).
+pub const JOINT_REVOLUTE: i32 = 0;
+/// Joint type code of a prismatic joint.
+pub const JOINT_PRISMATIC: i32 = 1;
+/// Joint type code of a ball joint.
+pub const JOINT_BALL: i32 = 2;
+/// Joint type code of a fixed joint.
+pub const JOINT_FIXED: i32 = 3;
+/// Joint type code of a free joint.
+pub const JOINT_FREE: i32 = 4;
+/// Joint type code of a universal joint.
+pub const JOINT_UNIVERSAL: i32 = 5;
+/// Joint type code of a D6 joint.
+pub const JOINT_D6: i32 = 6;
+
 /// A simulation model on one device, made by [`ModelBuilder::finalize`](crate::ModelBuilder::finalize)
 /// (crate::ModelBuilder::finalize). Kernels take it as `&Model`.
 ///
@@ -147,6 +162,66 @@ pub struct Model {
     /// The shapes of the rigid bodies and the static rigid geometry (the
     /// ground plane among them when the model has a ground and bodies).
     pub rigid_shapes: ShapeSet,
+
+    /// Joint kind per joint ([`JOINT_REVOLUTE`] …). Joints are ordered by
+    /// articulation, each after its parent's joint (see
+    /// [`JointDesc`](crate::JointDesc) for frames and coordinates).
+    pub joint_type: Array<i32>,
+    /// Parent body of each joint (-1: the world).
+    pub joint_parent: Array<i32>,
+    /// Child body of each joint.
+    pub joint_child: Array<i32>,
+    /// The joint whose child is this joint's parent (-1: the parent is the world).
+    pub joint_ancestor: Array<i32>,
+    /// Articulation of each joint.
+    pub joint_articulation: Array<i32>,
+    /// Joint frame in the parent body's frame (Warp/Newton's `joint_X_p`).
+    pub joint_parent_frame: Array<Transform>,
+    /// Joint frame in the child body's frame (Warp/Newton's `joint_X_c`).
+    pub joint_child_frame: Array<Transform>,
+    /// Number of linear and angular axes of each joint.
+    pub joint_dof_dim: Array<IVec2>,
+    /// First position coordinate of each joint in `joint_q`; one more entry
+    /// at the end holds the total.
+    pub joint_q_start: Array<i32>,
+    /// First velocity coordinate (degree of freedom) of each joint in
+    /// `joint_qd`; one more entry at the end holds the total.
+    pub joint_qd_start: Array<i32>,
+    /// Initial position coordinates (the state's are the current ones).
+    pub joint_q: Array<f32>,
+    /// Initial velocity coordinates.
+    pub joint_qd: Array<f32>,
+    /// Axis of each degree of freedom in its joint frame (linear axes first).
+    pub joint_axis: Array<Vec3>,
+    /// Armature (added inertia) per degree of freedom.
+    pub joint_armature: Array<f32>,
+    /// Viscous damping per degree of freedom.
+    pub joint_damping: Array<f32>,
+    /// Dry friction per degree of freedom.
+    pub joint_friction: Array<f32>,
+    /// Lower limit per degree of freedom (`-inf`: none).
+    pub joint_limit_lower: Array<f32>,
+    /// Upper limit per degree of freedom (`inf`: none).
+    pub joint_limit_upper: Array<f32>,
+    /// Penalty stiffness of the limits per degree of freedom.
+    pub joint_limit_ke: Array<f32>,
+    /// Penalty damping of the limits per degree of freedom.
+    pub joint_limit_kd: Array<f32>,
+    /// Drive stiffness per degree of freedom.
+    pub joint_target_ke: Array<f32>,
+    /// Drive damping per degree of freedom.
+    pub joint_target_kd: Array<f32>,
+    /// Largest drive effort per degree of freedom (`inf`: none).
+    pub joint_effort_limit: Array<f32>,
+    /// Initial drive position targets (copied into [`Control`](crate::Control)).
+    pub joint_target_pos: Array<f32>,
+    /// Initial drive velocity targets.
+    pub joint_target_vel: Array<f32>,
+    /// Initial feed-forward efforts.
+    pub joint_f: Array<f32>,
+    /// First joint of each articulation; one more entry at the end holds the
+    /// number of joints.
+    pub articulation_start: Array<i32>,
 }
 
 impl Model {
@@ -178,6 +253,26 @@ impl Model {
     /// Number of rigid bodies.
     pub fn body_count(&self) -> usize {
         self.body_q.len()
+    }
+
+    /// Number of joints.
+    pub fn joint_count(&self) -> usize {
+        self.joint_type.len()
+    }
+
+    /// Number of position coordinates of all joints (`joint_q`'s length).
+    pub fn joint_coord_count(&self) -> usize {
+        self.joint_q.len()
+    }
+
+    /// Number of degrees of freedom of all joints (`joint_qd`'s length).
+    pub fn joint_dof_count(&self) -> usize {
+        self.joint_qd.len()
+    }
+
+    /// Number of articulations (trees of joints).
+    pub fn articulation_count(&self) -> usize {
+        self.articulation_start.len() - 1
     }
 
     /// Number of analytic shapes (meshes are merged into [`Model::mesh`]).
@@ -240,6 +335,33 @@ impl Model {
             body_inv_inertia: self.body_inv_inertia.share(),
             body_world: self.body_world.share(),
             rigid_shapes: self.rigid_shapes.share(),
+            joint_type: self.joint_type.share(),
+            joint_parent: self.joint_parent.share(),
+            joint_child: self.joint_child.share(),
+            joint_ancestor: self.joint_ancestor.share(),
+            joint_articulation: self.joint_articulation.share(),
+            joint_parent_frame: self.joint_parent_frame.share(),
+            joint_child_frame: self.joint_child_frame.share(),
+            joint_dof_dim: self.joint_dof_dim.share(),
+            joint_q_start: self.joint_q_start.share(),
+            joint_qd_start: self.joint_qd_start.share(),
+            joint_q: self.joint_q.share(),
+            joint_qd: self.joint_qd.share(),
+            joint_axis: self.joint_axis.share(),
+            joint_armature: self.joint_armature.share(),
+            joint_damping: self.joint_damping.share(),
+            joint_friction: self.joint_friction.share(),
+            joint_limit_lower: self.joint_limit_lower.share(),
+            joint_limit_upper: self.joint_limit_upper.share(),
+            joint_limit_ke: self.joint_limit_ke.share(),
+            joint_limit_kd: self.joint_limit_kd.share(),
+            joint_target_ke: self.joint_target_ke.share(),
+            joint_target_kd: self.joint_target_kd.share(),
+            joint_effort_limit: self.joint_effort_limit.share(),
+            joint_target_pos: self.joint_target_pos.share(),
+            joint_target_vel: self.joint_target_vel.share(),
+            joint_f: self.joint_f.share(),
+            articulation_start: self.articulation_start.share(),
             ..*self
         }
     }

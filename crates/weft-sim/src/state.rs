@@ -27,6 +27,11 @@ pub struct State {
     /// External wrench on each body: force (top) at the centre of mass and
     /// torque (bottom), world frame; acts during the next step, then cleared.
     pub body_f: Array<SpatialVector>,
+    /// Joint position coordinates (see [`JointDesc`](crate::JointDesc) for
+    /// their order per joint kind).
+    pub joint_q: Array<f32>,
+    /// Joint velocity coordinates, one per degree of freedom.
+    pub joint_qd: Array<f32>,
 }
 
 impl State {
@@ -41,7 +46,11 @@ impl State {
             body_q: Array::try_zeros(device, [model.body_count()])?,
             body_qd: Array::try_zeros(device, [model.body_count()])?,
             body_f: Array::try_zeros(device, [model.body_count()])?,
+            joint_q: Array::try_zeros(device, [model.joint_coord_count()])?,
+            joint_qd: Array::try_zeros(device, [model.joint_dof_count()])?,
         };
+        s.joint_q.copy_from(&model.joint_q)?;
+        s.joint_qd.copy_from(&model.joint_qd)?;
         s.particle_q.copy_from(&model.particle_q)?;
         s.particle_qd.copy_from(&model.particle_qd)?;
         s.body_q.copy_from(&model.body_q)?;
@@ -73,7 +82,9 @@ impl State {
         self.particle_f.copy_from(&other.particle_f)?;
         self.body_q.copy_from(&other.body_q)?;
         self.body_qd.copy_from(&other.body_qd)?;
-        self.body_f.copy_from(&other.body_f)
+        self.body_f.copy_from(&other.body_f)?;
+        self.joint_q.copy_from(&other.joint_q)?;
+        self.joint_qd.copy_from(&other.joint_qd)
     }
 
     /// Makes positions and velocities (and forces) require gradients.
@@ -85,6 +96,8 @@ impl State {
             body_q: self.body_q.requires_grad(),
             body_qd: self.body_qd.requires_grad(),
             body_f: self.body_f.requires_grad(),
+            joint_q: self.joint_q.requires_grad(),
+            joint_qd: self.joint_qd.requires_grad(),
         }
     }
 
@@ -97,6 +110,8 @@ impl State {
             body_q: self.body_q.share(),
             body_qd: self.body_qd.share(),
             body_f: self.body_f.share(),
+            joint_q: self.joint_q.share(),
+            joint_qd: self.joint_qd.share(),
         }
     }
 }
@@ -110,6 +125,13 @@ pub struct Control {
     /// Relative change of each spring's rest length: the rest length used is
     /// `rest_length * (1 + activation)` (empty: none).
     pub spring_activation: Array<f32>,
+    /// Drive position target per joint degree of freedom (empty: none).
+    pub joint_target_pos: Array<f32>,
+    /// Drive velocity target per joint degree of freedom (empty: none).
+    pub joint_target_vel: Array<f32>,
+    /// Feed-forward effort per joint degree of freedom, added to the drive
+    /// before its effort limit (empty: none).
+    pub joint_f: Array<f32>,
 }
 
 impl Control {
@@ -118,16 +140,28 @@ impl Control {
         Control {
             particle_f: Array::zeros(device, [0]),
             spring_activation: Array::zeros(device, [0]),
+            joint_target_pos: Array::zeros(device, [0]),
+            joint_target_vel: Array::zeros(device, [0]),
+            joint_f: Array::zeros(device, [0]),
         }
     }
 
-    /// Zero external forces and activations, sized for `model`.
+    /// Zero external forces and activations, sized for `model`; the joint
+    /// targets and efforts are the model's initial ones.
     pub fn new(model: &Model) -> Result<Control, Error> {
         let device = model.device();
-        Ok(Control {
+        let nd = model.joint_dof_count();
+        let mut c = Control {
             particle_f: Array::try_zeros(device, [model.particle_count()])?,
             spring_activation: Array::try_zeros(device, [model.spring_count()])?,
-        })
+            joint_target_pos: Array::try_zeros(device, [nd])?,
+            joint_target_vel: Array::try_zeros(device, [nd])?,
+            joint_f: Array::try_zeros(device, [nd])?,
+        };
+        c.joint_target_pos.copy_from(&model.joint_target_pos)?;
+        c.joint_target_vel.copy_from(&model.joint_target_vel)?;
+        c.joint_f.copy_from(&model.joint_f)?;
+        Ok(c)
     }
 
     /// Another handle on the same arrays (and gradients).
@@ -135,6 +169,9 @@ impl Control {
         Control {
             particle_f: self.particle_f.share(),
             spring_activation: self.spring_activation.share(),
+            joint_target_pos: self.joint_target_pos.share(),
+            joint_target_vel: self.joint_target_vel.share(),
+            joint_f: self.joint_f.share(),
         }
     }
 }

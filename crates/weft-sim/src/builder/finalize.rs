@@ -403,6 +403,8 @@ impl ModelBuilder {
         };
 
         let arr = |v: Vec<f32>| Array::try_from_slice(device, &v);
+        let joints = self.joint_arrays();
+        let ints = |v: Vec<i32>| Array::try_from_slice(device, &v);
         Ok(Model {
             particle_q: Array::try_from_slice(device, &q)?,
             particle_qd: Array::try_from_slice(device, &qd)?,
@@ -457,6 +459,33 @@ impl ModelBuilder {
             body_inv_inertia: Array::try_from_slice(device, &bodies.inv_inertia)?,
             body_world: Array::try_from_slice(device, &bodies.world)?,
             rigid_shapes,
+            joint_type: ints(joints.kind)?,
+            joint_parent: ints(joints.parent)?,
+            joint_child: ints(joints.child)?,
+            joint_ancestor: ints(joints.ancestor)?,
+            joint_articulation: ints(joints.articulation)?,
+            joint_parent_frame: Array::try_from_slice(device, &joints.parent_frame)?,
+            joint_child_frame: Array::try_from_slice(device, &joints.child_frame)?,
+            joint_dof_dim: Array::try_from_slice(device, &joints.dof_dim)?,
+            joint_q_start: ints(joints.q_start)?,
+            joint_qd_start: ints(joints.qd_start)?,
+            joint_q: arr(joints.q)?,
+            joint_qd: arr(joints.qd)?,
+            joint_axis: Array::try_from_slice(device, &joints.axis)?,
+            joint_armature: arr(joints.armature)?,
+            joint_damping: arr(joints.damping)?,
+            joint_friction: arr(joints.friction)?,
+            joint_limit_lower: arr(joints.lower)?,
+            joint_limit_upper: arr(joints.upper)?,
+            joint_limit_ke: arr(joints.limit_ke)?,
+            joint_limit_kd: arr(joints.limit_kd)?,
+            joint_target_ke: arr(joints.target_ke)?,
+            joint_target_kd: arr(joints.target_kd)?,
+            joint_effort_limit: arr(joints.effort_limit)?,
+            joint_target_pos: arr(joints.target_pos)?,
+            joint_target_vel: arr(joints.target_vel)?,
+            joint_f: arr(joints.effort)?,
+            articulation_start: ints(joints.articulation_start)?,
         })
     }
 }

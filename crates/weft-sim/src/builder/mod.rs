@@ -5,10 +5,12 @@
 mod bodies;
 mod cloth;
 mod finalize;
+mod joints;
 mod shapes;
 
 pub use bodies::{BodyDesc, BodyKind, BodyMass};
 pub use cloth::{ClothGrid, ClothMesh};
+pub use joints::{JointDesc, JointDof, JointDrive, JointType};
 pub use shapes::Shape;
 
 use glam::Vec3;
@@ -195,6 +197,7 @@ pub struct ModelBuilder {
     pub(crate) shapes: Vec<Shape>,
     pub(crate) bodies: Vec<BodyDesc>,
     pub(crate) rigid_shapes: Vec<weft_collide::ShapeDesc>,
+    pub(crate) joints: Vec<JointDesc>,
 }
 
 impl Default for ModelBuilder {
@@ -220,6 +223,7 @@ impl ModelBuilder {
             shapes: Vec::new(),
             bodies: Vec::new(),
             rigid_shapes: Vec::new(),
+            joints: Vec::new(),
         }
     }
 

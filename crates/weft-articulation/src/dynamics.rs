@@ -1,0 +1,260 @@
+//! Inverse dynamics (recursive Newton–Euler) and the joint-space mass matrix
+//! (composite rigid bodies), as kernels over joints, and their host calls.
+//!
+//! The recursions of Featherstone's algorithms become sums over a joint's
+//! ancestors (accelerations) or descendants (forces, composite inertias), each
+//! joint's thread summing on its own (see [`crate::kinematics`] for why).
+
+#[allow(unused_imports)] // named by the generated code
+use weft::geom::{BvhNode, DeviceMesh};
+use weft::prelude::*;
+#[allow(unused_imports)] // named by the generated code
+use weft_collide::ShapeSet;
+use weft_sim::Model;
+
+use crate::joint_math::{body_inertia, inertia_times, is_ancestor_or_self};
+use crate::kinematics::{eval_body_poses, eval_joint_velocities, eval_motion_subspace};
+use crate::{Result, layout::ArticulationLayout, scratch};
+
+/// The net wrench each joint's child body needs (world, about the origin):
+/// `I a + v ×* I v − f_ext`, with the body's acceleration `a` summed over its
+/// ancestors (`S q̈ + c`) from the base's `−g` (gravity as a base
+/// acceleration). `body_f` holds external wrenches per body (force at the
+/// centre of mass, torque; world), or nothing.
+#[weft::kernel]
+pub fn eval_body_forces(
+    model: &Model,
+    body_q: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    v: &Array<SpatialVector>,
+    c: &Array<SpatialVector>,
+    qdd: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+    f: &mut Array<SpatialVector>,
+) {
+    let j = tid();
+    let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
+    let mut k = j;
+    while k >= 0 {
+        for d in model.joint_qd_start[k]..model.joint_qd_start[k + 1] {
+            a += s[d] * qdd[d];
+        }
+        a += c[k];
+        k = model.joint_ancestor[k];
+    }
+    let b = model.joint_child[j];
+    let (m, h, i) = body_inertia(model, body_q, b);
+    let vj = v[j];
+    let mut fj = inertia_times(m, h, i, a) + spatial_cross_dual(vj, inertia_times(m, h, i, vj));
+    if body_f.len() > 0 {
+        let fe = body_f[b];
+        let com = transform_point(body_q[b], model.body_com[b]);
+        fj -= SpatialVector::new(fe.top, fe.bottom + cross(com, fe.top));
+    }
+    f[j] = fj;
+}
+
+/// Joint efforts `τ_d = S_dᵀ Σ f` (the wrenches of the joint's subtree) plus
+/// the armature's `armature_d q̈_d`.
+#[weft::kernel]
+pub fn eval_joint_torques(
+    model: &Model,
+    s: &Array<SpatialVector>,
+    f: &Array<SpatialVector>,
+    qdd: &Array<f32>,
+    tau: &mut Array<f32>,
+) {
+    let j = tid();
+    let end = model.articulation_start[model.joint_articulation[j] + 1];
+    let mut total = f[j];
+    for m in j + 1..end {
+        if is_ancestor_or_self(model, j, m) {
+            total += f[m];
+        }
+    }
+    for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+        tau[d] = dot(s[d], total) + model.joint_armature[d] * qdd[d];
+    }
+}
+
+/// The composite inertia of each joint's subtree (world, about the origin):
+/// mass, first moment and rotational inertia as in
+/// [`body_inertia`](crate::joint_math::body_inertia).
+#[weft::kernel]
+pub fn eval_composite_inertia(
+    model: &Model,
+    body_q: &Array<Transform>,
+    ic_m: &mut Array<f32>,
+    ic_h: &mut Array<Vec3>,
+    ic_i: &mut Array<Mat3>,
+) {
+    let j = tid();
+    let end = model.articulation_start[model.joint_articulation[j] + 1];
+    let (mut m, mut h, mut i) = body_inertia(model, body_q, model.joint_child[j]);
+    for k in j + 1..end {
+        if is_ancestor_or_self(model, j, k) {
+            let (mk, hk, ik) = body_inertia(model, body_q, model.joint_child[k]);
+            m += mk;
+            h += hk;
+            i += ik;
+        }
+    }
+    ic_m[j] = m;
+    ic_h[j] = h;
+    ic_i[j] = i;
+}
+
+/// The mass matrix's entries of each joint's columns: `M[r][c] = S_rᵀ I_c(j)
+/// S_c` for the degrees of freedom `r` of the joint and its ancestors, and the
+/// symmetric entries. Stored densely, row-major, per articulation at
+/// `m_start`; entries of unrelated joints are left as they are (zero).
+#[weft::kernel]
+pub fn eval_mass_matrix(
+    model: &Model,
+    m_start: &Array<i32>,
+    s: &Array<SpatialVector>,
+    ic_m: &Array<f32>,
+    ic_h: &Array<Vec3>,
+    ic_i: &Array<Mat3>,
+    mass: &mut Array<f32>,
+) {
+    let j = tid();
+    let art = model.joint_articulation[j];
+    let d0 = model.joint_qd_start[model.articulation_start[art]];
+    let n = model.joint_qd_start[model.articulation_start[art + 1]] - d0;
+    let base = m_start[art];
+    for col in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+        let fc = inertia_times(ic_m[j], ic_h[j], ic_i[j], s[col]);
+        let mut k = j;
+        while k >= 0 {
+            for row in model.joint_qd_start[k]..model.joint_qd_start[k + 1] {
+                let x = dot(s[row], fc);
+                mass[base + (row - d0) * n + col - d0] = x;
+                mass[base + (col - d0) * n + row - d0] = x;
+            }
+            k = model.joint_ancestor[k];
+        }
+    }
+}
+
+/// The arrays of one evaluation of the kinematics at `(q, q̇)`.
+pub(crate) struct Kinematics {
+    pub body_q: Array<Transform>,
+    pub s: Array<SpatialVector>,
+    pub v: Array<SpatialVector>,
+    pub c: Array<SpatialVector>,
+}
+
+impl Kinematics {
+    /// Poses, motion subspaces, twists and velocity products at `(q, qd)`.
+    pub fn eval(model: &Model, q: &Array<f32>, qd: &Array<f32>) -> Result<Kinematics> {
+        let nj = model.joint_count();
+        let mut k = Kinematics {
+            body_q: scratch::poses(model)?,
+            s: scratch::dof_vectors(model)?,
+            v: scratch::joint_vectors(model)?,
+            c: scratch::joint_vectors(model)?,
+        };
+        if nj > 0 {
+            eval_body_poses::launch(nj, model, q, &mut k.body_q)?;
+            eval_motion_subspace::launch(nj, model, q, &k.body_q, &mut k.s)?;
+            eval_joint_velocities::launch(nj, model, qd, &k.s, &mut k.v, &mut k.c)?;
+        }
+        Ok(k)
+    }
+
+    /// Joint efforts for accelerations `qdd` and external wrenches `body_f`
+    /// (per body, or empty), gravity included.
+    pub fn efforts(
+        &self,
+        model: &Model,
+        qdd: &Array<f32>,
+        body_f: &Array<SpatialVector>,
+    ) -> Result<Array<f32>> {
+        let nj = model.joint_count();
+        let mut tau = scratch::floats(model, model.joint_dof_count())?;
+        if nj > 0 {
+            let mut f = scratch::joint_vectors(model)?;
+            eval_body_forces::launch(
+                nj,
+                model,
+                &self.body_q,
+                &self.s,
+                &self.v,
+                &self.c,
+                qdd,
+                body_f,
+                &mut f,
+            )?;
+            eval_joint_torques::launch(nj, model, &self.s, &f, qdd, &mut tau)?;
+        }
+        Ok(tau)
+    }
+
+    /// The mass matrices (without armature), laid out by `layout`.
+    pub fn mass_matrix(&self, model: &Model, layout: &ArticulationLayout) -> Result<Array<f32>> {
+        let nj = model.joint_count();
+        let mut mass = scratch::floats(model, layout.mass_len())?;
+        if nj > 0 {
+            let mut ic_m = scratch::floats(model, nj)?;
+            let mut ic_h = scratch::vec3s(model, nj)?;
+            let mut ic_i = scratch::mat3s(model, nj)?;
+            eval_composite_inertia::launch(
+                nj,
+                model,
+                &self.body_q,
+                &mut ic_m,
+                &mut ic_h,
+                &mut ic_i,
+            )?;
+            eval_mass_matrix::launch(
+                nj,
+                model,
+                &layout.m_start,
+                &self.s,
+                &ic_m,
+                &ic_h,
+                &ic_i,
+                &mut mass,
+            )?;
+        }
+        Ok(mass)
+    }
+}
+
+/// Inverse dynamics (recursive Newton–Euler): the joint efforts `τ` that give
+/// accelerations `qdd` at `(q, qd)` under gravity, `τ = M(q) q̈ + C(q, q̇)`
+/// (armature included in `M`). One value per degree of freedom, as a new
+/// array. Differentiable through the tape.
+pub fn inverse_dynamics(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    qdd: &Array<f32>,
+) -> Result<Array<f32>> {
+    crate::check_coords(model, q, qd)?;
+    crate::check_len("qdd", qdd.len(), model.joint_dof_count())?;
+    let none = Array::try_zeros(model.device(), [0])?;
+    Kinematics::eval(model, q, qd)?.efforts(model, qdd, &none)
+}
+
+/// The bias forces `C(q, q̇)` (Coriolis, centrifugal and gravity): the
+/// efforts that hold the joints at zero acceleration.
+pub fn bias_forces(model: &Model, q: &Array<f32>, qd: &Array<f32>) -> Result<Array<f32>> {
+    let zero = Array::try_zeros(model.device(), [model.joint_dof_count()])?;
+    inverse_dynamics(model, q, qd, &zero)
+}
+
+/// The joint-space mass matrix `M(q)` of every articulation (composite rigid
+/// bodies, without armature), dense and row-major at
+/// [`ArticulationLayout::mass_range`]. Symmetric positive definite for bodies
+/// with mass.
+pub fn mass_matrix(
+    model: &Model,
+    layout: &ArticulationLayout,
+    q: &Array<f32>,
+) -> Result<Array<f32>> {
+    let qd = Array::try_zeros(model.device(), [model.joint_dof_count()])?;
+    crate::check_coords(model, q, &qd)?;
+    Kinematics::eval(model, q, &qd)?.mass_matrix(model, layout)
+}
