@@ -7,7 +7,7 @@ use weft::prelude::*;
 use crate::broad::{moving_bounds, moving_pairs, static_pairs};
 use crate::error::{CollideError, Result};
 use crate::manifolds::ManifoldBuilder;
-use crate::narrow::narrow_phase;
+use crate::narrow::{narrow_classify, narrow_convex, narrow_primitives, narrow_terrain};
 use crate::{ContactReport, Contacts, Manifolds, ShapeSet, kinds};
 
 /// Settings of a [`CollisionPipeline`].
@@ -72,6 +72,9 @@ pub struct CollisionPipeline {
     statics: DeviceBvh,
     pairs: Array<IVec2>,
     pair_count: Array<i32>,
+    /// Pairs per narrow-phase class, and the classes' lists of pair slots.
+    class_count: Array<i32>,
+    class_list: Array<i32>,
     /// The contacts of the last [`CollisionPipeline::collide`].
     pub contacts: Contacts,
     manifolds: ManifoldBuilder,
@@ -135,6 +138,8 @@ impl CollisionPipeline {
             statics: DeviceBvh::new(device, &lo, &hi)?,
             pairs: Array::try_zeros(device, [pair_capacity])?,
             pair_count: Array::try_zeros(device, [1])?,
+            class_count: Array::try_zeros(device, [3])?,
+            class_list: Array::try_zeros(device, [3 * pair_capacity])?,
             contacts: Contacts::new(device, contact_capacity)?,
             manifolds: ManifoldBuilder::new(device, pair_capacity, contact_capacity)?,
         })
@@ -285,23 +290,60 @@ impl CollisionPipeline {
     fn narrow_phase_untaped(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
         let margin = self.options.margin;
         self.contacts.count.try_fill(0)?;
-        // On the CPU the count costs nothing to read; a GPU launches a thread
+        self.class_count.try_fill(0)?;
+        // On the CPU the counts cost nothing to read; a GPU launches a thread
         // per pair slot and the surplus threads return at once.
-        let launch = match shapes.device() {
-            Device::Cpu => (self.pair_count.try_to_vec()?[0].max(0) as usize).min(self.pairs.len()),
-            _ => self.pairs.len(),
+        let cpu = shapes.device().is_cpu();
+        let launch = if cpu {
+            (self.pair_count.try_to_vec()?[0].max(0) as usize).min(self.pairs.len())
+        } else {
+            self.pairs.len()
         };
         if launch > 0 {
-            narrow_phase::launch(
+            narrow_classify::launch(
                 launch,
                 shapes,
-                body_q,
                 &self.pairs,
                 &self.pair_count,
-                margin,
-                &self.spec,
-                &mut self.contacts,
+                &mut self.class_count,
+                &mut self.class_list,
             )?;
+            let counts = if cpu {
+                self.class_count.try_to_vec()?
+            } else {
+                vec![launch as i32; 3]
+            };
+            type Kernel = fn(
+                usize,
+                &ShapeSet,
+                &Array<Transform>,
+                &Array<IVec2>,
+                &Array<i32>,
+                &Array<i32>,
+                f32,
+                &Array<f32>,
+                &mut Contacts,
+            ) -> std::result::Result<(), weft::Error>;
+            let kernels: [Kernel; 3] = [
+                narrow_primitives::launch,
+                narrow_convex::launch,
+                narrow_terrain::launch,
+            ];
+            for (kernel, n) in kernels.into_iter().zip(counts) {
+                if n > 0 {
+                    kernel(
+                        n as usize,
+                        shapes,
+                        body_q,
+                        &self.pairs,
+                        &self.class_count,
+                        &self.class_list,
+                        margin,
+                        &self.spec,
+                        &mut self.contacts,
+                    )?;
+                }
+            }
         }
         self.manifolds.build(&self.contacts)
     }

@@ -566,10 +566,17 @@ fn open_meshes_and_height_fields_have_no_mass() {
 
 #[test]
 fn the_narrow_phase_compiles_to_ptx() {
-    let ptx = weft_collide::narrow::narrow_phase::PTX
-        .unwrap_or_else(|e| panic!("the narrow phase has no PTX: {e}"));
-    assert!(ptx.contains(".visible .entry narrow_phase("));
-    println!("narrow_phase PTX: {} kB", ptx.len() / 1024);
+    use weft_collide::narrow::{narrow_classify, narrow_convex, narrow_primitives, narrow_terrain};
+    for (name, ptx) in [
+        ("narrow_classify", narrow_classify::PTX),
+        ("narrow_primitives", narrow_primitives::PTX),
+        ("narrow_convex", narrow_convex::PTX),
+        ("narrow_terrain", narrow_terrain::PTX),
+    ] {
+        let ptx = ptx.unwrap_or_else(|e| panic!("{name} has no PTX: {e}"));
+        assert!(ptx.contains(&format!(".visible .entry {name}(")));
+        println!("{name} PTX: {} kB", ptx.len() / 1024);
+    }
 }
 
 #[test]

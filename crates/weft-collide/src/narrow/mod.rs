@@ -1,7 +1,11 @@
 //! The narrow phase: for each candidate pair from the broad phase, the contact
 //! points of the two shapes (a manifold where the shapes rest on each other),
-//! written to [`Contacts`]. One kernel dispatches on the pair's kinds to the
-//! funcs of this module; each is a plain func, usable from user kernels too.
+//! written to [`Contacts`]. The pairs are sorted into three classes
+//! ([`pair_class`]: primitives, GJK/EPA, meshes) and each class has a kernel
+//! of its own (one kernel for all would carry EPA's polytope and the mesh
+//! traversal into every thread: on a GPU that was 79,000 instructions and
+//! 26 KB of local memory per thread). [`collide_pair`] dispatches any pair;
+//! every func here is a plain func, usable from user kernels too.
 //!
 //! | pair | contacts |
 //! |---|---|
@@ -56,8 +60,37 @@ pub fn shape_body_pose(shapes: &ShapeSet, body_q: &Array<Transform>, s: i32) -> 
     x
 }
 
+/// Which narrow-phase kernel handles shapes of kinds `ka <= kb`: 0 the
+/// primitives (planes against anything solid; spheres, boxes and capsules
+/// against each other), 1 GJK/EPA (cylinders and convex hulls against solids),
+/// 2 meshes and height fields. Each class has a kernel of its own, so the
+/// primitives' threads carry neither EPA's polytope nor the mesh traversal.
+#[weft::func]
+pub fn pair_class(ka: i32, kb: i32) -> i32 {
+    let mut c = 0;
+    if kb >= 6 {
+        c = 2;
+    } else if ka >= 1 && (kb == 4 || kb == 5) {
+        c = 1;
+    }
+    c
+}
+
+/// Shapes `sa`, `sb` ordered by kind (a's kind <= b's): `(a, b)`.
+#[weft::func]
+pub fn kind_order(shapes: &ShapeSet, sa: i32, sb: i32) -> (i32, i32) {
+    let mut a = sa;
+    let mut b = sb;
+    if shapes.kind[sa] > shapes.kind[sb] {
+        a = sb;
+        b = sa;
+    }
+    (a, b)
+}
+
 /// The contacts of shapes `a` and `b` (any kinds; a pair the narrow phase does
-/// not handle yet adds none), tagged with `pair`, the pair's slot.
+/// not handle adds none), tagged with `pair`, the pair's slot: the class's
+/// func ([`pair_class`]).
 #[weft::func]
 pub fn collide_pair(
     shapes: &ShapeSet,
@@ -68,13 +101,76 @@ pub fn collide_pair(
     c: &mut Contacts,
     pair: i32,
 ) {
-    // Order by kind: a's kind <= b's.
-    let mut a = sa;
-    let mut b = sb;
-    if shapes.kind[sa] > shapes.kind[sb] {
-        a = sb;
-        b = sa;
+    let (a, b) = kind_order(shapes, sa, sb);
+    let class = pair_class(shapes.kind[a], shapes.kind[b]);
+    if class == 0 {
+        collide_primitives(shapes, body_q, a, b, margin, c, pair);
+    } else if class == 1 {
+        collide_convex(shapes, body_q, a, b, margin, c, pair);
+    } else {
+        collide_terrain(shapes, body_q, a, b, margin, c, pair);
     }
+}
+
+/// [`collide_pair`] for a pair of class 1 ([`pair_class`]; `a`'s kind <=
+/// `b`'s): a cylinder or convex hull against a sphere, box, capsule, cylinder
+/// or hull, through GJK/EPA.
+#[weft::func]
+pub fn collide_convex(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    a: i32,
+    b: i32,
+    margin: f32,
+    c: &mut Contacts,
+    pair: i32,
+) {
+    let ba = shape_body_pose(shapes, body_q, a);
+    let bb = shape_body_pose(shapes, body_q, b);
+    let xa = ba * shapes.transform[a];
+    let xb = bb * shapes.transform[b];
+    convex_pair(shapes, c, pair, a, b, ba, bb, xa, xb, margin);
+}
+
+/// [`collide_pair`] for a pair of class 2 ([`pair_class`]; `a`'s kind <=
+/// `b`'s): a solid against a mesh or height field (stored as (terrain,
+/// solid), like a plane's contacts), or a plane against a mesh on a body.
+#[weft::func]
+pub fn collide_terrain(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    a: i32,
+    b: i32,
+    margin: f32,
+    c: &mut Contacts,
+    pair: i32,
+) {
+    let ka = shapes.kind[a];
+    let kb = shapes.kind[b];
+    let ba = shape_body_pose(shapes, body_q, a);
+    let bb = shape_body_pose(shapes, body_q, b);
+    let xa = ba * shapes.transform[a];
+    let xb = bb * shapes.transform[b];
+    if ka >= 1 && ka <= 5 {
+        terrain_pair(shapes, c, pair, b, a, bb, ba, xb, margin);
+    } else if ka == 0 && kb == 6 {
+        plane_mesh(shapes, c, pair, a, b, ba, bb, xa, shapes.size[a], xb, margin);
+    }
+}
+
+/// [`collide_pair`] for a pair of class 0 ([`pair_class`]; `a`'s kind <=
+/// `b`'s): a plane against a solid, or spheres, boxes and capsules against
+/// each other.
+#[weft::func]
+pub fn collide_primitives(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    a: i32,
+    b: i32,
+    margin: f32,
+    c: &mut Contacts,
+    pair: i32,
+) {
     let ka = shapes.kind[a];
     let kb = shapes.kind[b];
     let ba = shape_body_pose(shapes, body_q, a);
@@ -85,15 +181,7 @@ pub fn collide_pair(
     let hb = shapes.size[b];
     let za = quat_rotate(xa.q, Vec3::Z);
     let zb = quat_rotate(xb.q, Vec3::Z);
-    if kb >= 6 {
-        // Meshes and height fields (the highest kinds) against solids; the
-        // contacts are stored as (terrain, solid), like a plane's.
-        if ka >= 1 && ka <= 5 {
-            terrain_pair(shapes, c, pair, b, a, bb, ba, xb, margin);
-        } else if ka == 0 && kb == 6 {
-            plane_mesh(shapes, c, pair, a, b, ba, bb, xa, ha, xb, margin);
-        }
-    } else if ka == 0 {
+    if ka == 0 {
         if kb == 1 {
             plane_point(c, pair, a, b, ba, bb, xa, ha, xb.p, hb.x, margin);
         } else if kb == 2 {
@@ -130,9 +218,6 @@ pub fn collide_pair(
         } else if kb == 5 {
             plane_convex(shapes, c, pair, a, b, ba, bb, xa, ha, xb, margin);
         }
-    } else if kb == 4 || kb == 5 {
-        // Cylinders and hulls against spheres, boxes, capsules, cylinders, hulls.
-        convex_pair(shapes, c, pair, a, b, ba, bb, xa, xb, margin);
     } else if ka == 1 {
         if kb == 1 {
             point_segment(c, pair, a, b, ba, bb, xa.p, ha.x, xb.p, xb.p, hb.x, margin);
@@ -160,25 +245,106 @@ pub fn collide_pair(
     }
 }
 
-/// The narrow phase over the first `min(pair_count[0], capacity)` pairs, each
-/// with `margin` plus both shapes' speculative distances `spec` (a
-/// thread per pair slot; threads past the count do nothing, so the launch size
-/// need not be read back).
+/// A thread per pair slot: appends each of the first `min(pair_count[0],
+/// capacity)` candidate pairs to the list of its class ([`pair_class`]):
+/// class `k`'s slots from `k · capacity` in `class_list`, counted in
+/// `class_count[k]`.
 #[weft::kernel]
-pub fn narrow_phase(
+pub fn narrow_classify(
     shapes: &ShapeSet,
-    body_q: &Array<Transform>,
     pairs: &Array<IVec2>,
     pair_count: &Array<i32>,
-    margin: f32,
-    spec: &Array<f32>,
-    contacts: &mut Contacts,
+    class_count: &mut Array<i32>,
+    class_list: &mut Array<i32>,
 ) {
     let t = tid();
     let n = min(pair_count[0], pairs.len() as i32);
     if t < n {
         let p = pairs[t];
-        let m = margin + spec[p.x] + spec[p.y];
-        collide_pair(shapes, body_q, p.x, p.y, m, contacts, t);
+        let (a, b) = kind_order(shapes, p.x, p.y);
+        let k = pair_class(shapes.kind[a], shapes.kind[b]);
+        let i = atomic_add(&mut class_count[k], 1);
+        class_list[k * pairs.len() as i32 + i] = t;
+    }
+}
+
+/// The candidate pair at entry `i` of class `k`'s list, or `(-1, (0, 0), 0)`
+/// past its count: `(slot, shapes ordered by kind, margin plus both
+/// speculative distances)`.
+#[weft::func]
+pub fn class_pair(
+    shapes: &ShapeSet,
+    pairs: &Array<IVec2>,
+    class_count: &Array<i32>,
+    class_list: &Array<i32>,
+    k: i32,
+    i: i32,
+    margin: f32,
+    spec: &Array<f32>,
+) -> (i32, IVec2, f32) {
+    let mut out = (-1, IVec2::new(0, 0), 0.0);
+    if i < class_count[k] {
+        let t = class_list[k * pairs.len() as i32 + i];
+        let p = pairs[t];
+        let (a, b) = kind_order(shapes, p.x, p.y);
+        out = (t, IVec2::new(a, b), margin + spec[p.x] + spec[p.y]);
+    }
+    out
+}
+
+/// The narrow phase of class 0's pairs ([`narrow_classify`]), a thread per
+/// list entry (threads past the count do nothing, so the launch size need
+/// not be read back).
+#[weft::kernel]
+pub fn narrow_primitives(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    pairs: &Array<IVec2>,
+    class_count: &Array<i32>,
+    class_list: &Array<i32>,
+    margin: f32,
+    spec: &Array<f32>,
+    contacts: &mut Contacts,
+) {
+    let (t, p, m) = class_pair(shapes, pairs, class_count, class_list, 0, tid(), margin, spec);
+    if t >= 0 {
+        collide_primitives(shapes, body_q, p.x, p.y, m, contacts, t);
+    }
+}
+
+/// The narrow phase of class 1's pairs (GJK/EPA), as [`narrow_primitives`].
+#[weft::kernel]
+pub fn narrow_convex(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    pairs: &Array<IVec2>,
+    class_count: &Array<i32>,
+    class_list: &Array<i32>,
+    margin: f32,
+    spec: &Array<f32>,
+    contacts: &mut Contacts,
+) {
+    let (t, p, m) = class_pair(shapes, pairs, class_count, class_list, 1, tid(), margin, spec);
+    if t >= 0 {
+        collide_convex(shapes, body_q, p.x, p.y, m, contacts, t);
+    }
+}
+
+/// The narrow phase of class 2's pairs (meshes and height fields), as
+/// [`narrow_primitives`].
+#[weft::kernel]
+pub fn narrow_terrain(
+    shapes: &ShapeSet,
+    body_q: &Array<Transform>,
+    pairs: &Array<IVec2>,
+    class_count: &Array<i32>,
+    class_list: &Array<i32>,
+    margin: f32,
+    spec: &Array<f32>,
+    contacts: &mut Contacts,
+) {
+    let (t, p, m) = class_pair(shapes, pairs, class_count, class_list, 2, tid(), margin, spec);
+    if t >= 0 {
+        collide_terrain(shapes, body_q, p.x, p.y, m, contacts, t);
     }
 }
