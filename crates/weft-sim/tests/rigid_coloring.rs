@@ -67,11 +67,9 @@ fn colouring_is_proper_complete_and_the_same_on_one_thread_or_many() {
     assert!(manifolds > 100, "only {manifolds} manifolds");
 }
 
-/// A body touched by 60 others needs 60 colours at that body: all are
-/// coloured (bidding only for the lowest free colour, one manifold won per
-/// round there and 28 of the 60 overflowed after 32 rounds).
-#[test]
-fn a_body_touched_by_sixty_others_is_coloured_without_overflow() {
+/// A plate on the ground with `n` balls resting on it (a body with `n`
+/// manifolds).
+fn plate_with_balls(n: usize) -> Model {
     let mut b = ModelBuilder::new();
     let plate = b.add_body(BodyDesc::new(Transform::from_translation(Vec3::new(
         0.0, 0.0, 0.05,
@@ -83,16 +81,24 @@ fn a_body_touched_by_sixty_others_is_coloured_without_overflow() {
             half_extents: Vec3::new(1.0, 0.8, 0.05),
         },
     );
-    for k in 0..60 {
+    for k in 0..n {
         let p = Vec3::new(
             -0.9 + 0.18 * (k % 10) as f32,
-            -0.6 + 0.24 * (k / 10) as f32,
+            -0.7 + 0.17 * (k / 10) as f32,
             0.149,
         );
         let ball = b.add_body(BodyDesc::new(Transform::from_translation(p))) as i32;
         b.add_body_shape(ball, Transform::IDENTITY, Geometry::Sphere { radius: 0.05 });
     }
-    let model = b.finalize(Device::Cpu).unwrap();
+    b.finalize(Device::Cpu).unwrap()
+}
+
+/// A body touched by 60 others needs 60 colours at that body: all are
+/// coloured (bidding only for the lowest free colour, one manifold won per
+/// round there and 28 of the 60 overflowed after 32 rounds).
+#[test]
+fn a_body_touched_by_sixty_others_is_coloured_without_overflow() {
+    let model = plate_with_balls(60);
     let (manifolds, used) = check_colouring(&model, &model.body_q);
     assert_eq!(
         manifolds,
@@ -193,5 +199,35 @@ fn a_heap_steps_the_same_on_every_run_and_when_profiled() {
     assert!(
         a.iter().zip(&b).all(|(x, y)| x.p == y.p && x.q == y.q),
         "two runs differ by up to {moved} m"
+    );
+}
+
+/// A body touched by 72 others and the ground has more manifolds than
+/// colours: 9 overflow,
+/// and the overflow list (solved on one thread, in its order) is sorted by
+/// priority, so runs agree.
+#[test]
+fn the_overflow_is_sorted_by_priority() {
+    let model = plate_with_balls(72);
+    let mut pipeline =
+        CollisionPipeline::new(&model.rigid_shapes, model.body_count(), Default::default())
+            .unwrap();
+    pipeline
+        .collide(&model.rigid_shapes, &model.body_q)
+        .unwrap();
+    let mut c = Coloring::new(Device::Cpu, model.body_count(), pipeline.pair_capacity()).unwrap();
+    c.run(&model, &pipeline.contacts, pipeline.manifolds())
+        .unwrap();
+    let count = c.count.to_vec();
+    assert_eq!(count[COLORS], 72 + 1 - COLORS as u32, "{count:?}");
+    let (start, list, prio) = (c.start.to_vec(), c.list.to_vec(), c.prio.to_vec());
+    let s = start[COLORS] as usize;
+    let keys: Vec<i64> = list[s..s + count[COLORS] as usize]
+        .iter()
+        .map(|&m| prio[m as usize])
+        .collect();
+    assert!(
+        keys.windows(2).all(|w| w[0] < w[1]),
+        "overflow order {keys:?}"
     );
 }

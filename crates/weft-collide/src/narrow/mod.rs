@@ -154,7 +154,19 @@ pub fn collide_terrain(
     if ka >= 1 && ka <= 5 {
         terrain_pair(shapes, c, pair, b, a, bb, ba, xb, margin);
     } else if ka == 0 && kb == 6 {
-        plane_mesh(shapes, c, pair, a, b, ba, bb, xa, shapes.size[a], xb, margin);
+        plane_mesh(
+            shapes,
+            c,
+            pair,
+            a,
+            b,
+            ba,
+            bb,
+            xa,
+            shapes.size[a],
+            xb,
+            margin,
+        );
     }
 }
 
@@ -306,7 +318,16 @@ pub fn narrow_primitives(
     spec: &Array<f32>,
     contacts: &mut Contacts,
 ) {
-    let (t, p, m) = class_pair(shapes, pairs, class_count, class_list, 0, tid(), margin, spec);
+    let (t, p, m) = class_pair(
+        shapes,
+        pairs,
+        class_count,
+        class_list,
+        0,
+        tid(),
+        margin,
+        spec,
+    );
     if t >= 0 {
         collide_primitives(shapes, body_q, p.x, p.y, m, contacts, t);
     }
@@ -324,7 +345,16 @@ pub fn narrow_convex(
     spec: &Array<f32>,
     contacts: &mut Contacts,
 ) {
-    let (t, p, m) = class_pair(shapes, pairs, class_count, class_list, 1, tid(), margin, spec);
+    let (t, p, m) = class_pair(
+        shapes,
+        pairs,
+        class_count,
+        class_list,
+        1,
+        tid(),
+        margin,
+        spec,
+    );
     if t >= 0 {
         collide_convex(shapes, body_q, p.x, p.y, m, contacts, t);
     }
@@ -343,7 +373,16 @@ pub fn narrow_terrain(
     spec: &Array<f32>,
     contacts: &mut Contacts,
 ) {
-    let (t, p, m) = class_pair(shapes, pairs, class_count, class_list, 2, tid(), margin, spec);
+    let (t, p, m) = class_pair(
+        shapes,
+        pairs,
+        class_count,
+        class_list,
+        2,
+        tid(),
+        margin,
+        spec,
+    );
     if t >= 0 {
         collide_terrain(shapes, body_q, p.x, p.y, m, contacts, t);
     }

@@ -48,7 +48,7 @@ pub fn dynamic_body(model: &Model, b: i32) -> i32 {
 
 /// Rounds of the colouring; manifolds still uncoloured after them overflow
 /// (at most 63: the round tags the bids above the 57 bits of a priority).
-pub const ROUNDS: usize = 48;
+pub const ROUNDS: usize = 63;
 
 /// The dynamic bodies of manifold `m` (-1 for static geometry and kinematic
 /// bodies).
@@ -168,14 +168,16 @@ pub fn color_bid(
 ) {
     if color[m] == -2 {
         let (a, b) = manifold_dynamic_bodies(model, contacts, manifolds, m);
-        // The lowest free colour (a compact colouring) for the first 12
-        // rounds; then one of the lowest four, by the priority's hash: where a
-        // body has many manifolds they all bid for the same lowest colour and
-        // one wins per round, so the rounds needed grew with the most
-        // manifolds at a body (a falling 32³ lattice overflowed 2,890
-        // manifolds after 32 rounds).
+        // The lowest free colour (a compact colouring) for the first 8
+        // rounds; then one of the lowest four, by the priority's hash, and
+        // from round 16 one of the lowest eight: where a body has many
+        // manifolds they all bid for the same lowest colour and one wins per
+        // round, so the rounds needed grew with the most manifolds at a body
+        // (a falling 32³ lattice overflowed 2,890 manifolds after 32 rounds).
         let mut skip = 0;
-        if r >= 12 {
+        if r >= 16 {
+            skip = ((prio[m] >> 20) as i32 + r) & 7;
+        } else if r >= 8 {
             skip = ((prio[m] >> 20) as i32 + r) & 3;
         }
         let c = free_color(used, a, b, skip);
@@ -383,8 +385,38 @@ pub fn color_scatter(
     }
 }
 
+/// Moves entry `first` of the max-heap `list[s..s + n]` (keyed by `prio`)
+/// down to its place.
+#[weft::func]
+pub fn sift_down(prio: &Array<i64>, list: &mut Array<i32>, s: i32, first: i32, n: i32) {
+    let mut root = first;
+    let mut done = false;
+    while !done {
+        let mut c = 2 * root + 1;
+        if c >= n {
+            done = true;
+        } else {
+            if c + 1 < n {
+                if prio[list[s + c + 1]] > prio[list[s + c]] {
+                    c += 1;
+                }
+            }
+            if prio[list[s + c]] > prio[list[s + root]] {
+                let t = list[s + root];
+                list[s + root] = list[s + c];
+                list[s + c] = t;
+                root = c;
+            } else {
+                done = true;
+            }
+        }
+    }
+}
+
 /// One thread: sorts the overflow list (colour 64, solved in its order) by
-/// priority, so that order is the same on every run.
+/// priority, so that order is the same on every run (heapsort: a dense pile
+/// can overflow tens of thousands of manifolds, where an insertion sort on one
+/// GPU thread took seconds).
 #[weft::kernel]
 pub fn color_sort_overflow(
     prio: &Array<i64>,
@@ -394,21 +426,26 @@ pub fn color_sort_overflow(
 ) {
     let s = start[64] as i32;
     let n = count[64] as i32;
-    for i in 1..n {
-        let v = list[s + i];
-        let pv = prio[v];
-        let mut j = i - 1;
-        while j >= 0 && prio[list[s + j]] > pv {
-            list[s + j + 1] = list[s + j];
-            j -= 1;
-        }
-        list[s + j + 1] = v;
+    let mut first = n / 2 - 1;
+    while first >= 0 {
+        sift_down(prio, list, s, first, n);
+        first -= 1;
+    }
+    let mut end = n - 1;
+    while end > 0 {
+        let t = list[s];
+        list[s] = list[s + end];
+        list[s + end] = t;
+        sift_down(prio, list, s, 0, end);
+        end -= 1;
     }
 }
 
 /// The manifolds of each colour, rebuilt every step.
 pub struct Coloring {
-    prio: Array<i64>,
+    /// Priority of each manifold slot (this step): colours go to higher
+    /// priorities first, and the overflow is solved in ascending order.
+    pub prio: Array<i64>,
     pick: Array<i32>,
     left: Array<i32>,
     best: Array<i64>,
