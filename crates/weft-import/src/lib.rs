@@ -1,7 +1,10 @@
 //! Robot files (URDF and an MJCF subset) read into a plain-data [`RobotDescription`].
 //!
-//! This crate only reads files; it knows nothing of Weft's simulation crates, so
-//! it builds quickly and any of them can turn a description into their model.
+//! The reader knows nothing of Weft's simulation crates. With the `model`
+//! feature (on by default) [`add_robot`] turns a description into bodies,
+//! shapes, joints and drives of a `weft_sim::ModelBuilder` ([`model`] has the
+//! mapping and MuJoCo's coordinates next to Weft's); without it the crate
+//! builds in seconds.
 //!
 //! ```
 //! let robot = weft_import::parse_mjcf(r#"
@@ -54,11 +57,18 @@ mod description;
 mod error;
 mod mesh;
 mod mjcf;
+#[cfg(feature = "model")]
+pub mod model;
 mod urdf;
 mod xml;
 
 pub use description::*;
 pub use error::{ImportError, Location};
+#[cfg(feature = "model")]
+pub use model::{
+    ActuatorHandle, DriveInput, MeshShapes, RobotHandles, RobotModelError, RobotOptions,
+    SiteHandle, add_robot, pose_to_transform,
+};
 
 use std::path::{Path, PathBuf};
 

@@ -219,3 +219,26 @@ fn a_tree_becomes_flat_arrays() {
     let s = State::new(&model).unwrap();
     assert_eq!((s.joint_q.len(), s.joint_qd.len()), (15, 13));
 }
+
+#[test]
+fn massless_links_are_joint_children_only() {
+    // A massless link between the world and a massive body: allowed.
+    let mut b = bodies(1);
+    let mut link = BodyDesc::new(Transform::IDENTITY);
+    link.mass = BodyMass::Given(MassProperties::ZERO);
+    let link = b.add_body(link);
+    b.add_joint(JointDesc::revolute(-1, link, Vec3::X)).unwrap();
+    b.add_joint(JointDesc::revolute(link as i32, 0, Vec3::Y))
+        .unwrap();
+    assert_eq!((b.joint_coord_count(), b.joint_dof_count()), (2, 2));
+    let model = b.finalize(Device::Cpu).unwrap();
+    assert_eq!(model.body_mass.to_vec(), vec![1.0, 0.0]);
+    assert_eq!(model.body_inv_mass.to_vec(), vec![1.0, 0.0]);
+    // Without a parent joint a massless dynamic body is refused.
+    let mut b = bodies(0);
+    let mut free = BodyDesc::new(Transform::IDENTITY);
+    free.mass = BodyMass::Given(MassProperties::ZERO);
+    b.add_body(free);
+    let e = b.finalize(Device::Cpu).unwrap_err().to_string();
+    assert!(e.contains("mass properties"), "{e}");
+}

@@ -40,7 +40,10 @@ pub struct BodyDesc {
     pub pose: Transform,
     /// Initial velocity: linear of the centre of mass, then angular, world frame.
     pub velocity: SpatialVector,
-    /// Mass properties.
+    /// Mass properties. A dynamic body needs a positive mass and a positive
+    /// definite inertia, except a *massless link*: `BodyMass::Given(MassProperties::ZERO)`
+    /// on a body that is a joint's child (its inverse mass and inertia are
+    /// stored as zero; only reduced-coordinate solvers move it).
     pub mass: BodyMass,
     /// Dynamic, kinematic or static.
     pub kind: BodyKind,
@@ -192,8 +195,14 @@ impl ModelBuilder {
                     parts.into_iter().sum()
                 }
             };
+            // A massless link (zero mass and inertia) is allowed as a joint's
+            // child: reduced-coordinate solvers move it through its joint, and
+            // it carries the frames of bodies with several joints (importers).
+            let massless_link = props == MassProperties::ZERO
+                && matches!(b.mass, BodyMass::Given(_))
+                && self.joints.iter().any(|j| j.child == i as i32);
             let dynamic = b.kind == BodyKind::Dynamic;
-            if dynamic {
+            if dynamic && !massless_link {
                 props
                     .validate()
                     .map_err(|e| bad(i, format!("mass properties: {e}")))?;
@@ -209,12 +218,13 @@ impl ModelBuilder {
             } else {
                 Vec3::ZERO
             });
+            let invertible = dynamic && !massless_link;
             out.mass.push(if dynamic { props.mass } else { 0.0 });
             out.inv_mass
-                .push(if dynamic { 1.0 / props.mass } else { 0.0 });
+                .push(if invertible { 1.0 / props.mass } else { 0.0 });
             out.inertia
                 .push(if dynamic { props.inertia } else { Mat3::ZERO });
-            out.inv_inertia.push(if dynamic {
+            out.inv_inertia.push(if invertible {
                 props.inertia.inverse()
             } else {
                 Mat3::ZERO

@@ -383,6 +383,18 @@ impl ModelBuilder {
         self.joints.len()
     }
 
+    /// Number of joint position coordinates added so far (where the next
+    /// joint's coordinates will start in `joint_q`).
+    pub fn joint_coord_count(&self) -> usize {
+        self.joints.iter().map(JointDesc::coord_count).sum()
+    }
+
+    /// Number of joint degrees of freedom added so far (where the next
+    /// joint's velocities will start in `joint_qd`).
+    pub fn joint_dof_count(&self) -> usize {
+        self.joints.iter().map(JointDesc::dof_count).sum()
+    }
+
     /// The joint whose child is `body`, if any.
     fn parent_joint_of(&self, body: i32) -> Option<usize> {
         self.joints.iter().position(|j| j.child == body)
