@@ -122,7 +122,7 @@ fn check_colouring(model: &Model, q: &Array<Transform>) -> (usize, usize) {
     for serial_below in [usize::MAX, 0] {
         let mut c = Coloring::new(Device::Cpu, model.body_count(), slots).unwrap();
         c.serial_below = serial_below;
-        c.run(&model, &pipeline.contacts, pipeline.manifolds())
+        c.run(model, &pipeline.contacts, pipeline.manifolds())
             .unwrap();
         colours.push((c.color.to_vec(), c.count.to_vec()));
     }
