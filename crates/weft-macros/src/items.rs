@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
-use weft_ir::emit_rust::{emit_func, emit_kernel_body, host_type, with_struct_paths};
+use weft_ir::emit_rust::{Paths, emit_func, emit_kernel_body, host_type, with_paths};
 use weft_ir::{Access, Builder, Env, Error, FnKind, FuncSig, Param, StructDef, Type};
 
+use crate::args::Args;
 use crate::chain::{ChainInput, Def, Kind, export_macro, invoke_next};
 use crate::deps;
 use crate::lower::Lower;
@@ -38,8 +39,14 @@ pub fn entry(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     if deps.is_empty() {
         expand(&[], &target, &attr)
     } else {
-        invoke_next(&[], deps, &target, &attr)
+        invoke_next(&[], deps, &target, &attr, &runtime(kind, &attr))
     }
+}
+
+/// The runtime path of an item with attribute arguments `attr` (the default one
+/// when they are wrong: the error is reported once the item is expanded).
+fn runtime(kind: Kind, attr: &TokenStream) -> TokenStream {
+    Args::parse(kind, attr).unwrap_or_default().runtime()
 }
 
 /// One step of the dependency chain.
@@ -47,7 +54,8 @@ pub fn chain_step(input: ChainInput) -> TokenStream {
     if input.pending.is_empty() {
         expand(&input.defs, &input.target, &input.attr)
     } else {
-        invoke_next(&input.defs, input.pending, &input.target, &input.attr)
+        let rt = runtime(input.target.kind, &input.attr);
+        invoke_next(&input.defs, input.pending, &input.target, &input.attr, &rt)
     }
 }
 
@@ -304,7 +312,7 @@ fn expand(defs: &[Def], target: &Def, attr: &TokenStream) -> TokenStream {
         }
         Err(e) => {
             let err = to_compile_error(e);
-            let stub = stub(defs, target);
+            let stub = stub(defs, target, &runtime(target.kind, attr));
             quote!(#err #stub)
         }
     }
@@ -313,7 +321,7 @@ fn expand(defs: &[Def], target: &Def, attr: &TokenStream) -> TokenStream {
 /// After an error, a stand-in with the item's signature (when the signature itself is
 /// fine), so the user sees the one real error rather than a cascade of "cannot find
 /// `launch`" and "unused import" messages.
-fn stub(defs: &[Def], target: &Def) -> TokenStream {
+fn stub(defs: &[Def], target: &Def, rt: &TokenStream) -> TokenStream {
     let Ok(f) = syn::parse2::<syn::ItemFn>(target.item.clone()) else {
         return TokenStream::new();
     };
@@ -330,7 +338,6 @@ fn stub(defs: &[Def], target: &Def) -> TokenStream {
     let name = &f.sig.ident;
     let inputs = &f.sig.inputs;
     let output = &f.sig.output;
-    let rt = quote!(::weft::__private);
     match target.kind {
         Kind::Kernel => quote! {
             #[allow(non_camel_case_types, dead_code)]
@@ -351,39 +358,20 @@ fn stub(defs: &[Def], target: &Def) -> TokenStream {
     }
 }
 
-/// `#[weft::func(adjoint = path)]`: a user-supplied adjoint.
-fn custom_adjoint(kind: Kind, attr: &TokenStream) -> Result<Option<syn::Path>, Error> {
-    if attr.is_empty() {
-        return Ok(None);
-    }
-    let bad = |span| {
-        Error::new(
-            span,
-            if kind == Kind::Func {
-                "expected `adjoint = path::to::fn` (a user-supplied adjoint) or nothing"
-            } else {
-                "this attribute takes no arguments"
-            },
-        )
-    };
-    if kind != Kind::Func {
-        return Err(bad(attr.span()));
-    }
-    let nv: syn::MetaNameValue = syn::parse2(attr.clone()).map_err(|_| bad(attr.span()))?;
-    if !nv.path.is_ident("adjoint") {
-        return Err(bad(nv.path.span()));
-    }
-    match nv.value {
-        syn::Expr::Path(p) => Ok(Some(p.path)),
-        other => Err(bad(other.span())),
-    }
-}
-
 /// Marks a func definition (as carried to kernels) whose adjoint the user wrote.
 const CUSTOM_ADJOINT_MARK: &str = "weft_custom_adjoint";
 
 fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStream, Error> {
-    let custom = custom_adjoint(target.kind, attr)?;
+    let args = Args::parse(target.kind, attr)?;
+    let custom = args.adjoint.clone();
+    let rt = args.runtime();
+    let emit = |structs, f: &dyn Fn() -> TokenStream| {
+        let paths = Paths {
+            runtime: Some(rt.clone()),
+            structs,
+        };
+        with_paths(paths, f)
+    };
     let defs_parsed = dedup(defs)?;
     match target.kind {
         Kind::Struct => {
@@ -391,8 +379,9 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 .map_err(|e| Error::new(e.span(), e.to_string()))?;
             let env = build_env(&defs_parsed, Some(&s))?;
             let own = s.ident.to_string();
-            let paths = names::struct_paths(defs, Some(&own));
+            let paths = names::struct_paths(defs, Some(&own), &rt);
             let named = names::named_impls(
+                &rt,
                 &s.ident,
                 Some(&own),
                 &[Type::Struct(own.clone())],
@@ -401,14 +390,14 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 Some(&s),
                 &paths,
             );
-            let item = with_struct_paths(paths, || expand_struct(&env, &s, defs, target));
+            let item = emit(paths, &|| expand_struct(&env, &s, defs, target, &rt));
             Ok(quote!(#item #named))
         }
         Kind::Func | Kind::Kernel => {
             let f: syn::ItemFn = syn::parse2(target.item.clone())
                 .map_err(|e| Error::new(e.span(), e.to_string()))?;
             let mut env = build_env(&defs_parsed, None)?;
-            let paths = names::struct_paths(defs, None);
+            let paths = names::struct_paths(defs, None, &rt);
             if target.kind == Kind::Func {
                 let name = f.sig.ident.to_string();
                 if weft_ir::builtins::doc(&name).is_some()
@@ -435,6 +424,7 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 let mut types: Vec<Type> = ir.params.iter().map(|p| p.ty.clone()).collect();
                 types.push(ir.ret.clone());
                 let named = names::named_impls(
+                    &rt,
                     &f.sig.ident,
                     None,
                     &types,
@@ -443,7 +433,7 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                     None,
                     &paths,
                 );
-                let item = with_struct_paths(paths, || {
+                let item = emit(paths, &|| {
                     expand_func(&f, &ir, defs, target, custom.as_ref())
                 });
                 Ok(quote!(#item #named))
@@ -457,8 +447,8 @@ fn try_expand(defs: &[Def], target: &Def, attr: &TokenStream) -> Result<TokenStr
                 let fma = uses_fma(&ir, &funcs);
                 let accesses =
                     weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
-                Ok(with_struct_paths(paths, || {
-                    expand_kernel(&f, &ir, &adj, &accesses, func_blockers, ptx, fma)
+                Ok(emit(paths, &|| {
+                    expand_kernel(&f, &ir, &adj, &accesses, &func_blockers, &ptx, fma, &rt)
                 }))
             }
         }
@@ -702,8 +692,7 @@ fn uses_fma(f: &weft_ir::Function, funcs: &HashMap<String, weft_ir::Function>) -
 }
 
 /// The check that a launch grid has the dimensions `tid()` is destructured into.
-fn dims_check(ir: &weft_ir::Function) -> TokenStream {
-    let rt = quote!(::weft::__private);
+fn dims_check(ir: &weft_ir::Function, rt: &TokenStream) -> TokenStream {
     if ir.launch_dims > 1 {
         let d = ir.launch_dims as usize;
         quote! {
@@ -747,8 +736,8 @@ fn cpu_launch(
     fast_arrays: &[TokenStream],
     targets: &[TokenStream],
     fma: bool,
+    rt: &TokenStream,
 ) -> TokenStream {
-    let rt = quote!(::weft::__private);
     // A kernel that calls `fma` (itself or through its funcs) runs its loops
     // compiled for the CPU's FMA instructions where it has them (`with_fma`),
     // instead of calling the C library's `fmaf`.
@@ -835,15 +824,15 @@ fn expand_adjoint_launch(
     ir: &weft_ir::Function,
     adj: &weft_ir::autodiff::Adjoint,
     accesses: &[weft_ir::access::ArrayAccess],
-    func_blockers: Vec<String>,
+    func_blockers: &[String],
     fma: bool,
+    rt: &TokenStream,
 ) -> TokenStream {
-    let rt = quote!(::weft::__private);
     let body_ident = format_ident!("__weft_adjoint_body_{}", ir.name);
     let kernel_name = ir.name.clone();
     let body = emit_kernel_body(&adj.function, &body_ident);
     let mut blockers = adj.blockers.clone();
-    blockers.extend(func_blockers);
+    blockers.extend(func_blockers.iter().cloned());
     let mut params = Vec::new();
     let mut views = Vec::new();
     let mut call_args = Vec::new();
@@ -933,7 +922,7 @@ fn expand_adjoint_launch(
         }
     }
     let adjoint_name = format!("{}_adjoint", ir.name);
-    let nan_checks = nan_checks(ir, accesses, |a| a.read && a.differentiable(), true);
+    let nan_checks = nan_checks(ir, accesses, |a| a.read && a.differentiable(), true, rt);
     let checks: Vec<TokenStream> = Vec::new();
     let blocked = if blockers.is_empty() {
         quote!()
@@ -942,9 +931,9 @@ fn expand_adjoint_launch(
         quote!(return Err(#rt::Error::Gradient { kernel: NAME, reason: #reasons });)
     };
     let fast_arrays = fast_arrays(&adj.function);
-    let dims_check = dims_check(ir);
+    let dims_check = dims_check(ir, rt);
     let places = target_places(&adj.function);
-    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places, fma);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places, fma, rt);
     quote! {
         /// Runs the kernel's adjoint: accumulates into the gradients of the input
         /// arrays (those created with `requires_grad`) the gradients of the inputs,
@@ -991,14 +980,16 @@ fn func_accesses(
     }))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn expand_kernel(
     f: &syn::ItemFn,
     ir: &weft_ir::Function,
     adj: &weft_ir::autodiff::Adjoint,
     accesses: &[weft_ir::access::ArrayAccess],
-    func_blockers: Vec<String>,
-    ptx: TokenStream,
+    func_blockers: &[String],
+    ptx: &TokenStream,
     fma: bool,
+    rt: &TokenStream,
 ) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
@@ -1006,8 +997,7 @@ fn expand_kernel(
     let attrs = &f.attrs;
     let body_ident = format_ident!("__weft_body_{}", name);
     let body = emit_kernel_body(ir, &body_ident);
-    let adjoint_launch = expand_adjoint_launch(ir, adj, accesses, func_blockers, fma);
-    let rt = quote!(::weft::__private);
+    let adjoint_launch = expand_adjoint_launch(ir, adj, accesses, func_blockers, fma, rt);
 
     let mut sig_params = Vec::new();
     let mut devices = Vec::new();
@@ -1097,9 +1087,9 @@ fn expand_kernel(
         })
         .collect();
     let fast_arrays = fast_arrays(ir);
-    let dims_check = dims_check(ir);
+    let dims_check = dims_check(ir, rt);
     let places = target_places(ir);
-    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places, fma);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places, fma, rt);
     let rec_names: Vec<_> = ir
         .params
         .iter()
@@ -1133,7 +1123,7 @@ fn expand_kernel(
             quote!(#rt::tape::bump(&#e);)
         })
         .collect();
-    let nan_checks = nan_checks(ir, accesses, |a| a.written, false);
+    let nan_checks = nan_checks(ir, accesses, |a| a.written, false, rt);
     let rec_reads = stamps(|a| a.read);
     let rec_writes = stamps(|a| a.written);
     let places = |pick: fn(&weft_ir::access::ArrayAccess) -> bool| -> Vec<TokenStream> {
@@ -1265,8 +1255,8 @@ fn nan_checks(
     accesses: &[weft_ir::access::ArrayAccess],
     pick: fn(&weft_ir::access::ArrayAccess) -> bool,
     grads: bool,
+    rt: &TokenStream,
 ) -> Vec<TokenStream> {
-    let rt = quote!(::weft::__private);
     accesses
         .iter()
         .filter(|a| pick(a))
@@ -1294,8 +1284,13 @@ fn written_ty(f: &syn::ItemFn, name: &str) -> Option<syn::Type> {
     })
 }
 
-fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> TokenStream {
-    let rt = quote!(::weft::__private);
+fn expand_struct(
+    env: &Env,
+    s: &syn::ItemStruct,
+    defs: &[Def],
+    target: &Def,
+    rt: &TokenStream,
+) -> TokenStream {
     let name = &s.ident;
     let vis = &s.vis;
     let attrs = &s.attrs;
@@ -1324,7 +1319,7 @@ fn expand_struct(env: &Env, s: &syn::ItemStruct, defs: &[Def], target: &Def) -> 
     all.extend(defs.iter().cloned());
     let export = export_macro(name, vis, &all);
     if weft_ir::builder::struct_has_arrays(&env.structs, &name.to_string()) {
-        return expand_struct_with_arrays(env, s, &fids, export);
+        return expand_struct_with_arrays(env, s, &fids, export, rt);
     }
     let pack_fields: Vec<TokenStream> = def
         .fields
@@ -1426,8 +1421,8 @@ fn expand_struct_with_arrays(
     s: &syn::ItemStruct,
     fids: &[syn::Ident],
     export: TokenStream,
+    rt: &TokenStream,
 ) -> TokenStream {
-    let rt = quote!(::weft::__private);
     let name = &s.ident;
     let vis = &s.vis;
     let attrs = &s.attrs;
