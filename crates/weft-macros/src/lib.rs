@@ -11,10 +11,15 @@
 //! rather than the facade (`#[kernel(crate = ::weft_runtime)]`).
 
 mod args;
+mod callees;
 mod chain;
+mod defs;
 mod deps;
-mod items;
+mod env;
+mod expand;
+mod infer;
 mod lower;
+mod math_dsl;
 mod names;
 mod ptx;
 mod types;
@@ -27,21 +32,21 @@ use chain::{ChainInput, Kind};
 /// `launch(dims, args..)` is generated. Takes `crate = path` (see the crate docs).
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    items::entry(Kind::Kernel, attr.into(), item.into()).into()
+    expand::entry(Kind::Kernel, attr.into(), item.into()).into()
 }
 
 /// Marks a function as callable from kernels (and from other funcs). Takes
 /// `adjoint = path` (a hand-written adjoint) and `crate = path`.
 #[proc_macro_attribute]
 pub fn func(attr: TokenStream, item: TokenStream) -> TokenStream {
-    items::entry(Kind::Func, attr.into(), item.into()).into()
+    expand::entry(Kind::Func, attr.into(), item.into()).into()
 }
 
 /// Marks a struct as usable in kernels (parameters, locals, array elements). Takes
 /// `crate = path`.
 #[proc_macro_attribute]
 pub fn structure(attr: TokenStream, item: TokenStream) -> TokenStream {
-    items::entry(Kind::Struct, attr.into(), item.into()).into()
+    expand::entry(Kind::Struct, attr.into(), item.into()).into()
 }
 
 /// Internal: one step of the dependency chain (see the `chain` module).
@@ -49,5 +54,5 @@ pub fn structure(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __chain(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as ChainInput);
-    items::chain_step(input).into()
+    expand::chain_step(input).into()
 }
