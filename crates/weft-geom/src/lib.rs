@@ -1,7 +1,9 @@
 //! Weft's geometry on the host: triangle meshes, OBJ input/output, procedural meshes,
 //! a binned-SAH BVH with refit, a hashed grid for neighbour search, and reference
 //! queries (closest ray hit, closest point with inside/outside by winding number,
-//! faces in a box, neighbours within a radius).
+//! faces in a box, neighbours within a radius). With the `device` feature (on by
+//! default), the same structures in kernels: [`device`], which the facade
+//! re-exports as `weft::geom`.
 //!
 //! The data structures are flat arrays of plain `#[repr(C)]` values so that kernels —
 //! on the CPU and on GPUs — traverse exactly what the host built: see
@@ -33,6 +35,8 @@
 pub mod aabb;
 pub mod brute_force;
 pub mod bvh;
+#[cfg(feature = "device")]
+pub mod device;
 pub mod error;
 pub mod generate;
 pub mod hash_grid;

@@ -18,15 +18,17 @@ pub struct Error {
     /// What is wrong and what is allowed instead.
     pub message: String,
     /// If the error came from a `let mut x = <literal>;` whose default type was
-    /// wrong: the literal's span key and the type it should have had. The front end
+    /// wrong: the literal's key and the type it should have had. The front end
     /// then lowers the function again with that type (local type inference).
-    pub retype: Option<(String, Scalar)>,
+    pub retype: Option<(LitKey, Scalar)>,
 }
 
-/// A key identifying a literal's source position, for [`Error::retype`] hints.
-pub fn span_key(s: Span) -> String {
-    format!("{s:?}")
-}
+/// Names an unsuffixed literal of the source the same way in every lowering of a
+/// function (the front end numbers them in source order; see
+/// [`Builder::key_literal`]), so an [`Error::retype`] hint from one attempt finds
+/// its literal in the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LitKey(pub u32);
 
 impl Error {
     /// A new error.
@@ -71,8 +73,10 @@ pub struct Builder<'e> {
     flex_born: HashMap<VarId, ValueId>,
     /// Reads of such variables.
     flex_reads: HashMap<ValueId, VarId>,
-    /// Literal types chosen by an earlier lowering attempt, by span key.
-    hints: HashMap<String, Scalar>,
+    /// Literal types chosen by an earlier lowering attempt.
+    hints: HashMap<LitKey, Scalar>,
+    /// The source literal each flexible value comes from (itself, or negated).
+    lit_keys: HashMap<ValueId, LitKey>,
     loop_depth: u32,
     /// Struct values reached from a `&mut S` parameter: their arrays are writable.
     writable: std::collections::HashSet<ValueId>,
@@ -108,6 +112,7 @@ impl<'e> Builder<'e> {
             flex_born: HashMap::new(),
             flex_reads: HashMap::new(),
             hints: HashMap::new(),
+            lit_keys: HashMap::new(),
             loop_depth: 0,
             writable: Default::default(),
         }
@@ -239,14 +244,15 @@ impl<'e> Builder<'e> {
 
     /// A retype hint when `v` reads a variable born from an unsuffixed literal of the
     /// same kind as `want` (`let x: f64 = if c { 1.0 } else { 2.0 };`).
-    fn hint_to(&self, v: ValueId, want: &Type) -> Option<(String, Scalar)> {
+    fn hint_to(&self, v: ValueId, want: &Type) -> Option<(LitKey, Scalar)> {
         let var = self.flex_reads.get(&v)?;
         let lit = self.flex_born.get(var)?;
         let (Type::Scalar(cur), Type::Scalar(s)) = (self.ty(*lit), want) else {
             return None;
         };
+        let key = *self.lit_keys.get(lit)?;
         (cur.is_float() == s.is_float() && cur.is_int() == s.is_int() && cur != s)
-            .then(|| (span_key(self.span(*lit)), *s))
+            .then_some((key, *s))
     }
 
     /// Marks a compiler-generated variable as holding an unsuffixed literal `lit`
@@ -258,11 +264,12 @@ impl<'e> Builder<'e> {
     /// An unsuffixed literal given the type a previous attempt's hint asks for.
     pub fn hinted(&mut self, v: ValueId) -> Result<ValueId> {
         if self.flex.contains_key(&v)
-            && let Some(s) = self.hints.get(&span_key(self.span(v))).copied()
+            && let Some(s) = self.hint(v)
         {
             let fl = self.flex[&v];
             let r = self.coerce(v, &Type::Scalar(s))?;
             self.flex.insert(r, fl);
+            self.inherit_key(v, r);
             return Ok(r);
         }
         Ok(v)
@@ -324,6 +331,7 @@ impl<'e> Builder<'e> {
                     Flex::Float(x) => Flex::Float(-x),
                 },
             );
+            self.inherit_key(a, id);
             return Ok(id);
         }
         Ok(self.def(t, span, Expr::Unary(op, a)))
@@ -902,11 +910,13 @@ impl<'e> Builder<'e> {
         };
         if ty.is_none()
             && self.flex.contains_key(&init)
-            && let Some(s) = self.hints.get(&span_key(self.span(init))).copied()
+            && let Some(s) = self.hint(init)
         {
             let fl = self.flex[&init];
+            let from = init;
             init = self.coerce(init, &Type::Scalar(s))?;
             self.flex.insert(init, fl);
+            self.inherit_key(from, init);
         }
         let t = self.ty(init).clone();
         if !t.is_value() {
@@ -1056,13 +1066,33 @@ impl<'e> Builder<'e> {
     }
 
     /// Literal types to use, from a previous attempt's [`Error::retype`] hints.
-    pub fn set_hints(&mut self, hints: HashMap<String, Scalar>) {
+    pub fn set_hints(&mut self, hints: HashMap<LitKey, Scalar>) {
         self.hints = hints;
+    }
+
+    /// Names the unsuffixed literal `v` (just made by [`Builder::lit_int`] or
+    /// [`Builder::lit_float`]) for retype hints; unnamed literals get none.
+    pub fn key_literal(&mut self, v: ValueId, key: LitKey) {
+        if self.flex.contains_key(&v) {
+            self.lit_keys.insert(v, key);
+        }
+    }
+
+    /// The type an earlier attempt chose for the literal `v` comes from.
+    fn hint(&self, v: ValueId) -> Option<Scalar> {
+        self.hints.get(self.lit_keys.get(&v)?).copied()
+    }
+
+    /// `to` stands for the same source literal as `from`.
+    fn inherit_key(&mut self, from: ValueId, to: ValueId) {
+        if let Some(&k) = self.lit_keys.get(&from) {
+            self.lit_keys.insert(to, k);
+        }
     }
 
     /// Turns a type mismatch between `a` and `b` into a retype hint when one side
     /// reads a variable initialised with an unsuffixed literal of the other kind.
-    fn hint_for(&self, a: ValueId, b: ValueId) -> Option<(String, Scalar)> {
+    fn hint_for(&self, a: ValueId, b: ValueId) -> Option<(LitKey, Scalar)> {
         for (x, y) in [(a, b), (b, a)] {
             if let (Some(var), Some(s)) = (self.flex_reads.get(&x), self.ty(y).scalar())
                 && let Some(lit) = self.flex_born.get(var)
@@ -1070,8 +1100,9 @@ impl<'e> Builder<'e> {
                 && cur.is_float() == s.is_float()
                 && cur.is_int() == s.is_int()
                 && *cur != s
+                && let Some(&key) = self.lit_keys.get(lit)
             {
-                return Some((span_key(self.span(*lit)), s));
+                return Some((key, s));
             }
         }
         None

@@ -1,7 +1,8 @@
 //! The CPU back end: emits native Rust from the IR.
 //!
-//! Generated code refers to the runtime through `::weft::__private`, so a crate that
-//! uses kernels only needs the `weft` facade as a dependency.
+//! Generated code refers to the runtime through a `__private` module: by default
+//! `::weft::__private` (the facade), or `path::__private` for an item written with
+//! `crate = path` (see [`with_paths`]).
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -9,34 +10,41 @@ use quote::{format_ident, quote};
 use crate::ir::*;
 use crate::types::{Scalar, Type};
 
-/// Tokens for `::weft::__private`.
-fn rt() -> TokenStream {
-    quote!(::weft::__private)
+/// How generated code names what it uses, for one emission (see [`with_paths`]).
+#[derive(Clone, Debug, Default)]
+pub struct Paths {
+    /// The runtime's `__private` module (`::weft::__private` when `None`).
+    pub runtime: Option<TokenStream>,
+    /// Structure name → a path to it that resolves where the code lands.
+    pub structs: std::collections::HashMap<String, TokenStream>,
 }
 
 thread_local! {
-    static STRUCT_PATHS: std::cell::RefCell<std::collections::HashMap<String, TokenStream>> =
-        Default::default();
+    static PATHS: std::cell::RefCell<Paths> = Default::default();
 }
 
-/// Runs `f` (an emission) with generated code naming structures by `paths` (name →
-/// a path that resolves where the code lands, e.g. `<hash_grid_query as
-/// ::weft::__private::Named<ID>>::T`), so it never relies on names the user did not
-/// import. Structures not in `paths` are named by their bare name.
-pub fn with_struct_paths<R>(
-    paths: std::collections::HashMap<String, TokenStream>,
-    f: impl FnOnce() -> R,
-) -> R {
-    let old = STRUCT_PATHS.with(|p| p.replace(paths));
+/// Runs `f` (an emission) with generated code naming the runtime and structures by
+/// `paths`: structures by a path that resolves where the code lands (e.g.
+/// `<hash_grid_query as ::weft::__private::Named<ID>>::T`), so it never relies on
+/// names the user did not import; structures not in `paths` by their bare name.
+pub fn with_paths<R>(paths: Paths, f: impl FnOnce() -> R) -> R {
+    let old = PATHS.with(|p| p.replace(paths));
     let out = f();
-    STRUCT_PATHS.with(|p| p.replace(old));
+    PATHS.with(|p| p.replace(old));
     out
 }
 
-/// How generated code names structure `name` (see [`with_struct_paths`]).
+/// Tokens for the runtime's `__private` module (see [`with_paths`]).
+fn rt() -> TokenStream {
+    PATHS
+        .with(|p| p.borrow().runtime.clone())
+        .unwrap_or_else(|| quote!(::weft::__private))
+}
+
+/// How generated code names structure `name` (see [`with_paths`]).
 pub fn struct_path(name: &str) -> TokenStream {
-    STRUCT_PATHS
-        .with(|p| p.borrow().get(name).cloned())
+    PATHS
+        .with(|p| p.borrow().structs.get(name).cloned())
         .unwrap_or_else(|| {
             let i = Ident::new(name, Span::call_site());
             quote!(#i)

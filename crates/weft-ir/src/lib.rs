@@ -18,6 +18,6 @@ pub mod emit_rust;
 pub mod ir;
 pub mod types;
 
-pub use builder::{Builder, Env, Error, Result};
+pub use builder::{Builder, Env, Error, LitKey, Result};
 pub use ir::*;
 pub use types::{Access, MAX_TUPLE, Scalar, Type};

@@ -11,11 +11,15 @@
 //! remaining dependencies. Each dependency macro prepends its definitions and calls
 //! [`__chain`](crate::__chain) again, which invokes the next dependency, until none
 //! is left and the kernel is expanded with every definition in hand. Paths resolve
-//! at the kernel's own site, exactly as the user wrote them.
+//! at the kernel's own site, exactly as the user wrote them — `__chain`'s too: the
+//! call hands each dependency macro the path it is to call back
+//! (`@chain [::weft::__private::__chain]`, or that of the kernel's `crate = path`),
+//! so an export macro names no crate and works from any crate, whichever path its
+//! own item was defined against.
 //!
 //! Each definition also remembers the path that fetched it ([`Via`]), so generated
 //! code can name a structure the user never imported: by that path when it is the
-//! structure itself, else as `<path as ::weft::__private::Named<ID>>::T` — every func
+//! structure itself, else as `<path as __private::Named<ID>>::T` — every func
 //! and structure implements `Named` for the structures of its interface (see
 //! [`crate::names`]).
 
@@ -175,19 +179,24 @@ impl Parse for ChainInput {
     }
 }
 
-/// Emits the call of the next dependency's macro.
+/// Emits the call of the next dependency's macro, which calls `__chain` back through
+/// `runtime` (the target's `__private` module).
 pub fn invoke_next(
     defs: &[Def],
     mut pending: Vec<syn::Path>,
     target: &Def,
     attr: &TokenStream,
+    runtime: &TokenStream,
 ) -> TokenStream {
     let next = pending.remove(0);
     let defs = defs_tokens(defs, true);
     let kind = target.kind.ident();
     let item = &target.item;
     quote! {
-        #next! { @via [#next] #defs @pending [ #(#pending);* ] @target { #kind { #attr } { #item } } }
+        #next! {
+            @chain [#runtime::__chain]
+            @via [#next] #defs @pending [ #(#pending);* ] @target { #kind { #attr } { #item } }
+        }
     }
 }
 
@@ -225,7 +234,7 @@ pub fn export_macro(name: &syn::Ident, vis: &syn::Visibility, defs: &[Def]) -> T
         #[doc(hidden)]
         #[macro_export]
         macro_rules! #mac {
-            ($($rest:tt)*) => { ::weft::__private::__chain! { #defs $($rest)* } };
+            (@chain [$($chain:tt)*] $($rest:tt)*) => { $($chain)*! { #defs $($rest)* } };
         }
         #[doc(hidden)]
         #[allow(unused_imports)]

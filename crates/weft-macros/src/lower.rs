@@ -11,6 +11,7 @@ use syn::spanned::Spanned;
 use weft_ir::builtins::{self, RNG_BUILTINS};
 use weft_ir::{AtomicOp, BinOp, Builder, Error, Result, Scalar, Type, UnOp, ValueId, VarId};
 
+use crate::infer::LiteralKeys;
 use crate::types::{last_ident, lower_type, suffix_scalar};
 
 #[derive(Clone, Copy)]
@@ -34,6 +35,8 @@ pub struct Lower<'e> {
     /// The IR builder.
     pub b: Builder<'e>,
     scopes: Vec<HashMap<String, Local>>,
+    /// The body's literals, named for retype hints.
+    keys: &'e LiteralKeys,
 }
 
 fn err<T>(span: Span, msg: impl Into<String>) -> Result<T> {
@@ -54,8 +57,9 @@ fn method_builtin(name: &str) -> Option<&'static str> {
 }
 
 impl<'e> Lower<'e> {
-    /// Starts lowering with the builder's parameters in scope.
-    pub fn new(b: Builder<'e>) -> Self {
+    /// Starts lowering with the builder's parameters in scope; `keys` names the
+    /// body's literals.
+    pub fn new(b: Builder<'e>, keys: &'e LiteralKeys) -> Self {
         let mut scope = HashMap::new();
         for (i, p) in b.params().iter().enumerate() {
             scope.insert(p.name.clone(), Local::Param(i));
@@ -63,6 +67,7 @@ impl<'e> Lower<'e> {
         Lower {
             b,
             scopes: vec![scope],
+            keys,
         }
     }
 
@@ -777,6 +782,13 @@ impl<'e> Lower<'e> {
         self.b.unit(span)
     }
 
+    /// Names literal value `v`, lowered from `l`, for retype hints.
+    fn key_literal(&mut self, v: ValueId, l: &syn::Lit) {
+        if let Some(k) = self.keys.get(l) {
+            self.b.key_literal(v, k);
+        }
+    }
+
     fn lit(&mut self, l: &syn::Lit) -> Result<ValueId> {
         match l {
             syn::Lit::Bool(b) => Ok(self.b.lit_bool(b.value, b.span())),
@@ -790,7 +802,9 @@ impl<'e> Lower<'e> {
                 let v: i128 = i
                     .base10_parse()
                     .map_err(|e| Error::new(i.span(), e.to_string()))?;
-                self.b.lit_int(v, suffix, i.span())
+                let v = self.b.lit_int(v, suffix, i.span())?;
+                self.key_literal(v, l);
+                Ok(v)
             }
             syn::Lit::Float(f) => {
                 let suffix = match f.suffix() {
@@ -802,7 +816,9 @@ impl<'e> Lower<'e> {
                 let v: f64 = f
                     .base10_parse()
                     .map_err(|e| Error::new(f.span(), e.to_string()))?;
-                Ok(self.b.lit_float(v, suffix, f.span()))
+                let v = self.b.lit_float(v, suffix, f.span());
+                self.key_literal(v, l);
+                Ok(v)
             }
             other => err(
                 other.span(),

@@ -3,7 +3,8 @@
 //! A kernel that calls `hash_grid_query` gets a `HashGridQuery` back, but only the
 //! func was imported. Every definition fetched through the chain remembers the path
 //! that fetched it ([`Via`]): the structure itself is named by that path; a structure
-//! that came along with it is named `<path as ::weft::__private::Named<ID>>::T`, where
+//! that came along with it is named `<path as __private::Named<ID>>::T` (the
+//! expanding item's runtime path), where
 //! `ID` hashes the structure's name. For that, every func (through the hidden struct
 //! that carries its adjoint) and every structure implements `Named<ID>` for the
 //! structures of its interface — those of a func's parameters and result, those of a
@@ -31,8 +32,13 @@ fn id(name: &str) -> u64 {
 ///
 /// A structure fetched by its own path is named by that path; else through the
 /// item whose macro brought it, preferring a `pub` one (a projection through a
-/// private func cannot appear in a public item's `Named` impl).
-pub fn struct_paths(defs: &[Def], own: Option<&str>) -> HashMap<String, TokenStream> {
+/// private func cannot appear in a public item's `Named` impl). `rt` is the
+/// runtime's `__private` module.
+pub fn struct_paths(
+    defs: &[Def],
+    own: Option<&str>,
+    rt: &TokenStream,
+) -> HashMap<String, TokenStream> {
     let items: Vec<Option<syn::Item>> = defs
         .iter()
         .map(|d| syn::parse2(d.item.clone()).ok())
@@ -65,7 +71,7 @@ pub fn struct_paths(defs: &[Def], own: Option<&str>) -> HashMap<String, TokenStr
             } else {
                 2
             };
-            (rank, quote!(<#path as ::weft::__private::Named<#id>>::T))
+            (rank, quote!(<#path as #rt::Named<#id>>::T))
         };
         let name = s.ident.to_string();
         if best.get(&name).is_none_or(|(r, _)| rank < *r) {
@@ -110,8 +116,10 @@ fn exposed(
 }
 
 /// `impl Named<ID> for #self_ty` for each structure exposed by `types` (other than
-/// `own`), naming it by `paths`.
+/// `own`), naming it by `paths`; `rt` is the runtime's `__private` module.
+#[allow(clippy::too_many_arguments)]
 pub fn named_impls(
+    rt: &TokenStream,
     self_ty: &syn::Ident,
     own: Option<&str>,
     types: &[Type],
@@ -141,7 +149,7 @@ pub fn named_impls(
             let id = id(n);
             Some(quote! {
                 #[doc(hidden)]
-                impl ::weft::__private::Named<#id> for #self_ty { type T = #path; }
+                impl #rt::Named<#id> for #self_ty { type T = #path; }
             })
         });
     quote!(#(#impls)*)

@@ -7,6 +7,9 @@
 
 #![deny(missing_docs)]
 
+#[doc(hidden)]
+#[path = "generated_code.rs"]
+pub mod __private;
 mod array;
 mod autodiff;
 mod buffer;
@@ -16,6 +19,7 @@ mod device;
 mod dims;
 mod elem;
 mod error;
+pub mod funcs;
 mod gradcheck;
 pub mod nan_check;
 pub mod pack;

@@ -45,7 +45,6 @@
 //! funcs and structs are shared across modules and crates.
 
 #![deny(missing_docs)]
-extern crate self as weft;
 
 pub use weft_macros::{func, kernel, structure};
 /// The CPU back end: how launches accumulate atomic adds (`set_accumulate`,
@@ -53,14 +52,17 @@ pub use weft_macros::{func, kernel, structure};
 pub use weft_runtime::cpu;
 /// The CUDA back end: availability, graphs, events, module statistics.
 pub use weft_runtime::cuda;
+pub use weft_runtime::funcs;
 pub use weft_runtime::{
     Array, CheckNanScope, Device, Dims, Error, GradCheck, Tape, check_nan, check_nan_scope,
     gradcheck, set_check_nan,
 };
 pub use weft_types::*;
 
-pub mod funcs;
-pub mod geom;
+/// Geometry queries inside kernels (the `geom` feature, on by default): meshes, BVHs
+/// and hash grids on a device, and the funcs that query them.
+#[cfg(feature = "geom")]
+pub use weft_geom::device as geom;
 
 /// The accurate elementary functions shared by all back ends.
 pub use weft_math as math;
@@ -75,30 +77,11 @@ pub mod prelude {
     };
 }
 
-/// Items used by generated code; not part of the public API.
+/// Items used by generated code (`::weft::__private`); not part of the public API.
+/// Defined in `weft-runtime`, so items written with `crate = ::weft_runtime` and
+/// items written against the facade share them.
 #[doc(hidden)]
-pub mod __private {
-    pub use bytemuck;
-    pub use weft_macros::__chain;
-    pub use weft_runtime::{
-        Accum, AdjointStack, Array, ArrayView, AtomicElem, BorrowGuard, Device, Dims, Elem, Error,
-        KernelStruct, KernelZero, adj_splat, component, cpu, cuda, mat_elem, nan_check, pack, tape,
-        with_component, with_mat_elem,
-    };
-    pub use weft_types as types;
-    pub use weft_types::adjoint;
-    pub use weft_types::builtins;
-
-    /// Names a structure from another item's site: every func (through its hidden
-    /// adjoint struct) and structure implements `Named<ID>` for the structures of its
-    /// interface, `ID` hashing the structure's name, so a kernel that calls
-    /// `hash_grid_query` names its result `<hash_grid_query as Named<ID>>::T` without
-    /// the user importing `HashGridQuery`.
-    pub trait Named<const ID: u64> {
-        /// The structure.
-        type T;
-    }
-}
+pub use weft_runtime::__private;
 
 /// The README's examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

@@ -1,14 +1,14 @@
 //! Closest points on a [`DeviceMesh`]: the BVH search and the
 //! differentiable closest point on a triangle.
 
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::ray::{no_node, tri_corner};
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
-use crate::prelude::*;
 
 /// `n / d` clamped to `0..=1`; 0 when `d` is not positive.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn ratio01(n: f32, d: f32) -> f32 {
     let mut r = 0.0;
     if d > 0.0 {
@@ -19,14 +19,14 @@ fn ratio01(n: f32, d: f32) -> f32 {
 
 /// `dot(a, b)` with fused multiply-adds: `a.z b.z + (a.y b.y + a.x b.x)`, each
 /// step rounded once.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn dot_fma(a: Vec3, b: Vec3) -> f32 {
     fma(a.z, b.z, fma(a.y, b.y, a.x * b.x))
 }
 
 /// Closest point to `p` over the three edges of a degenerate triangle, with its
 /// barycentric weights.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn closest_on_edges(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3) {
     let s0 = ratio01(dot(p - a, b - a), length_sq(b - a));
     let s1 = ratio01(dot(p - b, c - b), length_sq(c - b));
@@ -49,9 +49,9 @@ fn closest_on_edges(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3) {
 /// region tests as `weft_geom::query::closest_point_triangle`; degenerate
 /// triangles fall back to their edges, never NaN for finite input).
 /// Differentiable in `p` and the corners (piecewise: vertex, edge or face region).
-/// Its dot products and interpolations are fused multiply-adds ([`fma`](crate::builtins::fma)):
+/// Its dot products and interpolations are fused multiply-adds ([`fma`](weft_types::builtins::fma)):
 /// the same bits on every device, and within rounding of the host's.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3) {
     let ab = b - a;
     let ac = c - a;
@@ -100,7 +100,7 @@ pub fn closest_point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, Vec3
 
 /// Squared distance from `p` to the box `lo..hi` (0 inside), summed with fused
 /// multiply-adds.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn point_box_distance_sq(p: Vec3, lo: Vec3, hi: Vec3) -> f32 {
     let d = max(max(lo - p, p - hi), Vec3::ZERO);
     dot_fma(d, d)
@@ -110,7 +110,7 @@ pub fn point_box_distance_sq(p: Vec3, lo: Vec3, hi: Vec3) -> f32 {
 /// distance; the left one on ties), each with its squared box distance:
 /// `(near, near_d2, far, far_d2)`. The descent and the climb of
 /// [`mesh_query_point_face`] agree on the order.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn point_order(mesh: &DeviceMesh, l: i32, r: i32, p: Vec3) -> (i32, f32, i32, f32) {
     let ln = mesh.nodes[l];
     let rn = mesh.nodes[r];
@@ -128,7 +128,7 @@ pub fn point_order(mesh: &DeviceMesh, l: i32, r: i32, p: Vec3) -> (i32, f32, i32
 /// climbing from the finished node `done`, the farther child of the first ancestor
 /// below `root` whose nearer child holds `done` and whose farther child lies
 /// within `best_d2`; -1 when there is none.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn point_resume(mesh: &DeviceMesh, root: i32, done: i32, p: Vec3, best_d2: f32) -> i32 {
     let mut c = done;
     let mut next = -1;
@@ -150,7 +150,7 @@ fn point_resume(mesh: &DeviceMesh, root: i32, done: i32, p: Vec3, best_d2: f32) 
 /// [`closest_point_triangle`], squares summed with fused multiply-adds): a loop
 /// over faces that keeps the smallest, first index on ties, picks the face
 /// [`mesh_query_point_face`] returns. Differentiable.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn point_triangle_distance_sq(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32 {
     let (q, _w) = closest_point_triangle(p, a, b, c);
     dot_fma(q - p, q - p)
@@ -158,7 +158,7 @@ pub fn point_triangle_distance_sq(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32 {
 
 /// The squared distance from `p` to the triangle in leaf slot `k` of
 /// [`DeviceMesh::tris`].
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
     let a = tri_corner(mesh.tris[3 * k]);
     let b = tri_corner(mesh.tris[3 * k + 1]);
@@ -185,7 +185,7 @@ fn point_leaf_triangle(mesh: &DeviceMesh, k: i32, p: Vec3) -> f32 {
 /// -1 at once (a NaN point would otherwise visit every node).
 /// For many points at once on a GPU, [`ClosestPoints`](super::ClosestPoints) is
 /// faster.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
     let mut limit = -1.0;
     if max_dist >= 0.0 {
@@ -206,7 +206,7 @@ pub fn mesh_query_point_face(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> i32 {
 /// search's answer ([`ClosestPoints`](super::ClosestPoints) splits its slowest
 /// queries that way). A point that is not finite, a negative or NaN `best_d2`, or
 /// a `root` that is not a node give `(best, best_d2, true)` at once.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_point_subtree(
     mesh: &DeviceMesh,
     p: Vec3,

@@ -1,8 +1,8 @@
 //! Faces of a [`DeviceMesh`] whose bounds overlap a box, one at a time.
 
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
-use crate::prelude::*;
 
 /// Where a box query over a [`DeviceMesh`] stands: `face` is the current face, -1
 /// once there are no more. Start with [`mesh_query_aabb`], advance with
@@ -12,7 +12,7 @@ use crate::prelude::*;
 /// use weft::prelude::*;
 /// use weft::geom::{DeviceMesh, MeshAabbQuery, mesh_query_aabb, mesh_query_aabb_next};
 ///
-/// #[weft::kernel]
+/// #[kernel(crate = ::weft_runtime)]
 /// fn count(mesh: &DeviceMesh, centres: &Array<Vec3>, n: &mut Array<i32>) {
 ///     let i = tid();
 ///     let lo = centres[i] - Vec3::splat(0.1);
@@ -33,7 +33,7 @@ use crate::prelude::*;
 /// let n = n.to_vec();
 /// assert!(n[0] > 0 && n[1] == 0);
 /// ```
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct MeshAabbQuery {
     /// The current face, or -1 when the query is done.
     pub face: i32,
@@ -48,7 +48,7 @@ pub struct MeshAabbQuery {
 }
 
 /// Whether boxes `alo..ahi` and `blo..bhi` overlap (touching counts).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn boxes_overlap(alo: Vec3, ahi: Vec3, blo: Vec3, bhi: Vec3) -> bool {
     alo.x <= bhi.x
         && alo.y <= bhi.y
@@ -62,7 +62,7 @@ pub fn boxes_overlap(alo: Vec3, ahi: Vec3, blo: Vec3, bhi: Vec3) -> bool {
 /// depth-first tree with parent links (the layout of [`BvhNode`]): `(right
 /// sibling, 1)` when `node` is a left child (walk down into the sibling next), else
 /// `(parent, 0)` (keep climbing).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn climb_out(nodes: &Array<BvhNode>, parents: &Array<u32>, node: i32) -> (i32, i32) {
     let parent = parents[node] as i32;
     let mut out = (parent, 0);
@@ -76,7 +76,7 @@ pub fn climb_out(nodes: &Array<BvhNode>, parents: &Array<u32>, node: i32) -> (i3
 /// test gave `hit`: the walk's next `(node, down, slot, end)` — a miss climbs out
 /// of `node`, a leaf hands out its slots `slot..end` and then climbs, an inner
 /// node is entered through its left child (`node + 1`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn walk_down(n: BvhNode, node: i32, hit: bool) -> (i32, i32, i32, i32) {
     let leaf_bit = 1u32 << 31;
     let rc = n.right_or_count;
@@ -93,7 +93,7 @@ pub fn walk_down(n: BvhNode, node: i32, hit: bool) -> (i32, i32, i32, i32) {
 /// The first face of `mesh` whose bounding box overlaps `lower..upper` (see
 /// [`MeshAabbQuery`]). Like `weft_geom::MeshBvh::aabb_query`, it tests face bounds:
 /// conservative, for contact generation.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_aabb(mesh: &DeviceMesh, lower: Vec3, upper: Vec3) -> MeshAabbQuery {
     let start = MeshAabbQuery {
         face: -1,
@@ -106,7 +106,7 @@ pub fn mesh_query_aabb(mesh: &DeviceMesh, lower: Vec3, upper: Vec3) -> MeshAabbQ
 }
 
 /// The query's next face (`face` -1 when there is none); pass the same box.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_aabb_next(
     mesh: &DeviceMesh,
     q: MeshAabbQuery,

@@ -18,12 +18,12 @@
 
 #[allow(unused_imports)] // named by the generated code
 use super::BvhNode;
-use crate::prelude::*;
+use super::prelude::*;
 
 /// Whether node `i` of a depth-first tree with these parent links is a leaf:
 /// the next node is not its left child (an inner node's left child is always
 /// the next node, and a leaf's next node is the right child of an ancestor).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn is_leaf(parents: &Array<u32>, i: i32) -> bool {
     i + 1 == parents.len() || parents[i + 1] as i32 != i
 }
@@ -33,7 +33,7 @@ pub fn is_leaf(parents: &Array<u32>, i: i32) -> bool {
 /// it is the second child to arrive at a parent (`visits`, zero before the
 /// launch), writing each such parent's box from its children's. Nodes' child and
 /// item fields are kept.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn bvh_refit(
     lowers: &Array<Vec3>,
     uppers: &Array<Vec3>,
@@ -69,7 +69,7 @@ pub fn bvh_refit(
 /// The climb of a refit from leaf `leaf`, whose box this thread just wrote: at
 /// each parent, counts in (`visits`); the second child's thread writes the
 /// parent's box from its children's and goes on, the first stops.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn refit_climb(
     parents: &Array<u32>,
     visits: &mut Array<u32>,
@@ -103,7 +103,7 @@ pub fn refit_climb(
 /// triangles' leaf-ordered corners (`tris`) from `points` and `faces`, its box from
 /// them, then climbs as [`bvh_refit`]. The same bits as the host's
 /// `weft_geom::Bvh::refit_mesh` (boxes are unions: `min`/`max`, exact).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn mesh_refit(
     points: &Array<Vec3>,

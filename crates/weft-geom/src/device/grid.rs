@@ -1,12 +1,12 @@
 //! Fixed-radius neighbours from a hashed uniform grid, inside kernels.
 
-use crate::prelude::*;
+use super::prelude::*;
 
-/// A [`weft_geom::HashGrid`] in one device's memory (same layout: see that type's
+/// A [`weft_geom::HashGrid`](crate::HashGrid) in one device's memory (same layout: see that type's
 /// docs), for [`hash_grid_query`]: copied from a host-built grid
 /// ([`DeviceHashGrid::new`]) or built on the device from an array of points
 /// ([`DeviceHashGrid::with_dim`], then [`DeviceHashGrid::build`] every step).
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct DeviceHashGrid {
     /// Hashed cells along x.
     pub dim_x: i32,
@@ -50,7 +50,7 @@ impl DeviceHashGrid {
     /// Copies a host-built grid to `device`. It can be rebuilt on the device with
     /// [`DeviceHashGrid::build`] afterwards (the first such build allocates the
     /// scratch that [`DeviceHashGrid::with_dim`] allocates up front).
-    pub fn new(device: Device, grid: &weft_geom::HashGrid) -> Result<Self, Error> {
+    pub fn new(device: Device, grid: &crate::HashGrid) -> Result<Self, Error> {
         let [dx, dy, dz] = grid.dim();
         Ok(DeviceHashGrid {
             dim_x: dx as i32,
@@ -82,7 +82,7 @@ impl DeviceHashGrid {
 /// use weft::prelude::*;
 /// use weft::geom::{DeviceHashGrid, hash_grid_query, hash_grid_query_next};
 ///
-/// #[weft::kernel]
+/// #[kernel(crate = ::weft_runtime)]
 /// fn neighbours(grid: &DeviceHashGrid, x: &Array<Vec3>, r: f32, n: &mut Array<i32>) {
 ///     let i = tid();
 ///     let mut k = 0;
@@ -102,7 +102,7 @@ impl DeviceHashGrid {
 /// neighbours::launch(100, &grid, &x, 0.025, &mut n).unwrap();
 /// assert_eq!(n.to_vec()[50], 5); // itself and two on each side
 /// ```
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct HashGridQuery {
     /// The current neighbour, or -1 when the query is done.
     pub index: i32,
@@ -115,14 +115,14 @@ pub struct HashGridQuery {
 }
 
 /// Integer cube coordinate of `x` along one axis: `floor(x * inv)`, saturating.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn cube_coord(x: f32, inv: f32) -> i64 {
     floor(x * inv) as i32 as i64
 }
 
 /// The first cube and the number of cubes along one axis that a query covering
 /// `lo..hi` visits: at most `dim` (a wider range wraps onto every hashed cell).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn axis_range(lo: f32, hi: f32, inv: f32, dim: i32) -> (i64, i64) {
     let a = cube_coord(lo, inv);
     let n = cube_coord(hi, inv) - a + 1;
@@ -135,7 +135,7 @@ fn axis_range(lo: f32, hi: f32, inv: f32, dim: i32) -> (i64, i64) {
 }
 
 /// `x mod d` in `0..d`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn wrap(x: i64, d: i32) -> i64 {
     let dd = d as i64;
     ((x % dd) + dd) % dd
@@ -145,7 +145,7 @@ fn wrap(x: i64, d: i32) -> i64 {
 /// there is none. Visits exactly the cubes overlapping the ball's box, each hashed
 /// cell at most once, so every point within the radius comes once, whatever the
 /// radius (the same rule as `weft_geom::HashGrid::query`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn hash_grid_query(grid: &DeviceHashGrid, p: Vec3, radius: f32) -> HashGridQuery {
     let start = HashGridQuery {
         index: -1,
@@ -158,7 +158,7 @@ pub fn hash_grid_query(grid: &DeviceHashGrid, p: Vec3, radius: f32) -> HashGridQ
 
 /// The query's next neighbour (`index` -1 when there is none); pass the same point
 /// and radius.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn hash_grid_query_next(
     grid: &DeviceHashGrid,
     q: HashGridQuery,

@@ -50,7 +50,7 @@
 
 #[allow(unused_imports)] // named by the generated code
 use super::BvhNode;
-use crate::prelude::*;
+use super::prelude::*;
 
 /// Bits of the Morton code sorted per radix pass.
 pub const RADIX_BITS: u32 = 6;
@@ -63,7 +63,7 @@ pub const TILE: i32 = 64;
 pub const PASSES: u32 = 5;
 
 /// An unsigned integer that orders like the float `x` (`-0.0` just below `0.0`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn order_key(x: f32) -> u32 {
     let b = f32_to_bits(x);
     let mut k = b | 0x8000_0000u32;
@@ -74,7 +74,7 @@ pub fn order_key(x: f32) -> u32 {
 }
 
 /// The float whose `order_key` is `k`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn from_order_key(k: u32) -> f32 {
     let mut b = !k;
     if (k & 0x8000_0000u32) != 0 {
@@ -84,7 +84,7 @@ pub fn from_order_key(k: u32) -> f32 {
 }
 
 /// The 10 low bits of `v` spread to every third bit (bit `i` to bit `3 i`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn spread_bits(v: u32) -> u32 {
     let mut x = v & 0x3ffu32;
     x = (x | (x << 16)) & 0x0300_00ffu32;
@@ -96,7 +96,7 @@ pub fn spread_bits(v: u32) -> u32 {
 
 /// The 30-bit Morton code of `p` in the box `lo .. lo + 1 / inv` (`inv` per axis,
 /// 0 for a flat axis): 10 bits per axis, x highest. A NaN coordinate counts as 0.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn morton_code(p: Vec3, lo: Vec3, inv: Vec3) -> u32 {
     let q = (p - lo) * inv * 1024.0;
     let x = clamp(q.x, 0.0, 1023.0) as u32;
@@ -107,7 +107,7 @@ pub fn morton_code(p: Vec3, lo: Vec3, inv: Vec3) -> u32 {
 
 /// Vertex index `v` of a face, clamped into the point array (a build that was not
 /// validated reads a wrong point, never out of bounds).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn vertex(faces: &Array<u32>, k: i32, num_points: i32) -> i32 {
     min(faces[k] as i32, num_points - 1)
 }
@@ -116,7 +116,7 @@ fn vertex(faces: &Array<u32>, k: i32, num_points: i32) -> i32 {
 /// identities (`u32::MAX` for minima and records, 0 for maxima). Slot `s` holds
 /// lower keys at `6 s .. 6 s + 3` and upper keys at `6 s + 3 .. 6 s + 6`; the two
 /// records (first face with a bad index, first with a non-finite centroid) follow.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_reset(bounds: &mut Array<u32>) {
     let g = tid();
     let mut v = u32::MAX;
@@ -130,7 +130,7 @@ pub fn lbvh_reset(bounds: &mut Array<u32>) {
 /// Step 1b: thread `t` of `stride` takes faces `t, t + stride, ...`: checks their
 /// vertex indices and centroids and merges the centroids' box into slot
 /// `t % slots`.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_bounds(
     points: &Array<Vec3>,
     faces: &Array<u32>,
@@ -174,7 +174,7 @@ pub fn lbvh_bounds(
 /// Step 1c: thread `c` (0–5) merges component `c` of the `slots` slots into
 /// slot 0 (minima for `c < 3`, maxima above), so the Morton kernel reads one box
 /// instead of every thread reducing the slots again.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_merge_slots(bounds: &mut Array<u32>, slots: i32) {
     let c = tid();
     let mut v = bounds[c];
@@ -191,7 +191,7 @@ pub fn lbvh_merge_slots(bounds: &mut Array<u32>, slots: i32) {
 
 /// Step 2: a thread per face: the face's Morton code (`codes[f]`) in the
 /// centroid box of slot 0, and its index (`ids[f] = f`).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_morton(
     points: &Array<Vec3>,
     faces: &Array<u32>,
@@ -233,7 +233,7 @@ pub fn lbvh_morton(
 }
 
 /// The radix digit of `key` at bit `shift`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn digit(key: u32, shift: u32) -> i32 {
     ((key >> shift) & 63u32) as i32
 }
@@ -242,7 +242,7 @@ fn digit(key: u32, shift: u32) -> i32 {
 /// the tile have that digit, at `counts[digit * tiles + tile]` (digit-major, the
 /// order of the scan). Thread 0 also zeroes `group_sums[zero_from..]`, the part of
 /// the scan's scratch it sums atomically.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_digit_counts(
     keys: &Array<u32>,
     n: i32,
@@ -272,7 +272,7 @@ pub fn lbvh_digit_counts(
 /// Sort step c: a thread per key: its slot is its digit's first slot for its tile
 /// (`starts`, the scanned counts) plus the number of earlier keys of the tile with
 /// the same digit (a stable pass).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn lbvh_scatter(
     keys: &Array<u32>,
@@ -301,7 +301,7 @@ pub fn lbvh_scatter(
 /// Whether `(a.x, a.y)` has fewer significant bits than `(b.x, b.y)`, read as
 /// 64-bit numbers `x · 2^32 + y`: the key pair XORed into `a` shares a longer
 /// prefix than the one in `b` (Karras' `δ(a) > δ(b)`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn longer_prefix(a: UVec2, b: UVec2) -> bool {
     let mut out = false;
     if a.x == 0 && b.x == 0 {
@@ -317,7 +317,7 @@ pub fn longer_prefix(a: UVec2, b: UVec2) -> bool {
 /// The XOR of the keys `(code, position)` at sorted positions `i` and `j`, or
 /// `(u32::MAX, u32::MAX)` (a shorter prefix than any pair's) when `j` is outside
 /// `0..n`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn key_xor(codes: &Array<u32>, n: i32, i: i32, j: i32) -> UVec2 {
     let mut x = UVec2::splat(u32::MAX);
     if j >= 0 && j < n {
@@ -330,7 +330,7 @@ pub fn key_xor(codes: &Array<u32>, n: i32, i: i32, j: i32) -> UVec2 {
 /// (ids: internal node `i` is `i`, leaf `k` is `n - 1 + k`): its children
 /// (`left`, `right`) and their `parent`; zeroes the node's visit counter. Thread 0
 /// marks the root's parent as none.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_hierarchy(
     codes: &Array<u32>,
     n: i32,
@@ -395,7 +395,7 @@ pub fn lbvh_hierarchy(
 /// Step 5a: a thread per slot of `lens` (`n` leaves, then zeros up to its length):
 /// the length of the chain of left children that ends at leaf `k`. Thread 0 also
 /// zeroes `group_sums[zero_from..]` for the scan.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_chain_len(
     n: i32,
     left: &Array<u32>,
@@ -428,7 +428,7 @@ pub fn lbvh_chain_len(
 
 /// Step 5b: a thread per leaf `k`: numbers its chain's nodes, ending at
 /// `chain_end[k] - 1` for the leaf, into `pos` (indexed by node id).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn lbvh_chain_place(
     n: i32,
     left: &Array<u32>,
@@ -452,7 +452,7 @@ pub fn lbvh_chain_place(
 }
 
 /// The corners of face `f` (vertex indices clamped, see `vertex`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn face_corners(points: &Array<Vec3>, faces: &Array<u32>, f: i32) -> (Vec3, Vec3, Vec3) {
     let np = points.len();
     let a = points[vertex(faces, 3 * f, np)];
@@ -462,7 +462,7 @@ fn face_corners(points: &Array<Vec3>, faces: &Array<u32>, f: i32) -> (Vec3, Vec3
 }
 
 /// The final index of node id `id`'s parent, `u32::MAX` for the root (id 0).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn parent_slot(parent: &Array<u32>, pos: &Array<u32>, id: i32) -> u32 {
     let mut p = u32::MAX;
     if id != 0 {
@@ -474,7 +474,7 @@ fn parent_slot(parent: &Array<u32>, pos: &Array<u32>, id: i32) -> u32 {
 /// Step 6: a thread per leaf `k` (sorted position; face `ids[k]`): writes the leaf,
 /// `prims[k]` and the face's corners at `tris[3 k..3 k + 3]`, then climbs while it is the second child to arrive at a parent
 /// (`visits`), writing each such parent from its children's boxes.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn lbvh_nodes(
     points: &Array<Vec3>,

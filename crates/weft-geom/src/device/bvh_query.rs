@@ -4,9 +4,9 @@
 
 #[allow(unused_imports)] // named by the generated code
 use super::aabb::{climb_out, walk_down};
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceBvh, boxes_overlap};
-use crate::prelude::*;
 
 /// Where a query over a [`DeviceBvh`] stands: `item` is the current item, -1 once
 /// there are no more. Start with [`bvh_query_aabb`] or [`bvh_query_ray`], advance
@@ -20,7 +20,7 @@ use crate::prelude::*;
 /// use weft::geom::{BvhQuery, DeviceBvh, bvh_query_aabb, bvh_query_aabb_next};
 ///
 /// // How many items each particle's neighbourhood box overlaps.
-/// #[weft::kernel]
+/// #[kernel(crate = ::weft_runtime)]
 /// fn count(bvh: &DeviceBvh, centres: &Array<Vec3>, n: &mut Array<i32>) {
 ///     let i = tid();
 ///     let lo = centres[i] - Vec3::splat(0.5);
@@ -42,7 +42,7 @@ use crate::prelude::*;
 /// count::launch(2, &bvh, &c, &mut n).unwrap();
 /// assert_eq!(n.to_vec(), vec![2, 0]); // items 2 (touching at x = 2.5) and 3
 /// ```
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct BvhQuery {
     /// The current item, or -1 when the query is done.
     pub item: i32,
@@ -57,7 +57,7 @@ pub struct BvhQuery {
 }
 
 /// A query before its first step.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn bvh_query_start() -> BvhQuery {
     BvhQuery {
         item: -1,
@@ -69,7 +69,7 @@ fn bvh_query_start() -> BvhQuery {
 }
 
 /// A finished query (its next step finds nothing at once).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn bvh_query_done() -> BvhQuery {
     BvhQuery {
         item: -1,
@@ -84,7 +84,7 @@ fn bvh_query_done() -> BvhQuery {
 /// `(enter, leave)`, empty when `enter > leave`. An infinite `inv` (a zero
 /// direction component) means a ray parallel to the slab: every `t` when `o` lies
 /// in it, none otherwise.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn ray_slab(lo: f32, hi: f32, o: f32, inv: f32) -> (f32, f32) {
     let mut out = (f32::NEG_INFINITY, f32::INFINITY);
     if abs(inv) < f32::INFINITY {
@@ -104,7 +104,7 @@ fn ray_slab(lo: f32, hi: f32, o: f32, inv: f32) -> (f32, f32) {
 /// ray meets the box iff its origin lies within the box's extent on that axis),
 /// with no `0 · ∞` NaN; so a box that contains another passes whenever the other
 /// does, and the BVH finds exactly the items this test accepts.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn bvh_ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
     let (nx, fx) = ray_slab(lo.x, hi.x, o.x, inv.x);
     let (ny, fy) = ray_slab(lo.y, hi.y, o.y, inv.y);
@@ -114,7 +114,7 @@ pub fn bvh_ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
 
 /// Whether a ray query has anything to look for: a finite origin and direction
 /// and a `max_t` that is not NaN nor negative.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn ray_query_valid(o: Vec3, d: Vec3, max_t: f32) -> bool {
     let inf = f32::INFINITY;
     abs(o.x) < inf
@@ -128,7 +128,7 @@ fn ray_query_valid(o: Vec3, d: Vec3, max_t: f32) -> bool {
 
 /// The test of the query's kind: the ray `a + t / b` (`b` the inverse direction),
 /// `0 <= t <= t_max`, against `lo..hi` when `ray`, else box `a..b`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn bvh_query_hit(lo: Vec3, hi: Vec3, ray: bool, a: Vec3, b: Vec3, t_max: f32) -> bool {
     let mut hit = false;
     if ray {
@@ -141,7 +141,7 @@ fn bvh_query_hit(lo: Vec3, hi: Vec3, ray: bool, a: Vec3, b: Vec3, t_max: f32) ->
 
 /// The query's next item (see [`bvh_query_hit`] for `ray`, `a`, `b`, `t_max`):
 /// the walk of `mesh_query_aabb_next` over item boxes.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn bvh_query_step(
     bvh: &DeviceBvh,
     q: BvhQuery,
@@ -186,13 +186,13 @@ fn bvh_query_step(
 
 /// The first item of `bvh` whose box overlaps `lower..upper` (touching counts;
 /// see [`BvhQuery`]). A NaN corner overlaps nothing.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn bvh_query_aabb(bvh: &DeviceBvh, lower: Vec3, upper: Vec3) -> BvhQuery {
     bvh_query_aabb_next(bvh, bvh_query_start(), lower, upper)
 }
 
 /// The box query's next item (`item` -1 when there is none); pass the same box.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn bvh_query_aabb_next(bvh: &DeviceBvh, q: BvhQuery, lower: Vec3, upper: Vec3) -> BvhQuery {
     bvh_query_step(bvh, q, false, lower, upper, 0.0)
 }
@@ -208,7 +208,7 @@ pub fn bvh_query_aabb_next(bvh: &DeviceBvh, q: BvhQuery, lower: Vec3, upper: Vec
 ///
 /// // The nearest distance along each ray to an item's box centre, among the
 /// // items whose boxes the ray meets (-1 for none).
-/// #[weft::kernel]
+/// #[kernel(crate = ::weft_runtime)]
 /// fn first_centre(bvh: &DeviceBvh, origins: &Array<Vec3>, dir: Vec3, t: &mut Array<f32>) {
 ///     let i = tid();
 ///     let o = origins[i];
@@ -233,13 +233,13 @@ pub fn bvh_query_aabb_next(bvh: &DeviceBvh, q: BvhQuery, lower: Vec3, upper: Vec
 /// first_centre::launch(2, &bvh, &o, Vec3::NEG_Z, &mut t).unwrap();
 /// assert_eq!(t.to_vec(), vec![10.5, -1.0]);
 /// ```
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn bvh_query_ray(bvh: &DeviceBvh, origin: Vec3, dir: Vec3, max_t: f32) -> BvhQuery {
     bvh_query_ray_next(bvh, bvh_query_start(), origin, dir, max_t)
 }
 
 /// The ray query's next item (`item` -1 when there is none); pass the same ray.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn bvh_query_ray_next(
     bvh: &DeviceBvh,
     q: BvhQuery,

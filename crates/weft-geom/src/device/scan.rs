@@ -3,8 +3,7 @@
 //! counts).
 
 use super::grid_build::{scan_counts, scan_sizes};
-use crate::Error;
-use crate::prelude::*;
+use super::prelude::*;
 
 /// Exclusive and inclusive prefix sums of `u32` counts on a device, in a few
 /// launches that allocate nothing (capturable in a CUDA graph): a counting

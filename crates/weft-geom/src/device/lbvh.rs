@@ -8,9 +8,9 @@ use super::lbvh_kernels::{
     PASSES, RADIX_BITS, TILE, lbvh_bounds, lbvh_chain_len, lbvh_chain_place, lbvh_digit_counts,
     lbvh_hierarchy, lbvh_merge_slots, lbvh_morton, lbvh_nodes, lbvh_reset, lbvh_scatter,
 };
+use super::prelude::*;
 use super::winding_build::winding_climb;
 use super::{BvhNode, DeviceMesh};
-use crate::prelude::*;
 
 /// Copies of the centroid box that `lbvh_bounds` merges into on a GPU (spreading
 /// its atomics over addresses); one on the CPU.
@@ -104,17 +104,17 @@ type Tree = (Array<BvhNode>, Array<u32>, Array<u32>, Array<Vec4>);
 
 /// The BVH arrays of an empty mesh: one leaf with no faces and an empty box.
 fn empty_tree(device: Device) -> Result<Tree, Error> {
-    let e = weft_geom::Aabb::EMPTY;
+    let e = crate::Aabb::EMPTY;
     let root = BvhNode {
         lower: e.lower,
         left_or_first: 0,
         upper: e.upper,
-        right_or_count: weft_geom::bvh::LEAF_BIT,
+        right_or_count: crate::bvh::LEAF_BIT,
     };
     Ok((
         Array::try_from_slice(device, &[root])?,
         empty(device)?,
-        Array::try_from_slice(device, &[weft_geom::bvh::NO_PARENT])?,
+        Array::try_from_slice(device, &[crate::bvh::NO_PARENT])?,
         Array::try_zeros(device, [0])?,
     ))
 }

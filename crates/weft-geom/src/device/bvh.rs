@@ -3,14 +3,14 @@
 
 use super::BvhNode;
 use super::bvh_refit::bvh_refit;
-use crate::prelude::*;
+use super::prelude::*;
 
 /// A BVH over `n` items given by their boxes (`lowers[i]..uppers[i]` for item
 /// `i`: particles' bounds, shapes, anything), in one device's memory: kernels
 /// find the items that overlap a box ([`bvh_query_aabb`](super::bvh_query_aabb))
 /// or that a ray meets ([`bvh_query_ray`](super::bvh_query_ray)). The tree is
-/// built on the host (binned SAH, [`weft_geom::Bvh::build`]) and has the layout
-/// of [`weft_geom::BvhNode`]; after the items move, rewrite `lowers` and
+/// built on the host (binned SAH, [`weft_geom::Bvh::build`](crate::Bvh::build)) and has the layout
+/// of [`weft_geom::BvhNode`](crate::BvhNode); after the items move, rewrite `lowers` and
 /// `uppers` (with a kernel, or a copy) and call [`DeviceBvh::refit`], which
 /// recomputes the node boxes on the device; once the items have moved far from
 /// where the tree was built, queries slow down and a new build pays off.
@@ -30,7 +30,7 @@ use crate::prelude::*;
 /// assert_eq!(bvh.nodes.to_vec()[0].lower, Vec3::splat(-3.0));
 /// # Ok::<(), weft::Error>(())
 /// ```
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct DeviceBvh {
     /// BVH nodes, root first, depth-first order (a leaf's `left_or_first` is its
     /// first slot in `prims`). No items: one empty leaf.
@@ -57,7 +57,7 @@ fn axis(a: usize) -> &'static str {
 }
 
 /// The boxes of `lowers` and `uppers`, or the error for the first bad one.
-fn item_boxes(lowers: &[Vec3], uppers: &[Vec3]) -> Result<Vec<weft_geom::Aabb>, Error> {
+fn item_boxes(lowers: &[Vec3], uppers: &[Vec3]) -> Result<Vec<crate::Aabb>, Error> {
     if lowers.len() != uppers.len() {
         return Err(Error::InvalidArgument {
             what: "item boxes",
@@ -98,14 +98,14 @@ fn item_boxes(lowers: &[Vec3], uppers: &[Vec3]) -> Result<Vec<weft_geom::Aabb>, 
                     ),
                 });
             }
-            Ok(weft_geom::Aabb::new(lo, hi))
+            Ok(crate::Aabb::new(lo, hi))
         })
         .collect()
 }
 
 impl DeviceBvh {
     /// Builds a BVH over the items `lowers[i]..uppers[i]` on the host (binned
-    /// SAH, default [`weft_geom::BuildOptions`]) and copies it and the boxes to
+    /// SAH, default [`weft_geom::BuildOptions`](crate::BuildOptions)) and copies it and the boxes to
     /// `device`. No items give a tree whose queries find nothing.
     ///
     /// Errors ([`Error::InvalidArgument`]): `lowers` and `uppers` of different
@@ -114,7 +114,7 @@ impl DeviceBvh {
     /// device's errors.
     pub fn new(device: Device, lowers: &[Vec3], uppers: &[Vec3]) -> Result<Self, Error> {
         let boxes = item_boxes(lowers, uppers)?;
-        let bvh = weft_geom::Bvh::build(&boxes);
+        let bvh = crate::Bvh::build(&boxes);
         let nodes: Vec<BvhNode> = bvh.nodes().iter().map(BvhNode::from).collect();
         Ok(DeviceBvh {
             visits: Array::try_zeros(device, [nodes.len()])?,

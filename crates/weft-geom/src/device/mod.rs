@@ -10,7 +10,7 @@
 //! The ray and closest-point searches walk down to the nearer child first and keep
 //! the farther one on a stack (a local array), skipping it when
 //! the best answer so far has moved closer than its box. Nodes are in depth-first
-//! order with parent links (the layout of [`weft_geom::BvhNode`]): a search whose
+//! order with parent links (the layout of [`weft_geom::BvhNode`](crate::BvhNode)): a search whose
 //! stack overflowed, and the box iterator, which holds no stack, climb to the first
 //! ancestor whose far child is still to visit. A query is a search that returns a face index — it
 //! passes no gradient and needs no adjoint — and the differentiable part (where
@@ -21,7 +21,7 @@
 //! use weft::prelude::*;
 //! use weft::geom::{DeviceMesh, mesh_query_ray_face, ray_triangle};
 //!
-//! #[weft::kernel]
+//! #[kernel(crate = ::weft_runtime)]
 //! fn depth(mesh: &DeviceMesh, origins: &Array<Vec3>, dir: Vec3, t: &mut Array<f32>) {
 //!     let i = tid();
 //!     let o = origins[i];
@@ -44,6 +44,11 @@
 //! assert!((t.to_vec()[0] - 4.0).abs() < 0.02);
 //! ```
 
+//!
+//! This module is compiled with the `device` feature (on by default) and reached by
+//! most users as `weft::geom`. Its items are defined with `crate = ::weft_runtime`
+//! (see `weft_macros`), so this crate needs the runtime, not the facade.
+
 mod aabb;
 mod bvh;
 mod bvh_query;
@@ -63,6 +68,7 @@ mod mesh;
 /// The kernels of [`ClosestPoints`] (public for tests of their PTX).
 #[doc(hidden)]
 pub mod point_batch;
+mod prelude;
 mod query;
 mod ray;
 mod scan;

@@ -1,7 +1,7 @@
 //! Building a [`DeviceHashGrid`] on the device, with kernels, from points that live
 //! there.
 //!
-//! The result is the layout of [`weft_geom::HashGrid`], array for array (the same
+//! The result is the layout of [`weft_geom::HashGrid`](crate::HashGrid), array for array (the same
 //! `cell_start`, `cell_end`, `sorted_index` and `sorted_points`, points ordered by
 //! index within a cell), so it does not depend on thread timing and the host grid
 //! can check it. Only Weft kernels run, so the CPU and CUDA back ends do the same
@@ -40,7 +40,7 @@
 //! uniform points).
 
 use super::grid::DeviceHashGrid;
-use crate::prelude::*;
+use super::prelude::*;
 
 /// Cells of at most this many points are sorted by one pass (a point's place is
 /// found by reading its whole cell); larger ones in blocks of this size, then
@@ -57,7 +57,7 @@ const MIN_CHUNK: usize = 16;
 
 /// The hashed cell of `p` (the rule of `weft_geom::HashGrid::cell_index`):
 /// `floor(p * inv)` per axis, saturated to `i32`, wrapped into `0..dim`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn grid_cell(p: Vec3, inv: f32, dx: i32, dy: i32, dz: i32) -> i32 {
     // `c % d` is in `-d + 1 ..= d - 1`, so adding `d` to a negative remainder
     // cannot overflow, and the flat index is below `dx * dy * dz < 2^31`: one i32
@@ -79,7 +79,7 @@ fn grid_cell(p: Vec3, inv: f32, dx: i32, dy: i32, dz: i32) -> i32 {
 
 /// How many of the points in the sorted run `a[lo..hi]` (`(index, cell)` pairs)
 /// have an index below `v`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn count_below(a: &Array<UVec2>, lo: i32, hi: i32, v: u32) -> i32 {
     let mut l = lo;
     let mut h = hi;
@@ -97,7 +97,7 @@ fn count_below(a: &Array<UVec2>, lo: i32, hi: i32, v: u32) -> i32 {
 /// Step 1: each point's cell and arrival rank in it (`keyed[i] = (cell, rank)`),
 /// counting the cells' points; thread 0 zeroes the atomically summed tail of
 /// `group_sums` (sums of groups of groups, then the count of large-cell slots).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn grid_count(
     points: &Array<Vec3>,
@@ -122,7 +122,7 @@ pub fn grid_count(
 }
 
 /// Step 2: a thread per chunk of `chunk` cells: its count.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn grid_chunk_sums(counts: &Array<u32>, chunk: i32, chunk_sums: &mut Array<u32>) {
     let c = tid();
     let lo = c * chunk;
@@ -136,7 +136,7 @@ pub fn grid_chunk_sums(counts: &Array<u32>, chunk: i32, chunk_sums: &mut Array<u
 /// Step 3: a thread per chunk: the exclusive prefix of the chunk sums of its group
 /// before it; the group's last chunk writes the group sum to `group_sums[g]` and
 /// adds it to `group_sums[groups + g / 64]` (its group of groups).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn grid_chunk_prefix(
     chunk_sums: &Array<u32>,
     groups: i32,
@@ -159,7 +159,7 @@ pub fn grid_chunk_prefix(
 
 /// Step 4: a thread per chunk: its first slot (exclusive prefix over all chunks),
 /// into `chunk_base` (the chunk sums' array: they are no longer needed).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn grid_chunk_base(
     chunk_prefix: &Array<u32>,
     group_sums: &Array<u32>,
@@ -184,7 +184,7 @@ pub fn grid_chunk_base(
 /// them in the chunk. One cell per thread on a GPU (coalesced, and the loop over
 /// the counts before it reads cached lines); a whole chunk per thread on a CPU,
 /// which then reads every count once.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn grid_cells(
     counts: &Array<u32>,
     chunk_base: &Array<u32>,
@@ -210,7 +210,7 @@ pub fn grid_cells(
 /// rank. The cell travels along so that step 7 can read its cell's range without
 /// waiting for the point's coordinates (a random read: on a CPU, the wait is most
 /// of the step's time).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn grid_scatter(keyed: &Array<UVec2>, cell_start: &Array<u32>, scatter: &mut Array<UVec2>) {
     let i = tid();
     let e = keyed[i];
@@ -221,7 +221,7 @@ pub fn grid_scatter(keyed: &Array<UVec2>, cell_start: &Array<u32>, scatter: &mut
 /// indices of its cell (of its block of `block` slots in a larger cell), then its
 /// final place (or, in a larger cell, its place in the block in `merge`, and the
 /// slot appended to `large`); zeroes the cell's count for the next build.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn grid_sort_blocks(
     points: &Array<Vec3>,
@@ -273,7 +273,7 @@ pub fn grid_sort_blocks(
 /// merged into one. A point's new place is its place in its run plus, for each
 /// other run of its group, the number of smaller indices there. Cells sorted after
 /// this pass go to the final arrays, the others to `dst`.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn grid_merge(
     points: &Array<Vec3>,
@@ -388,7 +388,7 @@ pub(super) fn scan_counts(
 }
 
 /// Replaces `a` by a zeroed array of `n` elements if it holds fewer.
-pub(super) fn grow<T: crate::__private::Elem>(
+pub(super) fn grow<T: weft_runtime::Elem>(
     a: &mut Array<T>,
     device: Device,
     n: usize,
@@ -457,7 +457,7 @@ impl DeviceHashGrid {
 
     /// Sorts `points` into the grid with cubes of side `cell_size` (finite, > 0;
     /// usually the query radius), on the grid's device, replacing what it held: the
-    /// same arrays as [`weft_geom::HashGrid::build`] on the same points, so queries
+    /// same arrays as [`weft_geom::HashGrid::build`](crate::HashGrid::build) on the same points, so queries
     /// ([`super::hash_grid_query`]) see exactly the host grid, whatever the thread
     /// timing. The launches are queued on the device's stream (asynchronous on a
     /// GPU); the source of `grid_build.rs` describes them.
@@ -476,7 +476,7 @@ impl DeviceHashGrid {
     /// use weft::prelude::*;
     /// use weft::geom::{DeviceHashGrid, hash_grid_query, hash_grid_query_next};
     ///
-    /// #[weft::kernel]
+    /// #[kernel(crate = ::weft_runtime)]
     /// fn neighbours(grid: &DeviceHashGrid, x: &Array<Vec3>, r: f32, n: &mut Array<i32>) {
     ///     let i = tid();
     ///     let mut k = 0;

@@ -1,16 +1,16 @@
 //! Rays against a [`DeviceMesh`]: the BVH search (watertight, with the triangle
 //! test of [`super::watertight`]).
 
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::watertight::{ray_triangle_sheared, watertight_ray};
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh};
-use crate::prelude::*;
 
 /// `1 + 2γ₃` (γ₃ = 3ε/(1 - 3ε), ε = 2⁻²⁴), the factor of the exit distance in
 /// [`ray_box_entry`]: `weft_geom::aabb::SLAB_FAR_SCALE` (kernels see literals
 /// only; a test keeps the two equal).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn slab_far_scale() -> f32 {
     1.000_000_357_6
 }
@@ -21,7 +21,7 @@ pub fn slab_far_scale() -> f32 {
 /// `(lo - o) * inv` is never `0 · ∞`, a NaN. A ray parallel to a slab then meets
 /// it exactly when its origin is within the slab, boundary included (a ray along
 /// a face or edge of an axis-aligned box enters the box).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn ray_inverse(d: Vec3) -> Vec3 {
     Vec3::new(
         1.0 / away_from_zero(d.x),
@@ -31,7 +31,7 @@ pub fn ray_inverse(d: Vec3) -> Vec3 {
 }
 
 /// `x`, or ±1e-30 when `|x|` is smaller (+ for zero and -0).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn away_from_zero(x: f32) -> f32 {
     let mut y = x;
     if abs(x) < 1.0e-30 {
@@ -47,7 +47,7 @@ fn away_from_zero(x: f32) -> f32 {
 /// `lo..hi` for some `t` in `0..=t_max`. (With an infinite `inv`, a zero
 /// direction component, a ray on a slab boundary gives `0 · ∞`, a NaN that
 /// `min`/`max` drop, and misses the box.)
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
     let (hit, _enter) = ray_box_entry(lo, hi, o, inv, t_max);
     hit
@@ -62,7 +62,7 @@ pub fn ray_box(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> bool {
 /// `t_max` is scaled too: a search passes its best hit so far, and a box whose
 /// rounded entry lies just past a hit that rounded short is still visited, so
 /// faces hit at the same `t` all take part in the tie-break.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn ray_box_entry(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> (bool, f32) {
     let t0 = (lo - o) * inv;
     let t1 = (hi - o) * inv;
@@ -81,7 +81,7 @@ pub fn ray_box_entry(lo: Vec3, hi: Vec3, o: Vec3, inv: Vec3, t_max: f32) -> (boo
 /// first (the left one on ties), each with whether the ray meets its box within
 /// `t_max`: `(near, near_hit, far, far_hit)`. The order does not depend on `t_max`,
 /// so the descent and the climb of [`mesh_query_ray_face`] agree on it.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn ray_order(
     mesh: &DeviceMesh,
     l: i32,
@@ -105,7 +105,7 @@ pub fn ray_order(
 /// (see [`mesh_query_ray_face`]): climbing from the finished node `done`, the farther child
 /// of the first ancestor whose nearer child holds `done` and whose farther child
 /// the ray meets within `t_max`; -1 when there is none.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn ray_resume(mesh: &DeviceMesh, done: i32, o: Vec3, inv: Vec3, t_max: f32) -> i32 {
     let mut c = done;
     let mut next = -1;
@@ -123,14 +123,14 @@ fn ray_resume(mesh: &DeviceMesh, done: i32, o: Vec3, inv: Vec3, t_max: f32) -> i
 }
 
 /// A corner of a [`DeviceMesh::tris`] entry.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn tri_corner(v: Vec4) -> Vec3 {
     Vec3::new(v.x, v.y, v.z)
 }
 
 /// A placeholder node (an empty leaf) for searches whose current node is read
 /// later.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn no_node() -> BvhNode {
     BvhNode {
         lower: Vec3::ZERO,
@@ -143,7 +143,7 @@ pub fn no_node() -> BvhNode {
 /// Whether the ray from `o`, prepared by [`watertight_ray`] (`kx, ky, kz, s`),
 /// meets the triangle in leaf slot `k` of [`DeviceMesh::tris`], and where:
 /// `(hit, t)`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 fn ray_leaf_triangle(
     mesh: &DeviceMesh,
@@ -165,7 +165,7 @@ fn ray_leaf_triangle(
 /// triangle in leaf slot `k`: nearer wins, and the smaller face index at the
 /// same `t` (the face index is read only when the hit can count). The ray is
 /// prepared by [`watertight_ray`] (`kx, ky, kz, s`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 fn ray_leaf_best(
     mesh: &DeviceMesh,
@@ -209,7 +209,7 @@ fn ray_leaf_best(
 /// reached, so that the threads of a warp test those together (Aila and Laine's
 /// "while-while"; a leaf of one triangle is tested on the way); a leaf's triangles are one contiguous read of
 /// [`DeviceMesh::tris`].
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_ray_face(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
     let inv = ray_inverse(d);
@@ -333,6 +333,6 @@ mod tests {
 
     #[test]
     fn slab_scale_is_the_hosts() {
-        assert_eq!(slab_far_scale(), weft_geom::aabb::SLAB_FAR_SCALE);
+        assert_eq!(slab_far_scale(), crate::aabb::SLAB_FAR_SCALE);
     }
 }

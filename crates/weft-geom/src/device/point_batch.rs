@@ -41,13 +41,13 @@
 //! included.
 
 use super::grid_build::{grow, scan_counts};
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::{
     BvhNode, DeviceMesh, mesh_query_point_face, mesh_query_point_subtree, point_box_distance_sq,
     ray::no_node,
 };
 use super::{grid_build, lbvh_kernels::morton_code};
-use crate::prelude::*;
 
 /// Bits of the Morton code that pick the cell of a point in the mesh's box grown
 /// by the search radius: 6 per axis.
@@ -80,7 +80,7 @@ pub const GPU_REGROUP_BUDGET: i32 = 24;
 /// empty mesh: the first test of `mesh_query_point_subtree`) gets its answer,
 /// -1, here, and no cell (`keyed[i].x = u32::MAX`). Thread 0 zeroes the
 /// atomically summed tail of `group_sums` (from `zero_from`).
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn order_count(
     mesh: &DeviceMesh,
@@ -149,7 +149,7 @@ pub fn order_count(
 }
 
 /// Step 3: point `i` at its cell's first slot plus its rank.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn order_scatter(keyed: &Array<UVec2>, cell_start: &Array<u32>, order: &mut Array<u32>) {
     let i = tid();
     let k = keyed[i];
@@ -161,13 +161,13 @@ pub fn order_scatter(keyed: &Array<UVec2>, cell_start: &Array<u32>, order: &mut 
 /// `(squared distance, face)` as one 64-bit number that orders like the pair
 /// (distances are never negative, so their bits order like them; face -1 is
 /// `u32::MAX`, after every face).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn pack_answer(d2: f32, face: i32) -> u64 {
     ((f32_to_bits(d2) as u64) << 32) | (face as u32 as u64)
 }
 
 /// The `(squared distance, face)` of [`pack_answer`].
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn unpack_answer(packed: u64) -> (f32, i32) {
     (
         f32_from_bits((packed >> 32) as u32),
@@ -179,7 +179,7 @@ fn unpack_answer(packed: u64) -> (f32, i32) {
 /// answer `f` at `faces[i]`, and if the search is unfinished (`done` false),
 /// `i` appended to `heavy` with the answer so far (squared distance `d2`) as
 /// its bound and best entry, for the split pass.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 fn answer_or_defer(
     i: i32,
@@ -207,7 +207,7 @@ fn answer_or_defer(
 /// point's index appended to `heavy` with the answer so far (a bound) packed
 /// into `bound` and `best`. The slots end at the last cell's end (`cell_end`,
 /// the scan's inclusive sums); threads past it do nothing.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn closest_first_pass(
     mesh: &DeviceMesh,
@@ -240,7 +240,7 @@ pub fn closest_first_pass(
 /// nodes: the answer at the point's index, or, if unfinished again, the point
 /// appended to `heavy` as in `closest_first_pass`. A thread per queued query;
 /// threads past the queue's end do nothing.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn closest_regroup_pass(
     mesh: &DeviceMesh,
@@ -268,7 +268,7 @@ pub fn closest_regroup_pass(
 /// (the bits of `sub` from the highest pick the children, 0 the left), if it
 /// exists and its path stays within `bound_d2` of `p`; -1 otherwise. A leaf met
 /// higher up stands for the subtree whose remaining bits are all 0.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn split_subtree(mesh: &DeviceMesh, sub: i32, p: Vec3, bound_d2: f32) -> i32 {
     let leaf_bit = 1u32 << 31;
     let mut node = 0;
@@ -308,7 +308,7 @@ fn split_subtree(mesh: &DeviceMesh, sub: i32, p: Vec3, bound_d2: f32) -> i32 {
 /// from the first pass's bound, and combines its answer into `best` with a 64-bit
 /// `atomic_min`. `queries` heavy queries at a time (the launch has `queries · 32`
 /// threads), over all of them.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn closest_split_pass(
     mesh: &DeviceMesh,
@@ -344,7 +344,7 @@ pub fn closest_split_pass(
 }
 
 /// Step 7: the split queries' answers, at their points' indices.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn closest_finish(
     heavy: &Array<i32>,
     heavy_count: &Array<i32>,

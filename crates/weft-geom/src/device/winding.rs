@@ -8,9 +8,9 @@
 //! farther than `beta` times the node's radius from its centre. It is 1 inside and 0
 //! outside a closed, outward-facing mesh, and fractional for open meshes and soups.
 
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh, WindingNode};
-use crate::prelude::*;
 
 #[allow(unused_imports)] // named by the generated code
 use super::{aabb::climb_out, ray::tri_corner};
@@ -18,7 +18,7 @@ use super::{aabb::climb_out, ray::tri_corner};
 /// Signed solid angle of triangle `(a, b, c)` seen from `q` (positive when `q` is
 /// behind the counter-clockwise front face), in `(-2π, 2π]` (Van Oosterom and
 /// Strackee); 0 when `q` is a corner.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn solid_angle(q: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32 {
     let a = a - q;
     let b = b - q;
@@ -33,7 +33,7 @@ pub fn solid_angle(q: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32 {
 
 /// The far-field solid angle of a node seen from `x = center - q` at `r = |x|`:
 /// the dipole term and its first correction.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn winding_far_field(w: WindingNode, x: Vec3, r: f32) -> f32 {
     let r3 = r * r * r;
     let m = w.moment;
@@ -52,7 +52,7 @@ fn winding_far_field(w: WindingNode, x: Vec3, r: f32) -> f32 {
 /// use weft::prelude::*;
 /// use weft::geom::{DeviceMesh, mesh_winding_number};
 ///
-/// #[weft::kernel]
+/// #[kernel(crate = ::weft_runtime)]
 /// fn winding(mesh: &DeviceMesh, p: &Array<Vec3>, w: &mut Array<f32>) {
 ///     let i = tid();
 ///     w[i] = mesh_winding_number(mesh, p[i], 2.0);
@@ -65,7 +65,7 @@ fn winding_far_field(w: WindingNode, x: Vec3, r: f32) -> f32 {
 /// let w = w.to_vec();
 /// assert!((w[0] - 1.0).abs() < 0.02 && w[1].abs() < 0.02);
 /// ```
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_winding_number(mesh: &DeviceMesh, p: Vec3, beta: f32) -> f32 {
     let leaf_bit = 1u32 << 31;
     let fast = mesh.winding.len() == mesh.nodes.len();

@@ -1,6 +1,6 @@
 //! The kernel that computes a [`DeviceMesh`]'s winding data
 //! ([`DeviceMesh::winding`]) on its device, for trees built there
-//! ([`LbvhBuilder::set_winding`](crate::geom::LbvhBuilder::set_winding)).
+//! ([`LbvhBuilder::set_winding`](crate::device::LbvhBuilder::set_winding)).
 //!
 //! The same data as the host's `weft_geom::query::winding_nodes` (within
 //! rounding: sums are formed in another order): per leaf, the area-weighted
@@ -11,15 +11,15 @@
 //! visit counter lets the second child's thread through, with fences on both sides
 //! of the count (see `lbvh_kernels`).
 
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::ray::tri_corner;
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh, WindingNode};
-use crate::prelude::*;
 
 /// The corners of the triangle in slot `k` of `tris` (a [`DeviceMesh::tris`]),
 /// its vector area (half the cross product) and centroid.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn slot_triangle(tris: &Array<Vec4>, k: i32) -> (Vec3, Vec3, Vec3, Vec3, Vec3) {
     let a = tri_corner(tris[3 * k]);
     let b = tri_corner(tris[3 * k + 1]);
@@ -29,7 +29,7 @@ fn slot_triangle(tris: &Array<Vec4>, k: i32) -> (Vec3, Vec3, Vec3, Vec3, Vec3) {
 
 /// The winding data of the leaf whose triangles are in slots `first..first +
 /// count` of `tris` (a [`DeviceMesh::tris`]).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn leaf_winding(tris: &Array<Vec4>, first: i32, count: i32) -> WindingNode {
     let mut area = 0.0;
     let mut area_normal = Vec3::ZERO;
@@ -71,7 +71,7 @@ pub fn leaf_winding(tris: &Array<Vec4>, first: i32, count: i32) -> WindingNode {
 }
 
 /// The winding data of an inner node from its children's.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn combine_winding(l: WindingNode, r: WindingNode) -> WindingNode {
     let area = l.area + r.area;
     let mut center = (l.center + r.center) * 0.5;
@@ -99,7 +99,7 @@ pub fn combine_winding(l: WindingNode, r: WindingNode) -> WindingNode {
 /// A thread per node: a leaf writes its winding data, then climbs while it is
 /// the second child to arrive at a parent (`visits`, zeroed before the launch),
 /// writing each such parent's from its children's. Inner nodes' threads return.
-#[weft::kernel]
+#[kernel(crate = ::weft_runtime)]
 pub fn winding_climb(
     nodes: &Array<BvhNode>,
     parents: &Array<u32>,

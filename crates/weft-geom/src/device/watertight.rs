@@ -10,14 +10,14 @@
 //! mesh hits at least one of the triangles there. An edge function that rounds to
 //! exactly zero is recomputed in `f64` (exact products), which settles its sign.
 
-use crate::prelude::*;
+use super::prelude::*;
 
 /// The per-ray part of the watertight test for `o + t d`: `(kx, ky, kz, shear)`,
 /// with `kz` the dominant axis of `d`, `(kx, ky)` the next two cyclically (swapped
 /// when `d[kz] < 0`, which keeps the triangles' winding) and
 /// `shear = (d[kx] / d[kz], d[ky] / d[kz], 1 / d[kz])`. A zero direction gives a
 /// NaN shear, which [`ray_triangle_sheared`] never reports as a hit.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn watertight_ray(d: Vec3) -> (i32, i32, i32, Vec3) {
     let a = abs(d);
     let mut kx = 0;
@@ -50,7 +50,7 @@ pub fn watertight_ray(d: Vec3) -> (i32, i32, i32, Vec3) {
 
 /// `p * q - r * s`, rounded once from exact `f64` products (the tie-breaker of
 /// [`ray_triangle_sheared`] for edge functions that round to zero in `f32`).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn edge_f64(p: f32, q: f32, r: f32, s: f32) -> f32 {
     ((p as f64) * (q as f64) - (r as f64) * (s as f64)) as f32
 }
@@ -62,7 +62,7 @@ fn edge_f64(p: f32, q: f32, r: f32, s: f32) -> f32 {
 /// counter-clockwise side. Degenerate triangles and triangles containing the ray
 /// are never hit; a miss is `(false, 0, 0, 0, 0, false)`. Differentiable in `o`,
 /// `a`, `b`, `c` and the shear on the hit side.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 #[allow(clippy::too_many_arguments)]
 pub fn ray_triangle_sheared(
     o: Vec3,
@@ -114,7 +114,7 @@ pub fn ray_triangle_sheared(
 /// of `|d|` and the point `a + u (b - a) + v (c - a)`, either side. Rays through a
 /// shared edge or vertex of a closed mesh hit at least one triangle there.
 /// Differentiable in everything on the hit side.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn ray_triangle(o: Vec3, d: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (bool, f32, f32, f32) {
     let (kx, ky, kz, s) = watertight_ray(d);
     let (hit, t, _wa, wb, wc, _front) = ray_triangle_sheared(o, kx, ky, kz, s, a, b, c);

@@ -10,6 +10,7 @@
 
 #[allow(unused_imports)] // named by the generated code
 use super::closest::{closest_point_triangle, mesh_query_point_face};
+use super::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use super::ray::mesh_query_ray_face;
 #[allow(unused_imports)] // named by the generated code
@@ -18,10 +19,9 @@ use super::watertight::{ray_triangle_sheared, watertight_ray};
 use super::winding::mesh_winding_number;
 #[allow(unused_imports)] // named by the generated code
 use super::{BvhNode, DeviceMesh, WindingNode};
-use crate::prelude::*;
 
 /// Corners of face `f`, as constants of the adjoint.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 fn face_corners_const(mesh: &DeviceMesh, f: i32) -> (Vec3, Vec3, Vec3) {
     let a = stop_gradient(mesh.points[mesh.faces[3 * f] as i32]);
     let b = stop_gradient(mesh.points[mesh.faces[3 * f + 1] as i32]);
@@ -35,7 +35,7 @@ fn face_corners_const(mesh: &DeviceMesh, f: i32) -> (Vec3, Vec3, Vec3) {
 /// The hit point is `u a + v b + (1 - u - v) c` on face `face` with corners
 /// `(a, b, c)` (the barycentrics of `weft_geom`'s queries and
 /// [`mesh_eval_position`]). No hit: `hit` false, `face` -1, every float 0.
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct MeshQueryRay {
     /// Whether the ray hit the mesh within `max_t`.
     pub hit: bool,
@@ -60,7 +60,7 @@ pub struct MeshQueryRay {
 ///
 /// `point = u a + v b + (1 - u - v) c` on face `face` with corners `(a, b, c)`.
 /// Nothing within `max_dist`: `found` false, `face` -1, everything else 0.
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct MeshQueryPoint {
     /// Whether a point of the mesh lies within `max_dist`.
     pub found: bool,
@@ -88,7 +88,7 @@ pub struct MeshQueryPoint {
 /// use weft::prelude::*;
 /// use weft::geom::{DeviceMesh, mesh_query_ray};
 ///
-/// #[weft::kernel]
+/// #[kernel(crate = ::weft_runtime)]
 /// fn depth(mesh: &DeviceMesh, origins: &Array<Vec3>, dir: Vec3, t: &mut Array<f32>, s: &mut Array<f32>) {
 ///     let i = tid();
 ///     let q = mesh_query_ray(mesh, origins[i], dir, 1.0e6);
@@ -104,7 +104,7 @@ pub struct MeshQueryPoint {
 /// assert!((t[0] - 4.0).abs() < 0.02 && s[0] == 1.0); // the outside, from outside
 /// assert!((t[1] - 1.0).abs() < 0.02 && s[1] == -1.0); // the inside, from the centre
 /// ```
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_ray(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> MeshQueryRay {
     let f = mesh_query_ray_face(mesh, o, d, max_t);
     let mut out = MeshQueryRay {
@@ -146,7 +146,7 @@ pub fn mesh_query_ray(mesh: &DeviceMesh, o: Vec3, d: Vec3, max_t: f32) -> MeshQu
 /// smallest index among equally close faces). Cheaper than [`mesh_query_point`],
 /// which also tells inside from outside. Differentiable: `point`, `u` and `v`
 /// with respect to `p`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_point_no_sign(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> MeshQueryPoint {
     let f = mesh_query_point_face(mesh, p, max_dist);
     let mut out = MeshQueryPoint {
@@ -185,7 +185,7 @@ pub fn mesh_query_point_no_sign(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> Me
 /// use weft::prelude::*;
 /// use weft::geom::{DeviceMesh, mesh_query_point};
 ///
-/// #[weft::kernel]
+/// #[kernel(crate = ::weft_runtime)]
 /// fn sdf(mesh: &DeviceMesh, p: &Array<Vec3>, d: &mut Array<f32>) {
 ///     let i = tid();
 ///     let q = mesh_query_point(mesh, p[i], 10.0);
@@ -199,7 +199,7 @@ pub fn mesh_query_point_no_sign(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> Me
 /// let d = d.to_vec();
 /// assert!((d[0] + 1.0).abs() < 0.02 && (d[1] - 2.0).abs() < 0.02);
 /// ```
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_query_point(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> MeshQueryPoint {
     let mut out = mesh_query_point_no_sign(mesh, p, max_dist);
     if out.found {
@@ -216,7 +216,7 @@ pub fn mesh_query_point(mesh: &DeviceMesh, p: Vec3, max_dist: f32) -> MeshQueryP
 /// of [`mesh_query_ray`] and [`mesh_query_point`]). Differentiable in `u` and `v`;
 /// the mesh is a constant. The face must exist (an index out of range is the
 /// launch's error).
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_eval_position(mesh: &DeviceMesh, face: i32, u: f32, v: f32) -> Vec3 {
     let (a, b, c) = face_corners_const(mesh, face);
     a * u + b * v + c * (1.0 - u - v)
@@ -226,7 +226,7 @@ pub fn mesh_eval_position(mesh: &DeviceMesh, face: i32, u: f32, v: f32) -> Vec3 
 /// [`DeviceMesh::velocities`] as [`mesh_eval_position`] interpolates points;
 /// zero for a mesh without velocities (a static mesh). Differentiable in `u`
 /// and `v`.
-#[weft::func]
+#[func(crate = ::weft_runtime)]
 pub fn mesh_eval_velocity(mesh: &DeviceMesh, face: i32, u: f32, v: f32) -> Vec3 {
     let mut out = Vec3::ZERO;
     if mesh.velocities.len() > 0 {

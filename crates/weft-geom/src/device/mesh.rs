@@ -1,10 +1,10 @@
 //! The mesh and BVH arrays kernels read.
 
-use crate::prelude::*;
+use super::prelude::*;
 
-/// A BVH node as kernels read it: exactly [`weft_geom::BvhNode`] (32 bytes; a leaf
+/// A BVH node as kernels read it: exactly [`weft_geom::BvhNode`](crate::BvhNode) (32 bytes; a leaf
 /// has bit 31 of `right_or_count` set and the rest is its primitive count).
-#[weft::structure]
+#[structure(crate = ::weft_runtime)]
 pub struct BvhNode {
     /// Box minimum.
     pub lower: Vec3,
@@ -16,8 +16,8 @@ pub struct BvhNode {
     pub right_or_count: u32,
 }
 
-impl From<&weft_geom::BvhNode> for BvhNode {
-    fn from(n: &weft_geom::BvhNode) -> Self {
+impl From<&crate::BvhNode> for BvhNode {
+    fn from(n: &crate::BvhNode) -> Self {
         BvhNode {
             lower: n.lower,
             left_or_first: n.left_or_first,
@@ -28,8 +28,8 @@ impl From<&weft_geom::BvhNode> for BvhNode {
 }
 
 /// A triangle mesh and its BVH in one device's memory, for the queries of
-/// [`weft::geom`](crate::geom).
-#[weft::structure]
+/// [`weft::geom`](crate::device).
+#[structure(crate = ::weft_runtime)]
 pub struct DeviceMesh {
     /// Vertex positions.
     pub points: Array<Vec3>,
@@ -58,8 +58,8 @@ pub struct DeviceMesh {
 }
 
 /// Far-field data of one BVH node for winding numbers: exactly
-/// [`weft_geom::query::WindingNode`] (80 bytes).
-#[weft::structure]
+/// [`weft_geom::query::WindingNode`](crate::query::WindingNode) (80 bytes).
+#[structure(crate = ::weft_runtime)]
 pub struct WindingNode {
     /// Area-weighted centre of the node's faces.
     pub center: Vec3,
@@ -94,12 +94,12 @@ pub fn leaf_triangles(points: &[Vec3], faces: &[u32], prims: &[u32]) -> Vec<Vec4
 impl DeviceMesh {
     /// Builds the BVH of `mesh` on the host (binned SAH, default options) and
     /// copies mesh (with its velocities, if any) and BVH to `device`.
-    pub fn new(device: Device, mesh: &weft_geom::Mesh) -> Result<Self, Error> {
-        Self::with_bvh(device, mesh, &weft_geom::Bvh::from_mesh(mesh))
+    pub fn new(device: Device, mesh: &crate::Mesh) -> Result<Self, Error> {
+        Self::with_bvh(device, mesh, &crate::Bvh::from_mesh(mesh))
     }
 
     /// Copies `mesh` and a BVH built over its faces (e.g. with other
-    /// [`weft_geom::BuildOptions`]) to `device`.
+    /// [`weft_geom::BuildOptions`](crate::BuildOptions)) to `device`.
     ///
     /// Errors: a BVH over another number of faces ([`Error::InvalidArgument`]),
     /// or the device's.
@@ -116,11 +116,7 @@ impl DeviceMesh {
     /// assert_eq!(mesh.num_faces(), sphere.num_faces());
     /// # Ok::<(), weft::Error>(())
     /// ```
-    pub fn with_bvh(
-        device: Device,
-        mesh: &weft_geom::Mesh,
-        bvh: &weft_geom::Bvh,
-    ) -> Result<Self, Error> {
+    pub fn with_bvh(device: Device, mesh: &crate::Mesh, bvh: &crate::Bvh) -> Result<Self, Error> {
         if bvh.prim_indices().len() != mesh.num_faces() {
             return Err(Error::InvalidArgument {
                 what: "mesh BVH",
@@ -133,7 +129,7 @@ impl DeviceMesh {
         }
         let nodes: Vec<BvhNode> = bvh.nodes().iter().map(BvhNode::from).collect();
         let faces: Vec<u32> = mesh.indices().iter().flatten().copied().collect();
-        let winding: Vec<WindingNode> = weft_geom::query::winding_nodes(mesh, bvh)
+        let winding: Vec<WindingNode> = crate::query::winding_nodes(mesh, bvh)
             .iter()
             .map(|w| WindingNode {
                 center: w.center,

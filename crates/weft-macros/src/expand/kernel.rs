@@ -1,0 +1,313 @@
+//! `#[kernel]`: the kernel's typed launch and everything it needs from the funcs it
+//! calls.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use weft_ir::emit_rust::{emit_kernel_body, host_type};
+use weft_ir::{Access, Error, FnKind, Type};
+
+use super::adjoint_launch::adjoint_launch;
+use super::launch::{cpu_launch, dims_check, fast_arrays, nan_checks, target_places, written_ty};
+use super::{Site, parse_target};
+use crate::callees::{dep_funcs, func_accesses, func_adjoint_blockers, uses_fma};
+use crate::env::build_env;
+use crate::infer::lower_fn;
+use crate::math_dsl::math_funcs;
+use crate::names;
+
+/// Expands a kernel.
+pub fn expand(site: &Site) -> Result<TokenStream, Error> {
+    let f: syn::ItemFn = parse_target(site.target)?;
+    let env = build_env(&site.parsed, None)?;
+    let ir = lower_fn(&env, &f, FnKind::Kernel)?;
+    let funcs = dep_funcs(&env, &site.parsed)?;
+    let adj = weft_ir::autodiff::adjoint_with(&ir, &|n| func_accesses(&funcs, n));
+    let func_blockers = func_adjoint_blockers(&funcs, &adj);
+    let math = math_funcs();
+    let ptx = crate::ptx::constants(&ir, &adj.function, &[&funcs, &math]);
+    let fma = uses_fma(&ir, &funcs);
+    let accesses = weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
+    let paths = names::struct_paths(site.defs, None, &site.rt);
+    Ok(site.emit(paths, || {
+        emit(
+            &f,
+            &ir,
+            &adj,
+            &accesses,
+            &func_blockers,
+            &ptx,
+            fma,
+            &site.rt,
+        )
+    }))
+}
+
+#[allow(clippy::too_many_arguments)]
+/// A kernel as native Rust: a struct of the kernel's name with its PTX, its typed
+/// `launch` (CPU loops or a CUDA launch, tape recording, NaN checks) and its
+/// adjoint's launch.
+fn emit(
+    f: &syn::ItemFn,
+    ir: &weft_ir::Function,
+    adj: &weft_ir::autodiff::Adjoint,
+    accesses: &[weft_ir::access::ArrayAccess],
+    func_blockers: &[String],
+    ptx: &TokenStream,
+    fma: bool,
+    rt: &TokenStream,
+) -> TokenStream {
+    let name = &f.sig.ident;
+    let name_str = name.to_string();
+    let vis = &f.vis;
+    let attrs = &f.attrs;
+    let body_ident = format_ident!("__weft_body_{}", name);
+    let body = emit_kernel_body(ir, &body_ident);
+    let adjoint_launch = adjoint_launch(ir, adj, accesses, func_blockers, fma, rt);
+
+    let mut sig_params = Vec::new();
+    let mut devices = Vec::new();
+    let mut struct_devices = Vec::new();
+    // Recording on a tape: what to keep of each argument.
+    let mut rec_take = Vec::new();
+    let mut adj_args = Vec::new();
+    let mut views = Vec::new();
+    let mut call_args = Vec::new();
+    let written: Vec<TokenStream> = f
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Typed(pt) => {
+                let t = &pt.ty;
+                quote!(#t)
+            }
+            syn::FnArg::Receiver(r) => quote!(#r),
+        })
+        .collect();
+    for (p, w) in ir.params.iter().zip(&written) {
+        let n = format_ident!("{}", p.name);
+        let pname = &p.name;
+        match &p.ty {
+            Type::Array { access, .. } => {
+                let _ = host_type(&p.ty);
+                sig_params.push(quote!(#n: #w));
+                if *access == Access::Write {
+                    views.push(quote! {
+                        let (#n, __g) = #n.view_mut(NAME, #pname)?;
+                        __guards.push(__g);
+                    });
+                } else {
+                    views.push(quote! {
+                        let (#n, __g) = #n.view(NAME, #pname)?;
+                        __guards.push(__g);
+                    });
+                }
+                rec_take.push(quote!(#n.share()));
+                adj_args.push(quote!(&#n));
+                devices.push(quote!((#pname, #n.device())));
+            }
+            Type::Struct(_) => {
+                let t = host_type(&p.ty);
+                let by_ref = matches!(&written_ty(f, &p.name), Some(syn::Type::Reference(_)));
+                if by_ref {
+                    sig_params.push(quote!(#n: #w));
+                } else {
+                    sig_params.push(quote!(#n: #t));
+                    struct_devices.push(quote!(let #n = &#n;));
+                }
+                struct_devices.push(quote!(#rt::KernelStruct::devices(&*#n, &mut __devices);));
+                if p.writable {
+                    views.push(quote!(let #n = #rt::KernelStruct::view_mut(#n, NAME, #pname, &mut __guards)?;));
+                } else {
+                    views.push(quote!(let #n = #rt::KernelStruct::view(&*#n, NAME, #pname, &mut __guards)?;));
+                }
+                rec_take.push(quote!(#rt::KernelStruct::share(&*#n)));
+                adj_args.push(quote!(&#n));
+            }
+            _ => {
+                sig_params.push(quote!(#n: #w));
+                rec_take.push(quote!(#n));
+                adj_args.push(quote!(#n));
+            }
+        }
+        call_args.push(quote!(#n));
+    }
+    let cuda_packs: Vec<TokenStream> = ir
+        .params
+        .iter()
+        .map(|p| {
+            let n = format_ident!("{}", p.name);
+            let pname = &p.name;
+            match &p.ty {
+                Type::Array { access, .. } => {
+                    let w = *access == Access::Write;
+                    quote!(#n.pack_cuda(#w, NAME, #pname, &mut __args)?;)
+                }
+                Type::Struct(_) => {
+                    let w = p.writable;
+                    quote!(#rt::KernelStruct::pack_cuda(&*#n, #w, NAME, #pname, &mut __args)?;)
+                }
+                _ => quote!(#rt::pack::PackArg::pack(&#n, &mut __args);),
+            }
+        })
+        .collect();
+    let fast_arrays = fast_arrays(ir);
+    let dims_check = dims_check(ir, rt);
+    let places = target_places(ir);
+    let cpu_launch = cpu_launch(&body_ident, &call_args, &fast_arrays, &places, fma, rt);
+    let rec_names: Vec<_> = ir
+        .params
+        .iter()
+        .map(|p| format_ident!("{}", p.name))
+        .collect();
+    // What the tape stamps (for its overwrite check), which arrays get gradients
+    // (outputs, when an input has one) and which it zeroes: from the arrays the
+    // body and the funcs it calls actually read and write, inside structure
+    // parameters too (`accesses`).
+    let place = |a: &weft_ir::access::ArrayAccess| {
+        let n = format_ident!("{}", ir.params[a.source.param].name);
+        let fs = a.fields.iter().map(|f| format_ident!("{}", f));
+        quote!(#n #(.#fs)*)
+    };
+    let stamps = |pick: fn(&weft_ir::access::ArrayAccess) -> bool| -> Vec<TokenStream> {
+        accesses
+            .iter()
+            .filter(|a| pick(a))
+            .map(|a| {
+                let (e, label) = (place(a), a.label(ir));
+                quote!(#rt::tape::stamp(#label, &#e))
+            })
+            .collect()
+    };
+    // Every launch marks the arrays it writes as changed (recording or not).
+    let bumps: Vec<TokenStream> = accesses
+        .iter()
+        .filter(|a| a.written)
+        .map(|a| {
+            let e = place(a);
+            quote!(#rt::tape::bump(&#e);)
+        })
+        .collect();
+    let nan_checks = nan_checks(ir, accesses, |a| a.written, false, rt);
+    let rec_reads = stamps(|a| a.read);
+    let rec_writes = stamps(|a| a.written);
+    let places = |pick: fn(&weft_ir::access::ArrayAccess) -> bool| -> Vec<TokenStream> {
+        accesses
+            .iter()
+            .filter(|a| a.differentiable() && pick(a))
+            .map(place)
+            .collect()
+    };
+    let grad_inputs = places(|a| a.read);
+    let grad_outputs = places(|a| a.written);
+    let zeroed = places(|_| true);
+    let accumulated = places(|a| a.accumulated);
+    let zero_handles: Vec<_> = ir
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            accesses
+                .iter()
+                .any(|a| a.source.param == *i && a.differentiable())
+        })
+        .map(|(_, p)| {
+            let n = format_ident!("{}", p.name);
+            match p.ty {
+                Type::Struct(_) => quote!(let #n = #rt::KernelStruct::share(&#n);),
+                _ => quote!(let #n = #n.share();),
+            }
+        })
+        .collect();
+    let record = quote! {
+        let __reads = ::std::vec![#(#rec_reads),*];
+        let __writes = ::std::vec![#(#rec_writes),*];
+        let __zero = {
+            #(#zero_handles)*
+            move || { #(#zeroed.zero_grad();)* }
+        };
+        #rt::tape::push(#rt::tape::Record {
+            kernel: NAME,
+            reads: __reads,
+            writes: __writes,
+            backward: ::std::boxed::Box::new(move || Self::__adjoint(device, dims, #(#adj_args),*)),
+            zero: ::std::boxed::Box::new(__zero),
+        });
+    };
+    let doc = format!(
+        "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
+         Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape)."
+    );
+    // A braced struct lives only in the type namespace, so parameters and locals
+    // named like the kernel do not clash with it (a unit struct would), and unlike a
+    // module it sees the items of an enclosing function body.
+    quote! {
+        #(#attrs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #name {}
+
+        impl #name {
+            /// The kernel's name.
+            pub const NAME: &'static str = #name_str;
+
+            #ptx
+
+            #[doc = #doc]
+            #[allow(clippy::too_many_arguments)]
+            #vis fn launch(dims: impl ::core::convert::Into<#rt::Dims>, #(#sig_params),*) -> ::core::result::Result<(), #rt::Error> {
+                const NAME: &str = #name_str;
+                #body
+                let dims: #rt::Dims = dims.into();
+                if dims.total() > i32::MAX as usize {
+                    return Err(#rt::Error::Shape(format!("kernel `{NAME}`: {} threads exceed the i32 range of `tid()`", dims.total())));
+                }
+                #dims_check
+                #[allow(unused_mut)]
+                let mut __devices: ::std::vec::Vec<(&'static str, #rt::Device)> = ::std::vec![#(#devices),*];
+                #(#struct_devices)*
+                let device = #rt::Device::common(NAME, &__devices)?;
+                // Handles on the arguments, kept by the tape if one is recording.
+                // Outputs of a launch whose inputs carry gradients get gradients too,
+                // so the chain of adjoints is never silently cut.
+                let __recording = #rt::tape::recording();
+                if __recording && (false #(|| #grad_inputs.has_grad())*) {
+                    #(#grad_outputs.ensure_grad();)*
+                }
+                // Arrays this kernel only accumulates into (atomic add/sub): no
+                // adjoint consumes their gradients, so a stale one from an earlier
+                // tape would leak into this one's backward pass. Start them at zero.
+                if __recording {
+                    #(#accumulated.zero_grad();)*
+                }
+                #[allow(unused_parens, clippy::unused_unit)]
+                let __rec = if __recording { ::core::option::Option::Some((#(#rec_take,)*)) } else { ::core::option::Option::None };
+                match device {
+                    #rt::Device::Cpu => {
+                        let mut __guards: ::std::vec::Vec<#rt::BorrowGuard> = ::std::vec::Vec::new();
+                        #(#views)*
+                        #cpu_launch
+                        drop(__guards);
+                    }
+                    #rt::Device::Cuda(__ordinal) => {
+                        let __ptx = Self::PTX
+                            .map_err(|reason| #rt::Error::Unsupported { kernel: NAME, reason })?;
+                        let mut __args = #rt::pack::ArgBuf::new(&dims, #rt::cuda::error_record_ptr(__ordinal)?);
+                        #(#cuda_packs)*
+                        #rt::pack::launch(__ordinal, __ptx, NAME, &dims, &__args.finish())?;
+                    }
+                }
+                #(#bumps)*
+                if let ::core::option::Option::Some((#(#rec_names,)*)) = __rec {
+                    #record
+                }
+                if #rt::nan_check::check_nan() {
+                    #(#nan_checks)*
+                }
+                Ok(())
+            }
+
+            #adjoint_launch
+        }
+    }
+}
