@@ -48,7 +48,12 @@ pub fn check(n: usize, x0: &[f64], seed: u64, nonzero: bool, run: Run) -> f64 {
         tape.record(|| run(&x, &mut y));
         match tape.backward_from(&mut y, &w) {
             Ok(()) => crate::devices::assert_grads("CUDA gradient", &g, &x.grad_to_vec().unwrap()),
+            // A missing PTX adjoint is a gap to report, not a pass: it fails
+            // the GPU run (WEFT_REQUIRE_CUDA=1) and is printed otherwise.
             Err(e) if e.to_string().contains("not supported on CUDA") => {
+                if crate::gpu_policy::cuda_required() {
+                    panic!("the CUDA tape cannot differentiate this kernel: {e}");
+                }
                 println!("SKIPPED (CUDA adjoint): {e}")
             }
             Err(e) => panic!("{e}"),
