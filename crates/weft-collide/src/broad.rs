@@ -119,10 +119,14 @@ pub fn push_pair(pairs: &mut Array<IVec2>, count: &mut Array<i32>, a: i32, b: i3
 }
 
 /// Centre and world box of each moving shape `moving[i]`, from its body's
-/// pose, grown by `margin` plus a speculative distance: how far the shape can
-/// move in `dt` at its body's velocity (`|v| + |ω| r`, at most `cap`), stored
-/// in `spec` by shape index so the narrow phase reports contacts the step may
-/// reach.
+/// pose, grown by `margin` and swept by how far the shape can move in `dt`:
+/// the box is stretched along its body's displacement `v·dt` (one-sided, so
+/// shapes falling side by side at one speed do not become candidates of each
+/// other) and grown all round by the rotation's reach `|ω| r dt`; the two
+/// together reach at most `cap` (scaled down alike). `spec[s]` keeps the displacement
+/// (xyz) and the rotation's reach (w) by shape index, so the narrow phase
+/// reports the contacts the step may reach from the pair's *relative* motion
+/// ([`pair_reach`]).
 #[weft::kernel]
 pub fn moving_bounds(
     shapes: &ShapeSet,
@@ -135,7 +139,7 @@ pub fn moving_bounds(
     centres: &mut Array<Vec3>,
     lowers: &mut Array<Vec3>,
     uppers: &mut Array<Vec3>,
-    spec: &mut Array<f32>,
+    spec: &mut Array<Vec4>,
 ) {
     let i = tid();
     let s = moving[i];
@@ -143,19 +147,36 @@ pub fn moving_bounds(
     let x = body_q[b] * shapes.transform[s];
     let (lo, hi) = shape_bounds(shapes, s, x);
     let v = body_qd[b];
-    let reach = min(
-        (length(v.top) + length(v.bottom) * shapes.radius[s]) * dt,
-        cap,
-    );
+    let mut d = v.top * dt;
+    let mut turn = length(v.bottom) * shapes.radius[s] * dt;
+    let total = length(d) + turn;
+    if total > cap {
+        d = d * (cap / total);
+        turn = turn * (cap / total);
+    }
+    let grow = Vec3::splat(margin + turn);
     centres[i] = x.p;
-    lowers[i] = lo - Vec3::splat(margin + reach);
-    uppers[i] = hi + Vec3::splat(margin + reach);
-    spec[s] = reach;
+    lowers[i] = min(lo, lo + d) - grow;
+    uppers[i] = max(hi, hi + d) + grow;
+    spec[s] = Vec4::new(d.x, d.y, d.z, turn);
+}
+
+/// How far shapes `a` and `b` (speculative motions `spec[a]`, `spec[b]` from
+/// [`moving_bounds`]; zero for static shapes) can close in on each other
+/// during the step: the length of their relative displacement plus both
+/// rotations' reach.
+#[weft::func]
+pub fn pair_reach(spec: &Array<Vec4>, a: i32, b: i32) -> f32 {
+    let sa = spec[a];
+    let sb = spec[b];
+    let d = Vec3::new(sa.x - sb.x, sa.y - sb.y, sa.z - sb.z);
+    length(d) + sa.w + sb.w
 }
 
 /// Pairs of moving shapes whose boxes overlap: moving shape `i` looks for the
-/// later ones (`j > i`) within `reach` plus its own radius and speculative
-/// distance in the grid.
+/// later ones (`j > i`) within `reach` (the farthest another box reaches
+/// from its centre, plus this shape's margin) plus its own radius and
+/// speculative reach (`spec[s]`: displacement and rotation) in the grid.
 #[weft::kernel]
 pub fn moving_pairs(
     shapes: &ShapeSet,
@@ -164,7 +185,7 @@ pub fn moving_pairs(
     centres: &Array<Vec3>,
     lowers: &Array<Vec3>,
     uppers: &Array<Vec3>,
-    spec: &Array<f32>,
+    spec: &Array<Vec4>,
     reach: f32,
     pairs: &mut Array<IVec2>,
     count: &mut Array<i32>,
@@ -174,7 +195,8 @@ pub fn moving_pairs(
     let p = centres[i];
     let lo = lowers[i];
     let hi = uppers[i];
-    let r = shapes.radius[s] + spec[s] + reach;
+    let sp = spec[s];
+    let r = shapes.radius[s] + length(Vec3::new(sp.x, sp.y, sp.z)) + sp.w + reach;
     let mut q = hash_grid_query(grid, p, r);
     while q.index >= 0 {
         let j = q.index;

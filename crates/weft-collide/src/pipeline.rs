@@ -63,7 +63,7 @@ pub struct CollisionPipeline {
     uppers: Array<Vec3>,
     max_radius: f32,
     /// Speculative distance of each shape this step (0 for static ones).
-    spec: Array<f32>,
+    spec: Array<Vec4>,
     /// Zero velocities, for [`CollisionPipeline::collide`].
     rest: Array<SpatialVector>,
     grid: DeviceHashGrid,
@@ -255,8 +255,10 @@ impl CollisionPipeline {
                 &mut self.uppers,
                 &mut self.spec,
             )?;
-            let reach = self.max_radius + cap + margin;
-            self.grid.build(&self.centres, (2.0 * reach).max(1.0e-6))?;
+            // The farthest a box reaches from its shape's centre.
+            let extent = self.max_radius + cap + margin;
+            self.grid.build(&self.centres, (2.0 * extent).max(1.0e-6))?;
+            let reach = extent + margin;
             moving_pairs::launch(
                 n,
                 shapes,
@@ -321,7 +323,7 @@ impl CollisionPipeline {
                 &Array<i32>,
                 &Array<i32>,
                 f32,
-                &Array<f32>,
+                &Array<Vec4>,
                 &mut Contacts,
             ) -> std::result::Result<(), weft::Error>;
             let kernels: [Kernel; 3] = [

@@ -40,6 +40,7 @@ pub mod triangle;
 
 use weft::prelude::*;
 
+use crate::broad::pair_reach;
 use crate::{Contacts, ShapeSet};
 use boxes::box_box;
 use convex_manifold::convex_pair;
@@ -281,8 +282,8 @@ pub fn narrow_classify(
 }
 
 /// The candidate pair at entry `i` of class `k`'s list, or `(-1, (0, 0), 0)`
-/// past its count: `(slot, shapes ordered by kind, margin plus both
-/// speculative distances)`.
+/// past its count: `(slot, shapes ordered by kind, margin plus how far the
+/// two can close in during the step ([`pair_reach`]))`.
 #[weft::func]
 pub fn class_pair(
     shapes: &ShapeSet,
@@ -292,14 +293,14 @@ pub fn class_pair(
     k: i32,
     i: i32,
     margin: f32,
-    spec: &Array<f32>,
+    spec: &Array<Vec4>,
 ) -> (i32, IVec2, f32) {
     let mut out = (-1, IVec2::new(0, 0), 0.0);
     if i < class_count[k] {
         let t = class_list[k * pairs.len() as i32 + i];
         let p = pairs[t];
         let (a, b) = kind_order(shapes, p.x, p.y);
-        out = (t, IVec2::new(a, b), margin + spec[p.x] + spec[p.y]);
+        out = (t, IVec2::new(a, b), margin + pair_reach(spec, p.x, p.y));
     }
     out
 }
@@ -315,7 +316,7 @@ pub fn narrow_primitives(
     class_count: &Array<i32>,
     class_list: &Array<i32>,
     margin: f32,
-    spec: &Array<f32>,
+    spec: &Array<Vec4>,
     contacts: &mut Contacts,
 ) {
     let (t, p, m) = class_pair(
@@ -342,7 +343,7 @@ pub fn narrow_convex(
     class_count: &Array<i32>,
     class_list: &Array<i32>,
     margin: f32,
-    spec: &Array<f32>,
+    spec: &Array<Vec4>,
     contacts: &mut Contacts,
 ) {
     let (t, p, m) = class_pair(
@@ -370,7 +371,7 @@ pub fn narrow_terrain(
     class_count: &Array<i32>,
     class_list: &Array<i32>,
     margin: f32,
-    spec: &Array<f32>,
+    spec: &Array<Vec4>,
     contacts: &mut Contacts,
 ) {
     let (t, p, m) = class_pair(
