@@ -6,7 +6,7 @@
 //! ([`eval_jacobian`]), inverse dynamics by recursive Newton–Euler
 //! ([`inverse_dynamics`], [`bias_forces`]), the joint-space mass matrix by
 //! composite rigid bodies ([`mass_matrix`]), forward dynamics by a Cholesky
-//! solve ([`forward_dynamics`]) and a semi-implicit integrator with drives,
+//! solve ([`forward_dynamics`]), and a semi-implicit integrator with drives,
 //! damping, friction, armature and limits ([`FeatherstoneSolver`]). Every
 //! function launches kernels (CPU or CUDA, the model's device) and is
 //! differentiable through a [`weft::Tape`].
@@ -18,15 +18,18 @@
 //!
 //! What is borrowed and where Weft differs: the data layout is Warp/Newton's
 //! (`joint_q_start`, `joint_qd_start`, `articulation_start`, joint frames in
-//! parent and child), and the spatial algebra is in the world frame at the
-//! origin as in Warp's Featherstone integrator, but ordered (linear, angular)
-//! as everywhere in Weft. Warp recurses over a tree in one thread per
-//! articulation, updating arrays in place; Weft's tape refuses in-place
-//! updates (its adjoints replay a kernel after its writes), so here each
-//! joint's thread sums over its ancestors or descendants instead (`O(n d)`
-//! work for `n` joints of depth `d`, parallel over joints), and the Cholesky
-//! factorisation, which must update in place, runs off the tape with one step
-//! of iterative refinement on it carrying the exact derivatives
+//! parent and child), and the spatial algebra is Featherstone's and
+//! Pinocchio's: each joint's quantities in its child body's frame, other
+//! bodies' brought over by the transforms composed along the tree (Warp's
+//! Featherstone integrator works in the world frame at the origin, which in
+//! f32 costs precision that grows with a robot's distance from the origin),
+//! ordered (linear, angular) as everywhere in Weft. Warp recurses over a tree
+//! in one thread per articulation, updating arrays in place; Weft's tape
+//! refuses in-place updates (its adjoints replay a kernel after its writes),
+//! so here each joint's thread sums over its ancestors or descendants instead
+//! (`O(n d)` work for `n` joints of depth `d`, parallel over joints), and the
+//! Cholesky factorisation, which must update in place, runs off the tape with
+//! one step of iterative refinement on it carrying the exact derivatives
 //! ([`solve`]). Limits are stiff penalties, implicit in the step.
 
 #![deny(missing_docs)]

@@ -79,6 +79,7 @@ impl FeatherstoneSolver {
                 message: format!("must be finite and > 0, got {dt}"),
             });
         }
+        self.layout.check(model)?;
         crate::check_state(model, s_in)?;
         crate::check_state(model, s_out)?;
         let nd = model.joint_dof_count();

@@ -9,8 +9,7 @@
 //! generalized forces of that state's equation of motion (the cartpole has
 //! states whose bias is 1e-4 of its gravity torque, where a relative measure
 //! of the vector alone reads f32 rounding as 2e-4). The worst state per robot
-//! is printed and must be ≤ 1e-4 (issue 26's f32 bound), except where
-//! [`bound`] says otherwise and why.
+//! is printed and must be ≤ 1e-4 (issue 26's f32 bound).
 
 mod support;
 
@@ -20,19 +19,11 @@ use weft_articulation::{ArticulationLayout, bias_forces, forward_dynamics, mass_
 
 const TOLERANCE: f64 = 1e-4;
 
-/// The bound for `what` of `file`: the issue's, except the arm's q̈, which
-/// misses it (1.1e-4 measured). Not the solve: an f64 solve of Weft's own M
-/// and C on the host gives the same q̈, and M rounded to f32 alone gives
-/// 1e-8. Weft's M and C carry ~5e-7 relative error (spatial algebra about
-/// the world origin in f32: a link's inertia about the origin, `I_c + m|c|²`,
-/// is much larger than the small entries of M it yields), amplified by the
-/// arm's conditioning (light distal links, q̈ up to 5e4 rad/s² in the file).
-/// Pinned near the measurement so a regression fails.
-fn bound(file: &str, what: &str) -> f64 {
-    match (file, what) {
-        ("arm7.xml" | "arm7.urdf", "qdd") => 1.5e-4,
-        _ => TOLERANCE,
-    }
+/// The bound for `what` of `file`: the issue's for every robot. (The arm's
+/// q̈ missed it, 1.1e-4, while weft-articulation did its spatial algebra about
+/// the world origin in f32; in body frames it is 1.4e-6.)
+fn bound(_file: &str, _what: &str) -> f64 {
+    TOLERANCE
 }
 
 #[test]
