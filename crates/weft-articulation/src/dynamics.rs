@@ -22,10 +22,20 @@ use crate::kinematics::{
 use crate::{Result, layout::ArticulationLayout, scratch};
 
 /// The net wrench each joint's child body needs (in its own frame, about its
-/// origin): `I a + v ×* I v − f_ext`, with the body's acceleration `a` summed
-/// over its ancestors (`S q̈ + c`, brought over along the tree) from the
-/// base's `−g` (gravity as a base acceleration). `body_f` holds external
-/// wrenches per body (force at the centre of mass, torque; world), or nothing.
+/// origin), Newton–Euler with classical accelerations: `(m a − h × α −
+/// ω × (h × ω), I α + ω × I ω + h × a) − f_ext`, where `a` is the classical
+/// acceleration of the body frame's origin (from the base's `−g`, gravity as
+/// a base acceleration) and `α` the angular acceleration, summed over the
+/// ancestors' degrees of freedom (brought over along the tree). Each degree
+/// of freedom `d`, a twist `s_d` fixed in a frame `F` (the parent side of its
+/// joint, or the child for ball joints and free joints' rotations), adds
+/// `s_d q̈_d` and the velocity product `q̇_d (W_F × s_d + ω_d × v_F)` (`W_F`
+/// the angular velocity of `F`, `v_F` the origin's velocity relative to `F`)
+/// to `(a, α)`: no term of a frame's translation velocity appears, so the
+/// products that the spatial form `I c + v ×* I v` forms and cancels (a
+/// cart's `ẋ` times its pole's `θ̇`) are never formed and f32 keeps the small
+/// Coriolis terms. `body_f` holds external wrenches per body (force at the
+/// centre of mass, torque; world), or nothing.
 #[weft::kernel]
 pub fn eval_body_forces(
     model: &Model,
@@ -33,7 +43,7 @@ pub fn eval_body_forces(
     x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
     v: &Array<SpatialVector>,
-    c: &Array<SpatialVector>,
+    qd: &Array<f32>,
     qdd: &Array<f32>,
     body_f: &Array<SpatialVector>,
     f: &mut Array<SpatialVector>,
@@ -41,22 +51,61 @@ pub fn eval_body_forces(
     let j = tid();
     let b = model.joint_child[j];
     let rw = body_q[b].q;
-    let mut a = SpatialVector::new(quat_rotate_inv(rw, -model.gravity), Vec3::ZERO);
+    let w = v[j].bottom;
+    let mut a = quat_rotate_inv(rw, -model.gravity);
+    let mut alpha = Vec3::ZERO;
+    // Running from the body up: the angular velocity of the frame before the
+    // degrees of freedom passed so far, and the origin's velocity relative
+    // to it.
+    let mut w_run = w;
+    let mut v_rel = Vec3::ZERO;
     // The pose of j's child in the child body of joint k.
     let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
     let mut k = j;
     while k >= 0 {
-        let mut ak = c[k];
-        for d in model.joint_qd_start[k]..model.joint_qd_start[k + 1] {
-            ak += s[d] * qdd[d];
+        let kind = model.joint_type[k];
+        let ds = model.joint_qd_start[k];
+        let n = model.joint_qd_start[k + 1] - ds;
+        if kind == 2 || kind == 4 {
+            // Angular axes fixed in the child: the frame at entry.
+            let w_child = w_run;
+            let v_child = v_rel;
+            let mut nl = 0;
+            if kind == 4 {
+                nl = 3;
+            }
+            for d in ds + nl..ds + n {
+                let sd = motion_to_child(t, s[d]);
+                a += sd.top * qdd[d] + (cross(w_child, sd.top) + cross(sd.bottom, v_child)) * qd[d];
+                alpha += sd.bottom * qdd[d] + cross(w_child, sd.bottom) * qd[d];
+                v_rel += sd.top * qd[d];
+                w_run -= sd.bottom * qd[d];
+            }
+            // Free joints' linear axes are fixed in the parent.
+            for d in ds..ds + nl {
+                let sd = motion_to_child(t, s[d]);
+                a += sd.top * qdd[d] + cross(w_run, sd.top) * qd[d];
+                v_rel += sd.top * qd[d];
+            }
+        } else {
+            // A chain: each axis fixed in the frame before its own motion.
+            for step in 0..n {
+                let d = ds + n - 1 - step;
+                let sd = motion_to_child(t, s[d]);
+                v_rel += sd.top * qd[d];
+                w_run -= sd.bottom * qd[d];
+                a += sd.top * qdd[d] + (cross(w_run, sd.top) + cross(sd.bottom, v_rel)) * qd[d];
+                alpha += sd.bottom * qdd[d] + cross(w_run, sd.bottom) * qd[d];
+            }
         }
-        a += motion_to_child(t, ak);
         t = x_local[k] * t;
         k = model.joint_ancestor[k];
     }
     let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
-    let vj = v[j];
-    let mut fj = inertia_times(m, h, i, a) + spatial_cross_dual(vj, inertia_times(m, h, i, vj));
+    let mut fj = SpatialVector::new(
+        a * m - cross(h, alpha) - cross(w, cross(h, w)),
+        i * alpha + cross(w, i * w) + cross(h, a),
+    );
     if body_f.len() > 0 {
         let fe = body_f[b];
         let lin = quat_rotate_inv(rw, fe.top);
@@ -164,6 +213,7 @@ pub fn eval_mass_matrix(
 
 /// The arrays of one evaluation of the kinematics at `(q, q̇)`.
 pub(crate) struct Kinematics {
+    pub qd: Array<f32>,
     pub x_local: Array<Transform>,
     pub body_q: Array<Transform>,
     pub s: Array<SpatialVector>,
@@ -176,6 +226,7 @@ impl Kinematics {
     pub fn eval(model: &Model, q: &Array<f32>, qd: &Array<f32>) -> Result<Kinematics> {
         let nj = model.joint_count();
         let mut k = Kinematics {
+            qd: qd.share(),
             x_local: scratch::joint_transforms(model)?,
             body_q: scratch::poses(model)?,
             s: scratch::dof_vectors(model)?,
@@ -210,7 +261,7 @@ impl Kinematics {
                 &self.x_local,
                 &self.s,
                 &self.v,
-                &self.c,
+                &self.qd,
                 qdd,
                 body_f,
                 &mut f,

@@ -30,11 +30,7 @@ pub fn eval_joint_transforms(model: &Model, q: &Array<f32>, x_local: &mut Array<
 /// `body_q[child]` of every joint from the transforms of
 /// [`eval_joint_transforms`].
 #[weft::kernel]
-pub fn eval_body_poses(
-    model: &Model,
-    x_local: &Array<Transform>,
-    body_q: &mut Array<Transform>,
-) {
+pub fn eval_body_poses(model: &Model, x_local: &Array<Transform>, body_q: &mut Array<Transform>) {
     let j = tid();
     body_q[model.joint_child[j]] = child_pose(model, x_local, j);
 }
@@ -276,6 +272,14 @@ pub fn eval_jacobian(
     eval_joint_transforms::launch(nj, model, q, &mut x_local)?;
     eval_body_poses::launch(nj, model, &x_local, &mut body_q)?;
     eval_motion_subspace::launch(nj, model, q, &mut s)?;
-    eval_jacobians::launch(nj, model, &layout.jac_start, &body_q, &x_local, &s, &mut jac)?;
+    eval_jacobians::launch(
+        nj,
+        model,
+        &layout.jac_start,
+        &body_q,
+        &x_local,
+        &s,
+        &mut jac,
+    )?;
     Ok(jac)
 }
