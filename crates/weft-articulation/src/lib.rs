@@ -8,8 +8,9 @@
 //! composite rigid bodies ([`mass_matrix`]), forward dynamics by a Cholesky
 //! solve ([`forward_dynamics`]), and a semi-implicit integrator with drives,
 //! damping, friction, armature and limits ([`FeatherstoneSolver`]). Every
-//! function launches kernels (CPU or CUDA, the model's device) and is
-//! differentiable through a [`weft::Tape`].
+//! function launches kernels (CPU or CUDA, the model's device); all but the
+//! inverse kinematics ([`eval_ik`]) are differentiable through
+//! a [`weft::Tape`].
 //!
 //! Joints and their coordinates are weft-sim's ([`weft_sim::JointDesc`] has
 //! the conventions: frames, the order of `joint_q`/`joint_qd` per joint
@@ -31,12 +32,16 @@
 //! Cholesky factorisation, which must update in place, runs off the tape with
 //! one step of iterative refinement on it carrying the exact derivatives
 //! ([`solve`]). Limits are stiff penalties, implicit in the step.
+//!
+//! Kinematics the other way: [`eval_ik`] recovers joint coordinates and
+//! velocities from body poses and velocities.
 
 #![deny(missing_docs)]
 
 pub mod drives;
 pub mod dynamics;
 pub mod integrate;
+pub mod joint_coords;
 pub mod joint_math;
 pub mod kinematics;
 mod layout;
@@ -45,6 +50,7 @@ pub mod solve;
 mod solver;
 
 pub use dynamics::{bias_forces, inverse_dynamics, mass_matrix};
+pub use joint_coords::eval_ik;
 pub use kinematics::{eval_fk, eval_jacobian};
 pub use layout::ArticulationLayout;
 pub use solve::forward_dynamics;
