@@ -9,7 +9,7 @@
 //! solve ([`forward_dynamics`]), and a semi-implicit integrator with drives,
 //! damping, friction, armature and limits ([`FeatherstoneSolver`]). Every
 //! function launches kernels (CPU or CUDA, the model's device); all but the
-//! inverse kinematics ([`eval_ik`]) are differentiable through
+//! inverse kinematics ([`eval_ik`], [`IkSolver`]) are differentiable through
 //! a [`weft::Tape`].
 //!
 //! Joints and their coordinates are weft-sim's ([`weft_sim::JointDesc`] has
@@ -34,12 +34,15 @@
 //! ([`solve`]). Limits are stiff penalties, implicit in the step.
 //!
 //! Kinematics the other way: [`eval_ik`] recovers joint coordinates and
-//! velocities from body poses and velocities.
+//! velocities from body poses and velocities, and [`IkSolver`] moves batches
+//! of coordinate vectors towards end-effector targets (damped least squares).
 
 #![deny(missing_docs)]
 
 pub mod drives;
 pub mod dynamics;
+pub mod ik_kernels;
+mod ik_solver;
 pub mod integrate;
 pub mod joint_coords;
 pub mod joint_math;
@@ -50,6 +53,7 @@ pub mod solve;
 mod solver;
 
 pub use dynamics::{bias_forces, inverse_dynamics, mass_matrix};
+pub use ik_solver::{IkSolver, IkTarget};
 pub use joint_coords::eval_ik;
 pub use kinematics::{eval_fk, eval_jacobian};
 pub use layout::ArticulationLayout;
