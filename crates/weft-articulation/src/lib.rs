@@ -6,7 +6,8 @@
 //! ([`eval_jacobian`]), inverse dynamics by recursive Newton–Euler
 //! ([`inverse_dynamics`], [`bias_forces`]), the joint-space mass matrix by
 //! composite rigid bodies ([`mass_matrix`]), forward dynamics by a Cholesky
-//! solve ([`forward_dynamics`]), and a semi-implicit integrator with drives,
+//! solve ([`forward_dynamics`]) or by articulated bodies
+//! ([`forward_dynamics_aba`]), and a semi-implicit integrator with drives,
 //! damping, friction, armature and limits ([`FeatherstoneSolver`]). Every
 //! function launches kernels (CPU or CUDA, the model's device); all but the
 //! inverse kinematics ([`eval_ik`], [`IkSolver`]) are differentiable through
@@ -31,7 +32,9 @@
 //! (`O(n d)` work for `n` joints of depth `d`, parallel over joints), and the
 //! Cholesky factorisation, which must update in place, runs off the tape with
 //! one step of iterative refinement on it carrying the exact derivatives
-//! ([`solve`]). Limits are stiff penalties, implicit in the step.
+//! ([`solve`]). The articulated-body algorithm ([`forward_dynamics_aba`],
+//! `O(n)`) runs one launch per tree level instead. Limits are stiff
+//! penalties, implicit in the step.
 //!
 //! Kinematics the other way: [`eval_ik`] recovers joint coordinates and
 //! velocities from body poses and velocities, and [`IkSolver`] moves batches
@@ -39,6 +42,7 @@
 
 #![deny(missing_docs)]
 
+pub mod aba;
 pub mod drives;
 pub mod dynamics;
 pub mod ik_kernels;
@@ -52,6 +56,7 @@ mod scratch;
 pub mod solve;
 mod solver;
 
+pub use aba::{AbaLayout, forward_dynamics_aba};
 pub use dynamics::{bias_forces, inverse_dynamics, mass_matrix};
 pub use ik_solver::{IkSolver, IkTarget};
 pub use joint_coords::eval_ik;
