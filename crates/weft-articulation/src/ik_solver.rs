@@ -216,7 +216,7 @@ impl IkSolver {
         crate::check_len("q", q.len(), np * model.joint_coord_count())?;
         crate::check_len("positions", positions.len(), np * nt)?;
         let any_rot = self.targets.iter().any(|t| t.orientation);
-        if any_rot || orientations.len() != 0 {
+        if any_rot || !orientations.is_empty() {
             crate::check_len("orientations", orientations.len(), np * nt)?;
         }
         if self.body_q.len() != np * model.body_count()
