@@ -1,6 +1,7 @@
 //! Articulations on CUDA against the CPU: forward kinematics, the mass
 //! matrix, forward dynamics (composite rigid bodies and articulated bodies),
-//! a Featherstone rollout with drives and limits, inverse kinematics
+//! Featherstone rollouts with drives and limits (either forward dynamics),
+//! inverse kinematics
 //! (`eval_ik`, the batched `IkSolver`), and the gradients of the rollout and
 //! of the articulated-body algorithm through the tape (skipped without CUDA;
 //! failing then when `WEFT_REQUIRE_CUDA=1`). Every kernel's PTX and adjoint
@@ -8,8 +9,8 @@
 
 use weft::prelude::*;
 use weft_articulation::{
-    AbaLayout, ArticulationLayout, FeatherstoneSolver, IkSolver, IkTarget, eval_fk, eval_ik,
-    forward_dynamics, forward_dynamics_aba, mass_matrix,
+    AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, IkSolver, IkTarget,
+    eval_fk, eval_ik, forward_dynamics, forward_dynamics_aba, mass_matrix,
 };
 use weft_examples::devices::{assert_grads, cuda};
 use weft_sim::{BodyDesc, BodyMass, Control, JointDesc, Model, ModelBuilder, State};
@@ -140,8 +141,22 @@ fn results(device: Device) -> Vec<f32> {
     )
     .unwrap();
     out.extend(q.to_vec());
-    let mut solver = FeatherstoneSolver::new(&model).unwrap();
     let control = Control::new(&model).unwrap();
+    // 50 steps stepped with the articulated-body algorithm, from the same
+    // state as the 200 below.
+    let mut a = State::new(&model).unwrap();
+    let mut a_next = State::new(&model).unwrap();
+    let mut aba_solver =
+        FeatherstoneSolver::with_dynamics(&model, ForwardDynamics::ArticulatedBody).unwrap();
+    for _ in 0..50 {
+        aba_solver
+            .step(&model, &a, &mut a_next, &control, 2e-3)
+            .unwrap();
+        std::mem::swap(&mut a, &mut a_next);
+    }
+    out.extend(a.joint_q.to_vec());
+    out.extend(a.joint_qd.to_vec());
+    let mut solver = FeatherstoneSolver::new(&model).unwrap();
     let mut next = State::new(&model).unwrap();
     for _ in 0..200 {
         solver.step(&model, &s, &mut next, &control, 2e-3).unwrap();
@@ -260,6 +275,7 @@ fn every_articulation_kernel_has_ptx() {
             integrate::integrate_joints,
             integrate::advance_coordinates,
             aba::aba_backward_level,
+            aba::eval_local_wrenches,
             aba::aba_forward_level,
             joint_coords::eval_joint_coords,
             ik_kernels::eval_batch_kinematics,

@@ -60,22 +60,24 @@ pub fn blocks_to_parent(t: Transform, a: Mat3, b: Mat3, c: Mat3) -> (Mat3, Mat3,
 /// joint's articulated inertia and bias force (its child body's, plus its
 /// children's projected ones `next_*` from the level below, brought into its
 /// frame), projected through its degrees of freedom from the last to the
-/// first. Writes per degree of freedom `U = I s`, and `D = sᵀ U + armature`,
-/// `u = τ − sᵀ p` (at `2d`, `2d + 1` of `dof_db`) and, per joint, the
-/// projected `(A, B, C)` (at `3j..3j + 3` of `out_i`) and `p` that the
-/// parent's level reads. Children are
-/// `child_list[child_start[j]..child_start[j + 1]]`.
+/// first. Writes per degree of freedom `U = I s`, and `D = sᵀ U + diag`
+/// (the armature, or the solver's implicit diagonal), `u = τ − sᵀ p` (at
+/// `2d`, `2d + 1` of `dof_db`) and, per joint, the projected `(A, B, C)` (at
+/// `3j..3j + 3` of `out_i`) and `p` that the parent's level reads. `fext`
+/// holds each child body's external wrench in its frame (or nothing). The
+/// children of `j` are `children[children[j]..children[j + 1]]`.
 #[weft::kernel]
 pub fn aba_backward_level(
     model: &Model,
     joints: &Array<i32>,
-    child_start: &Array<i32>,
-    child_list: &Array<i32>,
+    children: &Array<i32>,
     x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
     v: &Array<SpatialVector>,
     c: &Array<SpatialVector>,
     tau: &Array<f32>,
+    diag_d: &Array<f32>,
+    fext: &Array<SpatialVector>,
     next_i: &Array<Mat3>,
     next_p: &Array<SpatialVector>,
     dof_u: &mut Array<SpatialVector>,
@@ -94,8 +96,11 @@ pub fn aba_backward_level(
     let mut ic = i;
     let vj = v[j];
     let mut p = spatial_cross_dual(vj, blocks_times(ia, ib, ic, vj));
-    for k in child_start[j]..child_start[j + 1] {
-        let ch = child_list[k];
+    if fext.len() > 0 {
+        p -= fext[j];
+    }
+    for k in children[j]..children[j + 1] {
+        let ch = children[k];
         let t = x_local[ch];
         let (xa, xb, xc) =
             blocks_to_parent(t, next_i[3 * ch], next_i[3 * ch + 1], next_i[3 * ch + 2]);
@@ -110,7 +115,7 @@ pub fn aba_backward_level(
         let d = ds + n - 1 - step;
         let sd = s[d];
         let u = blocks_times(ia, ib, ic, sd);
-        let pivot = dot(sd, u) + model.joint_armature[d];
+        let pivot = dot(sd, u) + diag_d[d];
         let bias = tau[d] - dot(sd, p);
         dof_u[d] = u;
         dof_db[2 * d] = pivot;
@@ -124,6 +129,26 @@ pub fn aba_backward_level(
     out_i[3 * j + 1] = ib;
     out_i[3 * j + 2] = ic;
     out_p[j] = p + blocks_times(ia, ib, ic, c[j]);
+}
+
+/// Each joint's child body's external wrench `body_f` (force at the centre
+/// of mass, torque; world) in the body's frame about its origin.
+#[weft::kernel]
+pub fn eval_local_wrenches(
+    model: &Model,
+    body_q: &Array<Transform>,
+    body_f: &Array<SpatialVector>,
+    fext: &mut Array<SpatialVector>,
+) {
+    let j = tid();
+    let b = model.joint_child[j];
+    let r = body_q[b].q;
+    let fe = body_f[b];
+    let lin = quat_rotate_inv(r, fe.top);
+    fext[j] = SpatialVector::new(
+        lin,
+        quat_rotate_inv(r, fe.bottom) + cross(model.body_com[b], lin),
+    );
 }
 
 /// The root-to-leaf pass for the joints `joints` of one tree level: the
@@ -163,8 +188,7 @@ pub fn aba_forward_level(
 /// model for [`forward_dynamics_aba`].
 pub struct AbaLayout {
     levels: Vec<Array<i32>>,
-    child_start: Array<i32>,
-    child_list: Array<i32>,
+    children: Array<i32>,
     joints: usize,
     dofs: usize,
 }
@@ -194,16 +218,16 @@ impl AbaLayout {
                 .collect();
             levels.push(Array::try_from_slice(device, &js)?);
         }
-        let mut start = vec![0i32];
-        let mut list = Vec::new();
-        for ch in &children {
-            list.extend(ch);
-            start.push(list.len() as i32);
+        // Offsets of each joint's children (nj + 1 of them), then the lists.
+        let mut flat = vec![0i32; nj + 1];
+        for (j, ch) in children.iter().enumerate() {
+            flat[j] = flat.len() as i32;
+            flat.extend(ch);
         }
+        flat[nj] = flat.len() as i32;
         Ok(AbaLayout {
             levels,
-            child_start: Array::try_from_slice(device, &start)?,
-            child_list: Array::try_from_slice(device, &list)?,
+            children: Array::try_from_slice(device, &flat)?,
             joints: nj,
             dofs: model.joint_dof_count(),
         })
@@ -214,7 +238,7 @@ impl AbaLayout {
         self.levels.len()
     }
 
-    fn check(&self, model: &Model) -> Result<()> {
+    pub(crate) fn check(&self, model: &Model) -> Result<()> {
         if (self.joints, self.dofs) == (model.joint_count(), model.joint_dof_count()) {
             Ok(())
         } else {
@@ -246,12 +270,33 @@ pub fn forward_dynamics_aba(
     let nd = model.joint_dof_count();
     crate::check_len("tau", tau.len(), nd)?;
     layout.check(model)?;
+    let kin = Kinematics::eval(model, q, qd)?;
+    let none = scratch::vectors(model, 0)?;
+    accelerations(model, layout, &kin, tau, &model.joint_armature, &none)
+}
+
+/// `q̈` by ABA from evaluated kinematics: efforts `tau`, the diagonal `diag`
+/// added to each pivot (armature and implicit terms), external wrenches
+/// `body_f` per body (or empty). For [`forward_dynamics_aba`] and the
+/// [`FeatherstoneSolver`](crate::FeatherstoneSolver).
+pub(crate) fn accelerations(
+    model: &Model,
+    layout: &AbaLayout,
+    kin: &Kinematics,
+    tau: &Array<f32>,
+    diag: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+) -> Result<Array<f32>> {
+    let (nj, nd) = (model.joint_count(), model.joint_dof_count());
     let mut qdd = scratch::floats(model, nd)?;
-    let nj = model.joint_count();
     if nj == 0 {
         return Ok(qdd);
     }
-    let kin = Kinematics::eval(model, q, qd)?;
+    let mut fext = scratch::vectors(model, 0)?;
+    if !body_f.is_empty() {
+        fext = scratch::joint_vectors(model)?;
+        eval_local_wrenches::launch(nj, model, &kin.body_q, body_f, &mut fext)?;
+    }
     let mut dof_u = scratch::dof_vectors(model)?;
     let mut dof_db = scratch::floats(model, 2 * nd)?;
     // Per level: the projected inertia blocks and bias the level above reads.
@@ -267,13 +312,14 @@ pub fn forward_dynamics_aba(
             joints.len(),
             model,
             joints,
-            &layout.child_start,
-            &layout.child_list,
+            &layout.children,
             &kin.x_local,
             &kin.s,
             &kin.v,
             &kin.c,
             tau,
+            diag,
+            &fext,
             &next.0,
             &next.1,
             &mut dof_u,

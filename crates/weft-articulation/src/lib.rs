@@ -63,7 +63,7 @@ pub use joint_coords::eval_ik;
 pub use kinematics::{eval_fk, eval_jacobian};
 pub use layout::ArticulationLayout;
 pub use solve::forward_dynamics;
-pub use solver::FeatherstoneSolver;
+pub use solver::{FeatherstoneSolver, ForwardDynamics};
 
 use weft::Array;
 use weft_sim::{Model, SimError, State};
