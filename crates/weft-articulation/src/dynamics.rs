@@ -30,12 +30,13 @@ use crate::{Result, layout::ArticulationLayout, scratch};
 /// of freedom `d`, a twist `s_d` fixed in a frame `F` (the parent side of its
 /// joint, or the child for ball joints and free joints' rotations), adds
 /// `s_d q̈_d` and the velocity product `q̇_d (W_F × s_d + ω_d × v_F)` (`W_F`
-/// the angular velocity of `F`, `v_F` the origin's velocity relative to `F`)
-/// to `(a, α)`: no term of a frame's translation velocity appears, so the
-/// products that the spatial form `I c + v ×* I v` forms and cancels (a
-/// cart's `ẋ` times its pole's `θ̇`) are never formed and f32 keeps the small
-/// Coriolis terms. `body_f` holds external wrenches per body (force at the
-/// centre of mass, torque; world), or nothing.
+/// the angular velocity of `F`, summed from the root down from `w_parent`;
+/// `v_F` the origin's velocity relative to `F`) to `(a, α)`: no term of a
+/// frame's translation velocity appears, so the products that the spatial
+/// form `I c + v ×* I v` forms and cancels (a cart's `ẋ` times its pole's
+/// `θ̇`) are never formed and f32 keeps the small Coriolis terms, in the
+/// values and in their adjoints. `body_f` holds external wrenches per body
+/// (force at the centre of mass, torque; world), or nothing.
 #[weft::kernel]
 pub fn eval_body_forces(
     model: &Model,
@@ -43,6 +44,7 @@ pub fn eval_body_forces(
     x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
     v: &Array<SpatialVector>,
+    w_parent: &Array<Vec3>,
     qd: &Array<f32>,
     qdd: &Array<f32>,
     body_f: &Array<SpatialVector>,
@@ -54,48 +56,54 @@ pub fn eval_body_forces(
     let w = v[j].bottom;
     let mut a = quat_rotate_inv(rw, -model.gravity);
     let mut alpha = Vec3::ZERO;
-    // Running from the body up: the angular velocity of the frame before the
-    // degrees of freedom passed so far, and the origin's velocity relative
-    // to it.
-    let mut w_run = w;
+    // The origin's velocity relative to the frames passed so far.
     let mut v_rel = Vec3::ZERO;
     // The pose of j's child in the child body of joint k.
     let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
     let mut k = j;
     while k >= 0 {
+        // The angular velocity of joint k's parent body, in j's frame.
+        let wl = quat_rotate_inv(t.q, w_parent[k]);
         let kind = model.joint_type[k];
         let ds = model.joint_qd_start[k];
         let n = model.joint_qd_start[k + 1] - ds;
         if kind == 2 || kind == 4 {
-            // Angular axes fixed in the child: the frame at entry.
-            let w_child = w_run;
-            let v_child = v_rel;
             let mut nl = 0;
             if kind == 4 {
                 nl = 3;
             }
+            // Angular axes fixed in the child: its angular velocity, and the
+            // origin's velocity relative to it.
+            let mut wk = wl;
+            for d in ds + nl..ds + n {
+                wk += motion_to_child(t, s[d]).bottom * qd[d];
+            }
+            let v_child = v_rel;
             for d in ds + nl..ds + n {
                 let sd = motion_to_child(t, s[d]);
-                a += sd.top * qdd[d] + (cross(w_child, sd.top) + cross(sd.bottom, v_child)) * qd[d];
-                alpha += sd.bottom * qdd[d] + cross(w_child, sd.bottom) * qd[d];
+                a += sd.top * qdd[d] + (cross(wk, sd.top) + cross(sd.bottom, v_child)) * qd[d];
+                alpha += sd.bottom * qdd[d] + cross(wk, sd.bottom) * qd[d];
                 v_rel += sd.top * qd[d];
-                w_run -= sd.bottom * qd[d];
             }
             // Free joints' linear axes are fixed in the parent.
             for d in ds..ds + nl {
                 let sd = motion_to_child(t, s[d]);
-                a += sd.top * qdd[d] + cross(w_run, sd.top) * qd[d];
+                a += sd.top * qdd[d] + cross(wl, sd.top) * qd[d];
                 v_rel += sd.top * qd[d];
             }
         } else {
-            // A chain: each axis fixed in the frame before its own motion.
+            // A chain: each axis fixed in the frame before its own motion,
+            // which turns with the parent and the joint's earlier axes.
             for step in 0..n {
                 let d = ds + n - 1 - step;
                 let sd = motion_to_child(t, s[d]);
                 v_rel += sd.top * qd[d];
-                w_run -= sd.bottom * qd[d];
-                a += sd.top * qdd[d] + (cross(w_run, sd.top) + cross(sd.bottom, v_rel)) * qd[d];
-                alpha += sd.bottom * qdd[d] + cross(w_run, sd.bottom) * qd[d];
+                let mut wf = wl;
+                for e in ds..d {
+                    wf += motion_to_child(t, s[e]).bottom * qd[e];
+                }
+                a += sd.top * qdd[d] + (cross(wf, sd.top) + cross(sd.bottom, v_rel)) * qd[d];
+                alpha += sd.bottom * qdd[d] + cross(wf, sd.bottom) * qd[d];
             }
         }
         t = x_local[k] * t;
@@ -219,6 +227,7 @@ pub(crate) struct Kinematics {
     pub s: Array<SpatialVector>,
     pub v: Array<SpatialVector>,
     pub c: Array<SpatialVector>,
+    pub w_parent: Array<Vec3>,
 }
 
 impl Kinematics {
@@ -232,12 +241,22 @@ impl Kinematics {
             s: scratch::dof_vectors(model)?,
             v: scratch::joint_vectors(model)?,
             c: scratch::joint_vectors(model)?,
+            w_parent: scratch::vec3s(model, model.joint_count())?,
         };
         if nj > 0 {
             eval_joint_transforms::launch(nj, model, q, &mut k.x_local)?;
             eval_body_poses::launch(nj, model, &k.x_local, &mut k.body_q)?;
             eval_motion_subspace::launch(nj, model, q, &mut k.s)?;
-            eval_joint_velocities::launch(nj, model, &k.x_local, qd, &k.s, &mut k.v, &mut k.c)?;
+            eval_joint_velocities::launch(
+                nj,
+                model,
+                &k.x_local,
+                qd,
+                &k.s,
+                &mut k.v,
+                &mut k.c,
+                &mut k.w_parent,
+            )?;
         }
         Ok(k)
     }
@@ -261,6 +280,7 @@ impl Kinematics {
                 &self.x_local,
                 &self.s,
                 &self.v,
+                &self.w_parent,
                 &self.qd,
                 qdd,
                 body_f,

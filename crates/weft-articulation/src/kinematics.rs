@@ -98,10 +98,11 @@ pub fn write_motion_subspace(
     }
 }
 
-/// Each joint's child twist `v` and its velocity-product acceleration
-/// `c = Ṡ q̇` (Featherstone's `cⱼ`), both in the child body's frame: for each
-/// coordinate, the twist of the frame its axis is fixed in, crossed with its
-/// motion. The ancestors' twists are brought over along the tree.
+/// Each joint's child twist `v`, its velocity-product acceleration
+/// `c = Ṡ q̇` (Featherstone's `cⱼ`) and the parent body's angular velocity
+/// `w_parent`, all in the child body's frame: for `c`, for each coordinate,
+/// the twist of the frame its axis is fixed in, crossed with its motion. The
+/// ancestors' twists are brought over along the tree.
 #[weft::kernel]
 pub fn eval_joint_velocities(
     model: &Model,
@@ -110,6 +111,7 @@ pub fn eval_joint_velocities(
     s: &Array<SpatialVector>,
     v: &mut Array<SpatialVector>,
     c: &mut Array<SpatialVector>,
+    w_parent: &mut Array<Vec3>,
 ) {
     let j = tid();
     let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
@@ -147,6 +149,7 @@ pub fn eval_joint_velocities(
     }
     v[j] = vc;
     c[j] = cj;
+    w_parent[j] = vp.bottom;
 }
 
 /// `body_qd[child]` (linear velocity of the centre of mass, angular velocity;
@@ -236,16 +239,26 @@ pub fn eval_fk(model: &Model, state: &mut State) -> Result<()> {
         return Ok(());
     }
     crate::check_state(model, state)?;
-    let (mut x_local, mut s, mut v, mut c) = (
+    let (mut x_local, mut s, mut v, mut c, mut w_parent) = (
         scratch::joint_transforms(model)?,
         scratch::dof_vectors(model)?,
         scratch::joint_vectors(model)?,
         scratch::joint_vectors(model)?,
+        scratch::vec3s(model, nj)?,
     );
     eval_joint_transforms::launch(nj, model, &state.joint_q, &mut x_local)?;
     eval_body_poses::launch(nj, model, &x_local, &mut state.body_q)?;
     eval_motion_subspace::launch(nj, model, &state.joint_q, &mut s)?;
-    eval_joint_velocities::launch(nj, model, &x_local, &state.joint_qd, &s, &mut v, &mut c)?;
+    eval_joint_velocities::launch(
+        nj,
+        model,
+        &x_local,
+        &state.joint_qd,
+        &s,
+        &mut v,
+        &mut c,
+        &mut w_parent,
+    )?;
     eval_body_velocities::launch(nj, model, &state.body_q, &v, &mut state.body_qd)?;
     Ok(())
 }

@@ -10,8 +10,7 @@
 //! respect to Weft's four quaternion entries.
 //!
 //! Error measure: per matrix, `max |weft − ref| / max |ref|`; the worst over
-//! the stored states is printed per robot and must be ≤ 1e-4 (issue 26),
-//! except where [`bound`] says otherwise and why.
+//! the stored states is printed per robot and must be ≤ 1e-4 (issue 26).
 
 mod support;
 
@@ -23,20 +22,12 @@ use weft_import::JointKind;
 
 const TOLERANCE: f64 = 1e-4;
 
-/// The bound for `what` of `file`: the issue's, except where Weft misses it
-/// (pinned near the measurement so a regression fails). The cartpole's
-/// ∂q̈/∂q̇, 1.5e-4, in a state where the matrix is tiny (θ̇ = 0.004 rad/s,
-/// largest entry 2.6e-4): its ∂/∂ẋ column is now exactly zero (the
-/// velocity products use no frame's translation velocity), but f32 leaves
-/// ∂C_θ/∂θ̇ at −4e-10 instead of 0 (3e-6 of ∂C_x/∂θ̇), which M⁻¹ (84 for the
-/// pole) turns into 3.8e-8 rad/s² per rad/s. (Before weft-articulation moved
-/// its algebra from the world origin into body frames and to classical
-/// accelerations this was 9.5e-4, and the arm's ∂q̈/∂q 2.7e-3.)
-fn bound(file: &str, what: &str) -> f64 {
-    match (file, what) {
-        ("cartpole.xml", "d/dqd") => 2.5e-4,
-        _ => TOLERANCE,
-    }
+/// The bound for `what` of `file`: the issue's for every robot. (Before
+/// weft-articulation moved its algebra from the world origin into body frames
+/// and its bias forces to classical accelerations, the arm's ∂q̈/∂q was
+/// 2.7e-3 and the cartpole's ∂q̈/∂q̇ 9.5e-4; now 1.6e-5 and 6.8e-6.)
+fn bound(_file: &str, _what: &str) -> f64 {
+    TOLERANCE
 }
 
 /// The three Jacobians `∂q̈/∂q` (tangent, nv × nv), `∂q̈/∂q̇`, `∂q̈/∂τ`, rows
