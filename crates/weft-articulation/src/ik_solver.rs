@@ -234,7 +234,6 @@ impl IkSolver {
         let none = Array::<Quat>::try_zeros(model.device(), [0])?;
         let orientations = if any_rot { orientations } else { &none };
         Tape::pause(|| -> Result<()> {
-            self.q_next.copy_from(q)?;
             for _ in 0..self.iterations {
                 eval_batch_kinematics::launch(np * nj, model, q, &mut self.body_q, &mut self.s)?;
                 eval_target_errors::launch(
@@ -264,7 +263,9 @@ impl IkSolver {
                     &mut self.dq,
                 )?;
                 apply_ik_step::launch(np * nj, model, q, &self.dq, &mut self.q_next)?;
-                std::mem::swap(q, &mut self.q_next);
+                // Copied back rather than swapped: `q` keeps its own buffer
+                // (and whatever shares it, such as a state's `joint_q`).
+                q.copy_from(&self.q_next)?;
             }
             Ok(())
         })

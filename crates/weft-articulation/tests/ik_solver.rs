@@ -169,6 +169,37 @@ fn unreachable_target_ends_at_the_closest_reachable_point() {
 }
 
 #[test]
+fn ik_solver_writes_into_the_callers_array() {
+    // A state's joint_q shared with the solver's q sees the result, whatever
+    // the number of iterations.
+    let (model, link) = arm7();
+    let goal = hand_pose(&model, link, &[0.3, 0.5, -0.2, -1.2, 0.1, 1.5, 0.4]).0;
+    for iterations in [1, 40, 41] {
+        let mut ik = IkSolver::new(&model, 1, &[IkTarget::position(link, HAND)]).unwrap();
+        ik.iterations = iterations;
+        let mut state = State::new(&model).unwrap();
+        state.joint_q = Array::from_vec(Device::Cpu, vec![0.0, 0.3, 0.0, -1.5, 0.0, 1.8, 0.0]);
+        let mut q = state.joint_q.share();
+        ik.solve(
+            &model,
+            &mut q,
+            &Array::from_slice(Device::Cpu, &[goal]),
+            &Array::from_vec(Device::Cpu, vec![]),
+        )
+        .unwrap();
+        assert_eq!(
+            state.joint_q.to_vec(),
+            q.to_vec(),
+            "{iterations} iterations"
+        );
+        if iterations > 1 {
+            let err = (hand_pose(&model, link, &state.joint_q.to_vec()).0 - goal).length();
+            assert!(err < 1e-4, "{iterations} iterations: {err}");
+        }
+    }
+}
+
+#[test]
 fn ik_solver_refuses_bad_input() {
     let (model, link) = arm7();
     let e = |r: Result<IkSolver, weft_sim::SimError>| r.err().map(|e| e.to_string());
