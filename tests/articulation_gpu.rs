@@ -1,12 +1,16 @@
 //! Articulations on CUDA against the CPU: forward kinematics, the mass
-//! matrix, forward dynamics, a Featherstone rollout with drives and limits,
-//! and its gradient through the tape (skipped without CUDA; failing then when
-//! `WEFT_REQUIRE_CUDA=1`). Every kernel's PTX and adjoint PTX are checked
-//! without a GPU too.
+//! matrix, forward dynamics (composite rigid bodies and articulated bodies),
+//! Featherstone rollouts with drives and limits (either forward dynamics),
+//! inverse kinematics
+//! (`eval_ik`, the batched `IkSolver`), and the gradients of the rollout and
+//! of the articulated-body algorithm through the tape (skipped without CUDA;
+//! failing then when `WEFT_REQUIRE_CUDA=1`). Every kernel's PTX and adjoint
+//! PTX are checked without a GPU too.
 
 use weft::prelude::*;
 use weft_articulation::{
-    ArticulationLayout, FeatherstoneSolver, eval_fk, forward_dynamics, mass_matrix,
+    AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, IkSolver, IkTarget,
+    eval_fk, eval_ik, forward_dynamics, forward_dynamics_aba, mass_matrix,
 };
 use weft_examples::devices::{assert_grads, cuda};
 use weft_sim::{BodyDesc, BodyMass, Control, JointDesc, Model, ModelBuilder, State};
@@ -100,8 +104,59 @@ fn results(device: Device) -> Vec<f32> {
             .unwrap()
             .to_vec(),
     );
-    let mut solver = FeatherstoneSolver::new(&model).unwrap();
+    let aba = AbaLayout::new(&model).unwrap();
+    out.extend(
+        forward_dynamics_aba(&model, &aba, &s.joint_q, &s.joint_qd, &tau)
+            .unwrap()
+            .to_vec(),
+    );
+    // Coordinates and velocities back from the poses (from zero coordinates,
+    // identity quaternions).
+    let mut back = State::new(&model).unwrap();
+    back.body_q.copy_from(&s.body_q).unwrap();
+    back.body_qd.copy_from(&s.body_qd).unwrap();
+    eval_ik(&model, &mut back).unwrap();
+    out.extend(back.joint_q.to_vec());
+    out.extend(back.joint_qd.to_vec());
+    // Four IK problems: the last link's pose to targets around its own.
+    let tip = model.joint_child.to_vec()[5] as usize;
+    let mut ik =
+        IkSolver::new(&model, 4, &[IkTarget::pose(tip, Vec3::new(0.05, 0.0, 0.0))]).unwrap();
+    ik.iterations = 20;
+    let pose = s.body_q.to_vec()[tip];
+    let goals: Vec<Vec3> = (0..4)
+        .map(|k| {
+            pose.p + pose.q * Vec3::new(0.05, 0.0, 0.0) + Vec3::new(0.02 * k as f32, -0.03, 0.01)
+        })
+        .collect();
+    let turns: Vec<Quat> = (0..4)
+        .map(|k| Quat::from_rotation_z(0.1 * k as f32) * pose.q)
+        .collect();
+    let mut q = Array::from_vec(device, s.joint_q.to_vec().repeat(4));
+    ik.solve(
+        &model,
+        &mut q,
+        &Array::from_vec(device, goals),
+        &Array::from_vec(device, turns),
+    )
+    .unwrap();
+    out.extend(q.to_vec());
     let control = Control::new(&model).unwrap();
+    // 50 steps stepped with the articulated-body algorithm, from the same
+    // state as the 200 below.
+    let mut a = State::new(&model).unwrap();
+    let mut a_next = State::new(&model).unwrap();
+    let mut aba_solver =
+        FeatherstoneSolver::with_dynamics(&model, ForwardDynamics::ArticulatedBody).unwrap();
+    for _ in 0..50 {
+        aba_solver
+            .step(&model, &a, &mut a_next, &control, 2e-3)
+            .unwrap();
+        std::mem::swap(&mut a, &mut a_next);
+    }
+    out.extend(a.joint_q.to_vec());
+    out.extend(a.joint_qd.to_vec());
+    let mut solver = FeatherstoneSolver::new(&model).unwrap();
     let mut next = State::new(&model).unwrap();
     for _ in 0..200 {
         solver.step(&model, &s, &mut next, &control, 2e-3).unwrap();
@@ -166,11 +221,43 @@ fn cuda_gradients_match_cpu() {
     assert_grads("Featherstone rollout gradient", &c, &rollout_gradient(gpu));
 }
 
+/// The gradient of a weighted sum of the articulated-body `q̈` with respect
+/// to `q`, `q̇` and `τ`, on `device`.
+fn aba_gradient(device: Device) -> Vec<f32> {
+    let model = robot(device);
+    let aba = AbaLayout::new(&model).unwrap();
+    let nd = model.joint_dof_count();
+    let q = Array::from_vec(device, model.joint_q.to_vec()).requires_grad();
+    let qd =
+        Array::from_vec(device, (0..nd).map(|i| 0.3 - 0.05 * i as f32).collect()).requires_grad();
+    let tau =
+        Array::from_vec(device, (0..nd).map(|i| 0.1 * i as f32 - 0.5).collect()).requires_grad();
+    let mut tape = Tape::new();
+    let mut qdd = tape.record(|| forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap());
+    let seed: Vec<f32> = (0..nd).map(|i| 1.0 - 0.07 * i as f32).collect();
+    tape.backward_from(&mut qdd, &seed).unwrap();
+    let mut g = q.grad_to_vec().unwrap();
+    g.extend(qd.grad_to_vec().unwrap());
+    g.extend(tau.grad_to_vec().unwrap());
+    g
+}
+
+#[test]
+fn cuda_aba_gradients_match_cpu() {
+    let Some(gpu) = cuda() else { return };
+    let c = aba_gradient(Device::Cpu);
+    assert!(c.iter().any(|x| *x != 0.0));
+    assert_grads("articulated-body q̈ gradient", &c, &aba_gradient(gpu));
+}
+
 #[test]
 fn every_articulation_kernel_has_ptx() {
-    use weft_articulation::{drives, dynamics, integrate, kinematics, solve};
+    use weft_articulation::{
+        aba, drives, dynamics, ik_kernels, integrate, joint_coords, kinematics, solve,
+    };
     weft_examples::devices::check_all_ptx(
         &weft_examples::ptx_of!(
+            kinematics::eval_joint_transforms,
             kinematics::eval_body_poses,
             kinematics::eval_motion_subspace,
             kinematics::eval_joint_velocities,
@@ -187,6 +274,14 @@ fn every_articulation_kernel_has_ptx() {
             drives::eval_joint_efforts,
             integrate::integrate_joints,
             integrate::advance_coordinates,
+            aba::aba_backward_level,
+            aba::eval_local_wrenches,
+            aba::aba_forward_level,
+            joint_coords::eval_joint_coords,
+            ik_kernels::eval_batch_kinematics,
+            ik_kernels::eval_target_errors,
+            ik_kernels::eval_damped_step,
+            ik_kernels::apply_ik_step,
         ),
         &[],
     );

@@ -12,53 +12,124 @@ use weft::prelude::*;
 use weft_collide::ShapeSet;
 use weft_sim::Model;
 
-use crate::joint_math::{body_inertia, inertia_times, is_ancestor_or_self};
-use crate::kinematics::{eval_body_poses, eval_joint_velocities, eval_motion_subspace};
+use crate::joint_math::{
+    body_inertia, force_to_parent, inertia_times, is_ancestor_or_self, motion_to_child,
+    pose_in_ancestor,
+};
+use crate::kinematics::{
+    eval_body_poses, eval_joint_transforms, eval_joint_velocities, eval_motion_subspace,
+};
 use crate::{Result, layout::ArticulationLayout, scratch};
 
-/// The net wrench each joint's child body needs (world, about the origin):
-/// `I a + v ×* I v − f_ext`, with the body's acceleration `a` summed over its
-/// ancestors (`S q̈ + c`) from the base's `−g` (gravity as a base
-/// acceleration). `body_f` holds external wrenches per body (force at the
-/// centre of mass, torque; world), or nothing.
+/// The net wrench each joint's child body needs (in its own frame, about its
+/// origin), Newton–Euler with classical accelerations: `(m a − h × α −
+/// ω × (h × ω), I α + ω × I ω + h × a) − f_ext`, where `a` is the classical
+/// acceleration of the body frame's origin (from the base's `−g`, gravity as
+/// a base acceleration) and `α` the angular acceleration, summed over the
+/// ancestors' degrees of freedom (brought over along the tree). Each degree
+/// of freedom `d`, a twist `s_d` fixed in a frame `F` (the parent side of its
+/// joint, or the child for ball joints and free joints' rotations), adds
+/// `s_d q̈_d` and the velocity product `q̇_d (W_F × s_d + ω_d × v_F)` (`W_F`
+/// the angular velocity of `F`, summed from the root down from `w_parent`;
+/// `v_F` the origin's velocity relative to `F`) to `(a, α)`: no term of a
+/// frame's translation velocity appears, so the products that the spatial
+/// form `I c + v ×* I v` forms and cancels (a cart's `ẋ` times its pole's
+/// `θ̇`) are never formed and f32 keeps the small Coriolis terms, in the
+/// values and in their adjoints. `body_f` holds external wrenches per body
+/// (force at the centre of mass, torque; world), or nothing.
 #[weft::kernel]
 pub fn eval_body_forces(
     model: &Model,
     body_q: &Array<Transform>,
+    x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
     v: &Array<SpatialVector>,
-    c: &Array<SpatialVector>,
+    w_parent: &Array<Vec3>,
+    qd: &Array<f32>,
     qdd: &Array<f32>,
     body_f: &Array<SpatialVector>,
     f: &mut Array<SpatialVector>,
 ) {
     let j = tid();
-    let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
+    let b = model.joint_child[j];
+    let rw = body_q[b].q;
+    let w = v[j].bottom;
+    let mut a = quat_rotate_inv(rw, -model.gravity);
+    let mut alpha = Vec3::ZERO;
+    // The origin's velocity relative to the frames passed so far.
+    let mut v_rel = Vec3::ZERO;
+    // The pose of j's child in the child body of joint k.
+    let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
     let mut k = j;
     while k >= 0 {
-        for d in model.joint_qd_start[k]..model.joint_qd_start[k + 1] {
-            a += s[d] * qdd[d];
+        // The angular velocity of joint k's parent body, in j's frame.
+        let wl = quat_rotate_inv(t.q, w_parent[k]);
+        let kind = model.joint_type[k];
+        let ds = model.joint_qd_start[k];
+        let n = model.joint_qd_start[k + 1] - ds;
+        if kind == 2 || kind == 4 {
+            let mut nl = 0;
+            if kind == 4 {
+                nl = 3;
+            }
+            // Angular axes fixed in the child: its angular velocity, and the
+            // origin's velocity relative to it.
+            let mut wk = wl;
+            for d in ds + nl..ds + n {
+                wk += motion_to_child(t, s[d]).bottom * qd[d];
+            }
+            let v_child = v_rel;
+            for d in ds + nl..ds + n {
+                let sd = motion_to_child(t, s[d]);
+                a += sd.top * qdd[d] + (cross(wk, sd.top) + cross(sd.bottom, v_child)) * qd[d];
+                alpha += sd.bottom * qdd[d] + cross(wk, sd.bottom) * qd[d];
+                v_rel += sd.top * qd[d];
+            }
+            // Free joints' linear axes are fixed in the parent.
+            for d in ds..ds + nl {
+                let sd = motion_to_child(t, s[d]);
+                a += sd.top * qdd[d] + cross(wl, sd.top) * qd[d];
+                v_rel += sd.top * qd[d];
+            }
+        } else {
+            // A chain: each axis fixed in the frame before its own motion,
+            // which turns with the parent and the joint's earlier axes.
+            for step in 0..n {
+                let d = ds + n - 1 - step;
+                let sd = motion_to_child(t, s[d]);
+                v_rel += sd.top * qd[d];
+                let mut wf = wl;
+                for e in ds..d {
+                    wf += motion_to_child(t, s[e]).bottom * qd[e];
+                }
+                a += sd.top * qdd[d] + (cross(wf, sd.top) + cross(sd.bottom, v_rel)) * qd[d];
+                alpha += sd.bottom * qdd[d] + cross(wf, sd.bottom) * qd[d];
+            }
         }
-        a += c[k];
+        t = x_local[k] * t;
         k = model.joint_ancestor[k];
     }
-    let b = model.joint_child[j];
-    let (m, h, i) = body_inertia(model, body_q, b);
-    let vj = v[j];
-    let mut fj = inertia_times(m, h, i, a) + spatial_cross_dual(vj, inertia_times(m, h, i, vj));
+    let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
+    let mut fj = SpatialVector::new(
+        a * m - cross(h, alpha) - cross(w, cross(h, w)),
+        i * alpha + cross(w, i * w) + cross(h, a),
+    );
     if body_f.len() > 0 {
         let fe = body_f[b];
-        let com = transform_point(body_q[b], model.body_com[b]);
-        fj -= SpatialVector::new(fe.top, fe.bottom + cross(com, fe.top));
+        let lin = quat_rotate_inv(rw, fe.top);
+        let ang = quat_rotate_inv(rw, fe.bottom) + cross(model.body_com[b], lin);
+        fj -= SpatialVector::new(lin, ang);
     }
     f[j] = fj;
 }
 
-/// Joint efforts `τ_d = S_dᵀ Σ f` (the wrenches of the joint's subtree) plus
-/// the armature's `armature_d q̈_d`.
+/// Joint efforts `τ_d = S_dᵀ Σ f` (the wrenches of the joint's subtree,
+/// brought into its child body's frame) plus the armature's
+/// `armature_d q̈_d`.
 #[weft::kernel]
 pub fn eval_joint_torques(
     model: &Model,
+    x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
     f: &Array<SpatialVector>,
     qdd: &Array<f32>,
@@ -69,7 +140,7 @@ pub fn eval_joint_torques(
     let mut total = f[j];
     for m in j + 1..end {
         if is_ancestor_or_self(model, j, m) {
-            total += f[m];
+            total += force_to_parent(pose_in_ancestor(model, x_local, m, j), f[m]);
         }
     }
     for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
@@ -77,23 +148,28 @@ pub fn eval_joint_torques(
     }
 }
 
-/// The composite inertia of each joint's subtree (world, about the origin):
-/// mass, first moment and rotational inertia as in
+/// The composite inertia of each joint's subtree in its child body's frame,
+/// about that frame's origin: mass, first moment and rotational inertia as in
 /// [`body_inertia`](crate::joint_math::body_inertia).
 #[weft::kernel]
 pub fn eval_composite_inertia(
     model: &Model,
-    body_q: &Array<Transform>,
+    x_local: &Array<Transform>,
     ic_m: &mut Array<f32>,
     ic_h: &mut Array<Vec3>,
     ic_i: &mut Array<Mat3>,
 ) {
     let j = tid();
     let end = model.articulation_start[model.joint_articulation[j] + 1];
-    let (mut m, mut h, mut i) = body_inertia(model, body_q, model.joint_child[j]);
+    let (mut m, mut h, mut i) = body_inertia(
+        model,
+        model.joint_child[j],
+        Transform::new(Vec3::ZERO, Quat::IDENTITY),
+    );
     for k in j + 1..end {
         if is_ancestor_or_self(model, j, k) {
-            let (mk, hk, ik) = body_inertia(model, body_q, model.joint_child[k]);
+            let x = pose_in_ancestor(model, x_local, k, j);
+            let (mk, hk, ik) = body_inertia(model, model.joint_child[k], x);
             m += mk;
             h += hk;
             i += ik;
@@ -105,13 +181,15 @@ pub fn eval_composite_inertia(
 }
 
 /// The mass matrix's entries of each joint's columns: `M[r][c] = S_rᵀ I_c(j)
-/// S_c` for the degrees of freedom `r` of the joint and its ancestors, and the
+/// S_c` for the degrees of freedom `r` of the joint and its ancestors (the
+/// momentum `I_c(j) S_c` brought into each ancestor's frame), and the
 /// symmetric entries. Stored densely, row-major, per articulation at
 /// `m_start`; entries of unrelated joints are left as they are (zero).
 #[weft::kernel]
 pub fn eval_mass_matrix(
     model: &Model,
     m_start: &Array<i32>,
+    x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
     ic_m: &Array<f32>,
     ic_h: &Array<Vec3>,
@@ -125,13 +203,17 @@ pub fn eval_mass_matrix(
     let base = m_start[art];
     for col in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
         let fc = inertia_times(ic_m[j], ic_h[j], ic_i[j], s[col]);
+        // The pose of j's child in the child body of joint k.
+        let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
         let mut k = j;
         while k >= 0 {
+            let fk = force_to_parent(t, fc);
             for row in model.joint_qd_start[k]..model.joint_qd_start[k + 1] {
-                let x = dot(s[row], fc);
+                let x = dot(s[row], fk);
                 mass[base + (row - d0) * n + col - d0] = x;
                 mass[base + (col - d0) * n + row - d0] = x;
             }
+            t = x_local[k] * t;
             k = model.joint_ancestor[k];
         }
     }
@@ -139,10 +221,13 @@ pub fn eval_mass_matrix(
 
 /// The arrays of one evaluation of the kinematics at `(q, q̇)`.
 pub(crate) struct Kinematics {
+    pub qd: Array<f32>,
+    pub x_local: Array<Transform>,
     pub body_q: Array<Transform>,
     pub s: Array<SpatialVector>,
     pub v: Array<SpatialVector>,
     pub c: Array<SpatialVector>,
+    pub w_parent: Array<Vec3>,
 }
 
 impl Kinematics {
@@ -150,15 +235,28 @@ impl Kinematics {
     pub fn eval(model: &Model, q: &Array<f32>, qd: &Array<f32>) -> Result<Kinematics> {
         let nj = model.joint_count();
         let mut k = Kinematics {
+            qd: qd.share(),
+            x_local: scratch::joint_transforms(model)?,
             body_q: scratch::poses(model)?,
             s: scratch::dof_vectors(model)?,
             v: scratch::joint_vectors(model)?,
             c: scratch::joint_vectors(model)?,
+            w_parent: scratch::vec3s(model, model.joint_count())?,
         };
         if nj > 0 {
-            eval_body_poses::launch(nj, model, q, &mut k.body_q)?;
-            eval_motion_subspace::launch(nj, model, q, &k.body_q, &mut k.s)?;
-            eval_joint_velocities::launch(nj, model, qd, &k.s, &mut k.v, &mut k.c)?;
+            eval_joint_transforms::launch(nj, model, q, &mut k.x_local)?;
+            eval_body_poses::launch(nj, model, &k.x_local, &mut k.body_q)?;
+            eval_motion_subspace::launch(nj, model, q, &mut k.s)?;
+            eval_joint_velocities::launch(
+                nj,
+                model,
+                &k.x_local,
+                qd,
+                &k.s,
+                &mut k.v,
+                &mut k.c,
+                &mut k.w_parent,
+            )?;
         }
         Ok(k)
     }
@@ -179,14 +277,16 @@ impl Kinematics {
                 nj,
                 model,
                 &self.body_q,
+                &self.x_local,
                 &self.s,
                 &self.v,
-                &self.c,
+                &self.w_parent,
+                &self.qd,
                 qdd,
                 body_f,
                 &mut f,
             )?;
-            eval_joint_torques::launch(nj, model, &self.s, &f, qdd, &mut tau)?;
+            eval_joint_torques::launch(nj, model, &self.x_local, &self.s, &f, qdd, &mut tau)?;
         }
         Ok(tau)
     }
@@ -202,7 +302,7 @@ impl Kinematics {
             eval_composite_inertia::launch(
                 nj,
                 model,
-                &self.body_q,
+                &self.x_local,
                 &mut ic_m,
                 &mut ic_h,
                 &mut ic_i,
@@ -211,6 +311,7 @@ impl Kinematics {
                 nj,
                 model,
                 &layout.m_start,
+                &self.x_local,
                 &self.s,
                 &ic_m,
                 &ic_h,
@@ -256,5 +357,6 @@ pub fn mass_matrix(
 ) -> Result<Array<f32>> {
     let qd = Array::try_zeros(model.device(), [model.joint_dof_count()])?;
     crate::check_coords(model, q, &qd)?;
+    layout.check(model)?;
     Kinematics::eval(model, q, &qd)?.mass_matrix(model, layout)
 }

@@ -14,91 +14,113 @@ use weft::prelude::*;
 use weft_collide::ShapeSet;
 use weft_sim::{Model, State};
 
-use crate::joint_math::{child_pose, joint_twist, quat_at};
+use crate::joint_math::{
+    child_pose, joint_local, joint_twist, motion_to_child, motion_to_parent, quat_at,
+};
 use crate::{Result, layout::ArticulationLayout, scratch};
 
-/// `body_q[child]` of every joint from the coordinates `q`.
+/// Each joint's transform `x_local[j]`: the pose of its child body in its
+/// parent body's frame (the world for a root) at coordinates `q`.
 #[weft::kernel]
-pub fn eval_body_poses(model: &Model, q: &Array<f32>, body_q: &mut Array<Transform>) {
+pub fn eval_joint_transforms(model: &Model, q: &Array<f32>, x_local: &mut Array<Transform>) {
     let j = tid();
-    body_q[model.joint_child[j]] = child_pose(model, q, j);
+    x_local[j] = joint_local(model, q, j);
 }
 
-/// The motion subspace of every degree of freedom: the twist (world frame, at
-/// the origin) of the child per unit velocity of that coordinate, from the
-/// poses `body_q` of [`eval_body_poses`].
+/// `body_q[child]` of every joint from the transforms of
+/// [`eval_joint_transforms`].
 #[weft::kernel]
-pub fn eval_motion_subspace(
+pub fn eval_body_poses(model: &Model, x_local: &Array<Transform>, body_q: &mut Array<Transform>) {
+    let j = tid();
+    body_q[model.joint_child[j]] = child_pose(model, x_local, j);
+}
+
+/// The motion subspace of every degree of freedom: the twist of the child
+/// body per unit velocity of that coordinate, relative to the parent body, in
+/// the child body's frame (linear part at its origin). It depends on the
+/// joint's own coordinates only.
+#[weft::kernel]
+pub fn eval_motion_subspace(model: &Model, q: &Array<f32>, s: &mut Array<SpatialVector>) {
+    write_motion_subspace(model, q, 0, tid(), s, 0);
+}
+
+/// Writes joint `j`'s motion subspace (see [`eval_motion_subspace`]) at
+/// coordinates `q[qoff..]` into `s[soff + joint_qd_start[j]..]`: the offsets
+/// select one problem of a batch laid end to end.
+#[weft::func]
+pub fn write_motion_subspace(
     model: &Model,
     q: &Array<f32>,
-    body_q: &Array<Transform>,
+    qoff: i32,
+    j: i32,
     s: &mut Array<SpatialVector>,
+    soff: i32,
 ) {
-    let j = tid();
-    let parent = model.joint_parent[j];
-    let mut xp = model.joint_parent_frame[j];
-    if parent >= 0 {
-        xp = body_q[parent] * xp;
-    }
+    let cf = model.joint_child_frame[j];
     let kind = model.joint_type[j];
-    let qs = model.joint_q_start[j];
+    let qs = model.joint_q_start[j] + qoff;
     let ds = model.joint_qd_start[j];
     let dim = model.joint_dof_dim[j];
     if kind == 2 || kind == 4 {
-        // Ball and free: linear axes of the parent joint frame, angular axes of
-        // the child joint frame through its origin.
+        // Ball and free: linear axes of the parent joint frame, angular axes
+        // of the child joint frame through its origin.
         let mut nl = 0;
-        let mut o = xp.p;
-        let mut r = xp.q;
         if kind == 4 {
             nl = 3;
-            o = transform_point(xp, Vec3::new(q[qs], q[qs + 1], q[qs + 2]));
-            r = xp.q * quat_at(q, qs + 3);
-        } else {
-            r = xp.q * quat_at(q, qs);
         }
+        let r = quat_at(q, qs + nl);
         for k in 0..nl {
-            s[ds + k] = SpatialVector::new(quat_rotate(xp.q, model.joint_axis[ds + k]), Vec3::ZERO);
+            let a = quat_rotate_inv(r, model.joint_axis[ds + k]);
+            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(a, Vec3::ZERO));
         }
         for k in nl..nl + 3 {
-            let w = quat_rotate(r, model.joint_axis[ds + k]);
-            s[ds + k] = SpatialVector::new(cross(o, w), w);
+            let w = model.joint_axis[ds + k];
+            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(Vec3::ZERO, w));
         }
     } else {
-        // A chain of one-coordinate motions: translations, then rotations
-        // about axes turned by the rotations before them.
-        let mut o = xp.p;
-        for k in 0..dim.x {
-            let a = quat_rotate(xp.q, model.joint_axis[ds + k]);
-            s[ds + k] = SpatialVector::new(a, Vec3::ZERO);
-            o += a * q[qs + k];
-        }
-        let mut r = xp.q;
-        for k in dim.x..dim.x + dim.y {
+        // A chain: translations, then rotations about axes turned by the
+        // rotations before them. In the child joint frame (at the centre of
+        // every rotation) rotation `k` turns about its axis turned back by the
+        // rotations after it; translations along their axes turned back by
+        // all rotations.
+        let mut r = Quat::IDENTITY;
+        for i in 0..dim.y {
+            let k = dim.x + dim.y - 1 - i;
             let axis = model.joint_axis[ds + k];
-            let w = quat_rotate(r, axis);
-            s[ds + k] = SpatialVector::new(cross(o, w), w);
-            r = r * quat_from_axis_angle(axis, q[qs + k]);
+            let w = quat_rotate_inv(r, axis);
+            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(Vec3::ZERO, w));
+            r = quat_from_axis_angle(axis, q[qs + k]) * r;
+        }
+        for k in 0..dim.x {
+            let a = quat_rotate_inv(r, model.joint_axis[ds + k]);
+            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(a, Vec3::ZERO));
         }
     }
 }
 
-/// Each joint's child twist `v` (world, at the origin) and its velocity-product
-/// acceleration `c = Ṡ q̇` (Featherstone's `cⱼ`): for each coordinate, the
-/// twist of the frame its axis is fixed in, crossed with its motion.
+/// Each joint's child twist `v`, its velocity-product acceleration
+/// `c = Ṡ q̇` (Featherstone's `cⱼ`) and the parent body's angular velocity
+/// `w_parent`, all in the child body's frame: for `c`, for each coordinate,
+/// the twist of the frame its axis is fixed in, crossed with its motion. The
+/// ancestors' twists are brought over along the tree.
 #[weft::kernel]
 pub fn eval_joint_velocities(
     model: &Model,
+    x_local: &Array<Transform>,
     qd: &Array<f32>,
     s: &Array<SpatialVector>,
     v: &mut Array<SpatialVector>,
     c: &mut Array<SpatialVector>,
+    w_parent: &mut Array<Vec3>,
 ) {
     let j = tid();
     let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+    // The pose of j's child in the child body of joint k.
+    let mut t = x_local[j];
     let mut k = model.joint_ancestor[j];
     while k >= 0 {
-        vp += joint_twist(model, s, qd, k);
+        vp += motion_to_child(t, joint_twist(model, s, qd, k));
+        t = x_local[k] * t;
         k = model.joint_ancestor[k];
     }
     let vj = joint_twist(model, s, qd, j);
@@ -127,6 +149,7 @@ pub fn eval_joint_velocities(
     }
     v[j] = vc;
     c[j] = cj;
+    w_parent[j] = vp.bottom;
 }
 
 /// `body_qd[child]` (linear velocity of the centre of mass, angular velocity;
@@ -140,9 +163,12 @@ pub fn eval_body_velocities(
 ) {
     let j = tid();
     let b = model.joint_child[j];
-    let com = transform_point(body_q[b], model.body_com[b]);
+    let r = body_q[b].q;
     let w = v[j].bottom;
-    body_qd[b] = SpatialVector::new(v[j].top + cross(w, com), w);
+    body_qd[b] = SpatialVector::new(
+        quat_rotate(r, v[j].top + cross(w, model.body_com[b])),
+        quat_rotate(r, w),
+    );
 }
 
 /// Geometric Jacobian of each joint's child body: column `d` of the
@@ -155,6 +181,7 @@ pub fn eval_jacobians(
     model: &Model,
     jac_start: &Array<i32>,
     body_q: &Array<Transform>,
+    x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
     jac: &mut Array<SpatialVector>,
 ) {
@@ -164,16 +191,19 @@ pub fn eval_jacobians(
     let d0 = model.joint_qd_start[j0];
     let n = model.joint_qd_start[model.articulation_start[art + 1]] - d0;
     let row = jac_start[art] + (j - j0) * n;
-    let o = body_q[model.joint_child[j]].p;
+    let r = body_q[model.joint_child[j]].q;
     for d in 0..n {
         jac[row + d] = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
     }
+    // The pose of j's child in the child body of joint k.
+    let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
     let mut k = j;
     while k >= 0 {
         for d in model.joint_qd_start[k]..model.joint_qd_start[k + 1] {
-            let w = s[d].bottom;
-            jac[row + d - d0] = SpatialVector::new(s[d].top + cross(w, o), w);
+            let m = motion_to_child(t, s[d]);
+            jac[row + d - d0] = SpatialVector::new(quat_rotate(r, m.top), quat_rotate(r, m.bottom));
         }
+        t = x_local[k] * t;
         k = model.joint_ancestor[k];
     }
 }
@@ -209,14 +239,26 @@ pub fn eval_fk(model: &Model, state: &mut State) -> Result<()> {
         return Ok(());
     }
     crate::check_state(model, state)?;
-    let (mut s, mut v, mut c) = (
+    let (mut x_local, mut s, mut v, mut c, mut w_parent) = (
+        scratch::joint_transforms(model)?,
         scratch::dof_vectors(model)?,
         scratch::joint_vectors(model)?,
         scratch::joint_vectors(model)?,
+        scratch::vec3s(model, nj)?,
     );
-    eval_body_poses::launch(nj, model, &state.joint_q, &mut state.body_q)?;
-    eval_motion_subspace::launch(nj, model, &state.joint_q, &state.body_q, &mut s)?;
-    eval_joint_velocities::launch(nj, model, &state.joint_qd, &s, &mut v, &mut c)?;
+    eval_joint_transforms::launch(nj, model, &state.joint_q, &mut x_local)?;
+    eval_body_poses::launch(nj, model, &x_local, &mut state.body_q)?;
+    eval_motion_subspace::launch(nj, model, &state.joint_q, &mut s)?;
+    eval_joint_velocities::launch(
+        nj,
+        model,
+        &x_local,
+        &state.joint_qd,
+        &s,
+        &mut v,
+        &mut c,
+        &mut w_parent,
+    )?;
     eval_body_velocities::launch(nj, model, &state.body_q, &v, &mut state.body_qd)?;
     Ok(())
 }
@@ -230,15 +272,27 @@ pub fn eval_jacobian(
     layout: &ArticulationLayout,
     q: &Array<f32>,
 ) -> Result<Array<SpatialVector>> {
+    crate::check_len("joint_q", q.len(), model.joint_coord_count())?;
+    layout.check(model)?;
     let nj = model.joint_count();
     let mut jac = scratch::vectors(model, layout.jacobian_len())?;
     if nj == 0 {
         return Ok(jac);
     }
+    let mut x_local = scratch::joint_transforms(model)?;
     let mut body_q = scratch::poses(model)?;
     let mut s = scratch::dof_vectors(model)?;
-    eval_body_poses::launch(nj, model, q, &mut body_q)?;
-    eval_motion_subspace::launch(nj, model, q, &body_q, &mut s)?;
-    eval_jacobians::launch(nj, model, &layout.jac_start, &body_q, &s, &mut jac)?;
+    eval_joint_transforms::launch(nj, model, q, &mut x_local)?;
+    eval_body_poses::launch(nj, model, &x_local, &mut body_q)?;
+    eval_motion_subspace::launch(nj, model, q, &mut s)?;
+    eval_jacobians::launch(
+        nj,
+        model,
+        &layout.jac_start,
+        &body_q,
+        &x_local,
+        &s,
+        &mut jac,
+    )?;
     Ok(jac)
 }

@@ -7,6 +7,7 @@ use weft::{Array, Device};
 use weft_sim::Model;
 
 use crate::Result;
+use weft_sim::SimError;
 
 /// Offsets of each articulation's blocks in flat arrays: its mass matrix
 /// (`n × n`, row-major, `n` its degrees of freedom) and its Jacobians
@@ -100,6 +101,26 @@ impl ArticulationLayout {
     /// Length of a flat array of every articulation's mass matrix.
     pub fn mass_len(&self) -> usize {
         *self.m_offsets.last().expect("one entry at least")
+    }
+
+    /// `Err` unless this layout was made for a model shaped like `model`
+    /// (the same articulations, joints and degrees of freedom).
+    pub fn check(&self, model: &Model) -> Result<()> {
+        let joints = self.joints.last().map_or(0, |r| r.end);
+        let dofs = self.dofs.last().map_or(0, |r| r.end);
+        let na = model.articulation_start.len().saturating_sub(1);
+        if (self.articulation_count(), joints, dofs)
+            == (na, model.joint_count(), model.joint_dof_count())
+        {
+            Ok(())
+        } else {
+            Err(SimError::Mismatch(format!(
+                "the articulation layout was made for {} articulations, {joints} joints and {dofs} degrees of freedom; the model has {na}, {} and {} (make the layout from this model)",
+                self.articulation_count(),
+                model.joint_count(),
+                model.joint_dof_count()
+            )))
+        }
     }
 
     /// Length of a flat array of every articulation's Jacobians.

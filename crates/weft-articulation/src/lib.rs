@@ -6,10 +6,12 @@
 //! ([`eval_jacobian`]), inverse dynamics by recursive Newton–Euler
 //! ([`inverse_dynamics`], [`bias_forces`]), the joint-space mass matrix by
 //! composite rigid bodies ([`mass_matrix`]), forward dynamics by a Cholesky
-//! solve ([`forward_dynamics`]) and a semi-implicit integrator with drives,
+//! solve ([`forward_dynamics`]) or by articulated bodies
+//! ([`forward_dynamics_aba`]), and a semi-implicit integrator with drives,
 //! damping, friction, armature and limits ([`FeatherstoneSolver`]). Every
-//! function launches kernels (CPU or CUDA, the model's device) and is
-//! differentiable through a [`weft::Tape`].
+//! function launches kernels (CPU or CUDA, the model's device); all but the
+//! inverse kinematics ([`eval_ik`], [`IkSolver`]) are differentiable through
+//! a [`weft::Tape`].
 //!
 //! Joints and their coordinates are weft-sim's ([`weft_sim::JointDesc`] has
 //! the conventions: frames, the order of `joint_q`/`joint_qd` per joint
@@ -18,22 +20,35 @@
 //!
 //! What is borrowed and where Weft differs: the data layout is Warp/Newton's
 //! (`joint_q_start`, `joint_qd_start`, `articulation_start`, joint frames in
-//! parent and child), and the spatial algebra is in the world frame at the
-//! origin as in Warp's Featherstone integrator, but ordered (linear, angular)
-//! as everywhere in Weft. Warp recurses over a tree in one thread per
-//! articulation, updating arrays in place; Weft's tape refuses in-place
-//! updates (its adjoints replay a kernel after its writes), so here each
-//! joint's thread sums over its ancestors or descendants instead (`O(n d)`
-//! work for `n` joints of depth `d`, parallel over joints), and the Cholesky
-//! factorisation, which must update in place, runs off the tape with one step
-//! of iterative refinement on it carrying the exact derivatives
-//! ([`solve`]). Limits are stiff penalties, implicit in the step.
+//! parent and child), and the spatial algebra is Featherstone's and
+//! Pinocchio's: each joint's quantities in its child body's frame, other
+//! bodies' brought over by the transforms composed along the tree (Warp's
+//! Featherstone integrator works in the world frame at the origin, which in
+//! f32 costs precision that grows with a robot's distance from the origin),
+//! ordered (linear, angular) as everywhere in Weft. Warp recurses over a tree
+//! in one thread per articulation, updating arrays in place; Weft's tape
+//! refuses in-place updates (its adjoints replay a kernel after its writes),
+//! so here each joint's thread sums over its ancestors or descendants instead
+//! (`O(n d)` work for `n` joints of depth `d`, parallel over joints), and the
+//! Cholesky factorisation, which must update in place, runs off the tape with
+//! one step of iterative refinement on it carrying the exact derivatives
+//! ([`solve`]). The articulated-body algorithm ([`forward_dynamics_aba`],
+//! `O(n)`) runs one launch per tree level instead. Limits are stiff
+//! penalties, implicit in the step.
+//!
+//! Kinematics the other way: [`eval_ik`] recovers joint coordinates and
+//! velocities from body poses and velocities, and [`IkSolver`] moves batches
+//! of coordinate vectors towards end-effector targets (damped least squares).
 
 #![deny(missing_docs)]
 
+pub mod aba;
 pub mod drives;
 pub mod dynamics;
+pub mod ik_kernels;
+mod ik_solver;
 pub mod integrate;
+pub mod joint_coords;
 pub mod joint_math;
 pub mod kinematics;
 mod layout;
@@ -41,11 +56,14 @@ mod scratch;
 pub mod solve;
 mod solver;
 
+pub use aba::{AbaLayout, forward_dynamics_aba};
 pub use dynamics::{bias_forces, inverse_dynamics, mass_matrix};
+pub use ik_solver::{IkSolver, IkTarget};
+pub use joint_coords::eval_ik;
 pub use kinematics::{eval_fk, eval_jacobian};
 pub use layout::ArticulationLayout;
 pub use solve::forward_dynamics;
-pub use solver::FeatherstoneSolver;
+pub use solver::{FeatherstoneSolver, ForwardDynamics};
 
 use weft::Array;
 use weft_sim::{Model, SimError, State};

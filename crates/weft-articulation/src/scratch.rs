@@ -41,6 +41,11 @@ pub(crate) fn joint_vectors(model: &Model) -> Result<Array<SpatialVector>> {
     vectors(model, model.joint_count())
 }
 
+/// One transform per joint.
+pub(crate) fn joint_transforms(model: &Model) -> Result<Array<Transform>> {
+    transforms(model, model.joint_count())
+}
+
 /// One pose per body.
 pub(crate) fn poses(model: &Model) -> Result<Array<Transform>> {
     transforms(model, model.body_count())

@@ -218,6 +218,7 @@ pub fn forward_dynamics(
     crate::check_coords(model, q, qd)?;
     let nd = model.joint_dof_count();
     crate::check_len("tau", tau.len(), nd)?;
+    layout.check(model)?;
     let kin = Kinematics::eval(model, q, qd)?;
     let zero = Array::try_zeros(model.device(), [nd])?;
     let none = Array::try_zeros(model.device(), [0])?;

@@ -3,15 +3,30 @@
 use weft::prelude::*;
 use weft_sim::{Control, Model, SimError, State};
 
+use crate::aba::{self, AbaLayout};
 use crate::dynamics::Kinematics;
 use crate::kinematics::eval_fk;
 use crate::{Result, drives, integrate, layout::ArticulationLayout, scratch, solve};
+
+/// How [`FeatherstoneSolver`] finds the accelerations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ForwardDynamics {
+    /// The mass matrix by composite rigid bodies, solved by Cholesky
+    /// (`O(n³)` per articulation; the default).
+    #[default]
+    CompositeRigidBody,
+    /// The articulated-body algorithm (`O(n)`; see [`crate::aba`]), the
+    /// implicit drive, damping and limit terms added to its pivots.
+    ArticulatedBody,
+}
 
 /// Reduced-coordinate dynamics of every articulation of a model, stepped
 /// semi-implicitly: composite-rigid-body mass matrix `M(q)`, bias forces
 /// `C(q, q̇)` by recursive Newton–Euler (gravity and `state.body_f` wrenches
 /// included), drives, damping, friction and limits (see [`crate::drives`]),
-/// `(M + D) q̈ = τ − C` solved per articulation (see [`crate::solve`]), then
+/// `(M + D) q̈ = τ − C` solved per articulation (see [`crate::solve`]; or
+/// the articulated-body algorithm with `D` on its pivots, see
+/// [`ForwardDynamics`]), then
 /// `q̇⁺ = q̇ + h q̈` and `q⁺ = q ⊕ h q̇⁺` (quaternions on the manifold). The
 /// output state's body poses and velocities are then set by forward
 /// kinematics. Bodies that are no joint's child are copied unchanged.
@@ -45,16 +60,35 @@ use crate::{Result, drives, integrate, layout::ArticulationLayout, scratch, solv
 /// ```
 pub struct FeatherstoneSolver {
     layout: ArticulationLayout,
+    aba: Option<AbaLayout>,
     zero_qdd: Array<f32>,
 }
 
 impl FeatherstoneSolver {
-    /// A solver for `model`'s articulations.
+    /// A solver for `model`'s articulations (composite rigid bodies).
     pub fn new(model: &Model) -> Result<Self> {
+        Self::with_dynamics(model, ForwardDynamics::CompositeRigidBody)
+    }
+
+    /// A solver for `model`'s articulations that finds the accelerations by
+    /// `dynamics`. Both give the same steps up to rounding.
+    pub fn with_dynamics(model: &Model, dynamics: ForwardDynamics) -> Result<Self> {
         Ok(FeatherstoneSolver {
             layout: ArticulationLayout::new(model)?,
+            aba: match dynamics {
+                ForwardDynamics::CompositeRigidBody => None,
+                ForwardDynamics::ArticulatedBody => Some(AbaLayout::new(model)?),
+            },
             zero_qdd: Array::try_zeros(model.device(), [model.joint_dof_count()])?,
         })
+    }
+
+    /// How this solver finds the accelerations.
+    pub fn dynamics(&self) -> ForwardDynamics {
+        match self.aba {
+            None => ForwardDynamics::CompositeRigidBody,
+            Some(_) => ForwardDynamics::ArticulatedBody,
+        }
     }
 
     /// The layout of the model's articulations (mass matrices, Jacobians).
@@ -79,6 +113,7 @@ impl FeatherstoneSolver {
                 message: format!("must be finite and > 0, got {dt}"),
             });
         }
+        self.layout.check(model)?;
         crate::check_state(model, s_in)?;
         crate::check_state(model, s_out)?;
         let nd = model.joint_dof_count();
@@ -101,22 +136,39 @@ impl FeatherstoneSolver {
         let nj = model.joint_count();
         if nj > 0 {
             let kin = Kinematics::eval(model, &s_in.joint_q, &s_in.joint_qd)?;
-            let bias = kin.efforts(model, &self.zero_qdd, &s_in.body_f)?;
-            let mass = kin.mass_matrix(model, &self.layout)?;
             let mut r = scratch::floats(model, nd)?;
             let mut d = scratch::floats(model, nd)?;
-            drives::eval_joint_efforts::launch(
-                nj,
-                model,
-                control,
-                &s_in.joint_q,
-                &s_in.joint_qd,
-                &bias,
-                dt,
-                &mut r,
-                &mut d,
-            )?;
-            let qdd = solve::solve(model, &self.layout, &mass, &d, &r)?;
+            let qdd = if let Some(aba) = &self.aba {
+                // ABA takes the applied efforts; it finds the bias itself.
+                aba.check(model)?;
+                drives::eval_joint_efforts::launch(
+                    nj,
+                    model,
+                    control,
+                    &s_in.joint_q,
+                    &s_in.joint_qd,
+                    &self.zero_qdd,
+                    dt,
+                    &mut r,
+                    &mut d,
+                )?;
+                aba::accelerations(model, aba, &kin, &r, &d, &s_in.body_f)?
+            } else {
+                let bias = kin.efforts(model, &self.zero_qdd, &s_in.body_f)?;
+                let mass = kin.mass_matrix(model, &self.layout)?;
+                drives::eval_joint_efforts::launch(
+                    nj,
+                    model,
+                    control,
+                    &s_in.joint_q,
+                    &s_in.joint_qd,
+                    &bias,
+                    dt,
+                    &mut r,
+                    &mut d,
+                )?;
+                solve::solve(model, &self.layout, &mass, &d, &r)?
+            };
             integrate::integrate_joints::launch(
                 nj,
                 model,

@@ -10,8 +10,7 @@
 //! respect to Weft's four quaternion entries.
 //!
 //! Error measure: per matrix, `max |weft − ref| / max |ref|`; the worst over
-//! the stored states is printed per robot and must be ≤ 1e-4 (issue 26),
-//! except where [`bound`] says otherwise and why.
+//! the stored states is printed per robot and must be ≤ 1e-4 (issue 26).
 
 mod support;
 
@@ -23,20 +22,12 @@ use weft_import::JointKind;
 
 const TOLERANCE: f64 = 1e-4;
 
-/// The bound for `what` of `file`: the issue's, except where Weft misses it
-/// (pinned near the measurement so a regression fails). The arm: ∂q̈/∂τ =
-/// M⁻¹ carries the same 1.1e-4 as its q̈ (see dynamics_vs_mujoco.rs: f32 M
-/// about the world origin, amplified by the arm's conditioning), and ∂q̈/∂q =
-/// −M⁻¹(∂M/∂q q̈ + ∂C/∂q) multiplies those errors by q̈ up to 5e4 rad/s²
-/// (2.7e-3). The cartpole's ∂q̈/∂q̇ (9.5e-4): its entries are Coriolis terms
-/// of a 0.1 kg pole, small beside the other blocks' f32 rounding.
-fn bound(file: &str, what: &str) -> f64 {
-    match (file, what) {
-        ("arm7.xml" | "arm7.urdf", "d/dq") => 4e-3,
-        ("arm7.xml" | "arm7.urdf", "d/dtau") => 1.5e-4,
-        ("cartpole.xml", "d/dqd") => 1.5e-3,
-        _ => TOLERANCE,
-    }
+/// The bound for `what` of `file`: the issue's for every robot. (Before
+/// weft-articulation moved its algebra from the world origin into body frames
+/// and its bias forces to classical accelerations, the arm's ∂q̈/∂q was
+/// 2.7e-3 and the cartpole's ∂q̈/∂q̇ 9.5e-4; now 1.6e-5 and 6.8e-6.)
+fn bound(_file: &str, _what: &str) -> f64 {
+    TOLERANCE
 }
 
 /// The three Jacobians `∂q̈/∂q` (tangent, nv × nv), `∂q̈/∂q̇`, `∂q̈/∂τ`, rows

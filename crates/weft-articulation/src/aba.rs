@@ -1,0 +1,351 @@
+//! Forward dynamics by the articulated-body algorithm (Featherstone's ABA,
+//! `O(n)`), as launches over the levels of the joint trees.
+//!
+//! ABA's passes are recursions: articulated inertias from the leaves to the
+//! roots, then accelerations from the roots to the leaves. The tape refuses a
+//! kernel that reads what it writes, so each pass runs one launch per tree
+//! level (the joints at one depth, all articulations at once), each reading
+//! the arrays the previous level's launch wrote and writing arrays of its own
+//! (one set per level): every value is written once and the passes stay
+//! differentiable, for `O(n)` work in `2 · depth` launches.
+//!
+//! A joint of several degrees of freedom is treated as a chain of one-axis
+//! joints joined by massless links in the same frame (exactly equivalent: the
+//! wrench through every link of the chain is the child's), so every pivot
+//! `D = sᵀ I s + armature` is a scalar and no small matrix is inverted. The
+//! velocity product `c = Ṡ q̇` of the joint enters once, on the parent side.
+//! Spatial quantities are in each joint's child body frame, as in
+//! [`crate::dynamics`]; an articulated inertia is stored as three blocks
+//! `(A, B, C)` with `I (v, ω) = (A v + B ω, Bᵀ v + C ω)`.
+
+#[allow(unused_imports)] // named by the generated code
+use weft::geom::{BvhNode, DeviceMesh};
+use weft::prelude::*;
+#[allow(unused_imports)] // named by the generated code
+use weft_collide::ShapeSet;
+use weft_sim::{Model, SimError};
+
+use crate::dynamics::Kinematics;
+use crate::joint_math::{body_inertia, force_to_parent, motion_to_child};
+use crate::{Result, scratch};
+
+/// `(A, B, C) · m`: the product of an articulated inertia and a twist.
+#[weft::func]
+pub fn blocks_times(a: Mat3, b: Mat3, c: Mat3, m: SpatialVector) -> SpatialVector {
+    SpatialVector::new(
+        a * m.top + b * m.bottom,
+        transpose(b) * m.top + c * m.bottom,
+    )
+}
+
+/// An articulated inertia `(A, B, C)` in the frame of a child whose pose in
+/// its parent is `t`, expressed in the parent's frame: `X* I X⁻¹` with
+/// `A' = R A Rᵀ` (and `B'`, `C'`), `P = [p]×`: `(A', B' − A' P,
+/// C' + P B' − B'ᵀ P − P A' P)`.
+#[weft::func]
+pub fn blocks_to_parent(t: Transform, a: Mat3, b: Mat3, c: Mat3) -> (Mat3, Mat3, Mat3) {
+    let r = quat_to_matrix(t.q);
+    let ra = r * a * transpose(r);
+    let rb = r * b * transpose(r);
+    let rc = r * c * transpose(r);
+    let p = skew(t.p);
+    (
+        ra,
+        rb - ra * p,
+        rc + p * rb - transpose(rb) * p - p * ra * p,
+    )
+}
+
+/// The leaf-to-root pass for the joints `joints` of one tree level: each
+/// joint's articulated inertia and bias force (its child body's, plus its
+/// children's projected ones `next_*` from the level below, brought into its
+/// frame), projected through its degrees of freedom from the last to the
+/// first. Writes per degree of freedom `U = I s`, and `D = sᵀ U + diag`
+/// (the armature, or the solver's implicit diagonal), `u = τ − sᵀ p` (at
+/// `2d`, `2d + 1` of `dof_db`) and, per joint, the projected `(A, B, C)` (at
+/// `3j..3j + 3` of `out_i`) and `p` that the parent's level reads. `fext`
+/// holds each child body's external wrench in its frame (or nothing). The
+/// children of `j` are `children[children[j]..children[j + 1]]`.
+#[weft::kernel]
+pub fn aba_backward_level(
+    model: &Model,
+    joints: &Array<i32>,
+    children: &Array<i32>,
+    x_local: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    v: &Array<SpatialVector>,
+    c: &Array<SpatialVector>,
+    tau: &Array<f32>,
+    diag_d: &Array<f32>,
+    fext: &Array<SpatialVector>,
+    next_i: &Array<Mat3>,
+    next_p: &Array<SpatialVector>,
+    dof_u: &mut Array<SpatialVector>,
+    dof_db: &mut Array<f32>,
+    out_i: &mut Array<Mat3>,
+    out_p: &mut Array<SpatialVector>,
+) {
+    let j = joints[tid()];
+    let (m, h, i) = body_inertia(
+        model,
+        model.joint_child[j],
+        Transform::new(Vec3::ZERO, Quat::IDENTITY),
+    );
+    let mut ia = diag(Vec3::splat(m));
+    let mut ib = -skew(h);
+    let mut ic = i;
+    let vj = v[j];
+    let mut p = spatial_cross_dual(vj, blocks_times(ia, ib, ic, vj));
+    if fext.len() > 0 {
+        p -= fext[j];
+    }
+    for k in children[j]..children[j + 1] {
+        let ch = children[k];
+        let t = x_local[ch];
+        let (xa, xb, xc) =
+            blocks_to_parent(t, next_i[3 * ch], next_i[3 * ch + 1], next_i[3 * ch + 2]);
+        ia += xa;
+        ib += xb;
+        ic += xc;
+        p += force_to_parent(t, next_p[ch]);
+    }
+    let ds = model.joint_qd_start[j];
+    let n = model.joint_qd_start[j + 1] - ds;
+    for step in 0..n {
+        let d = ds + n - 1 - step;
+        let sd = s[d];
+        let u = blocks_times(ia, ib, ic, sd);
+        let pivot = dot(sd, u) + diag_d[d];
+        let bias = tau[d] - dot(sd, p);
+        dof_u[d] = u;
+        dof_db[2 * d] = pivot;
+        dof_db[2 * d + 1] = bias;
+        ia -= outer(u.top, u.top) / pivot;
+        ib -= outer(u.top, u.bottom) / pivot;
+        ic -= outer(u.bottom, u.bottom) / pivot;
+        p += u * (bias / pivot);
+    }
+    out_i[3 * j] = ia;
+    out_i[3 * j + 1] = ib;
+    out_i[3 * j + 2] = ic;
+    out_p[j] = p + blocks_times(ia, ib, ic, c[j]);
+}
+
+/// Each joint's child body's external wrench `body_f` (force at the centre
+/// of mass, torque; world) in the body's frame about its origin.
+#[weft::kernel]
+pub fn eval_local_wrenches(
+    model: &Model,
+    body_q: &Array<Transform>,
+    body_f: &Array<SpatialVector>,
+    fext: &mut Array<SpatialVector>,
+) {
+    let j = tid();
+    let b = model.joint_child[j];
+    let r = body_q[b].q;
+    let fe = body_f[b];
+    let lin = quat_rotate_inv(r, fe.top);
+    fext[j] = SpatialVector::new(
+        lin,
+        quat_rotate_inv(r, fe.bottom) + cross(model.body_com[b], lin),
+    );
+}
+
+/// The root-to-leaf pass for the joints `joints` of one tree level: the
+/// child's acceleration from its parent's `prev_acc` (the level above; the
+/// base's `−g` for a root) plus `c`, then each degree of freedom's
+/// `q̈ = (u − Uᵀ a) / D` and `a += s q̈` in order. Writes `qdd` of the joint's
+/// degrees of freedom and its child's acceleration `acc`.
+#[weft::kernel]
+pub fn aba_forward_level(
+    model: &Model,
+    joints: &Array<i32>,
+    x_local: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    c: &Array<SpatialVector>,
+    dof_u: &Array<SpatialVector>,
+    dof_db: &Array<f32>,
+    prev_acc: &Array<SpatialVector>,
+    acc: &mut Array<SpatialVector>,
+    qdd: &mut Array<f32>,
+) {
+    let j = joints[tid()];
+    let k = model.joint_ancestor[j];
+    let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
+    if k >= 0 {
+        a = prev_acc[k];
+    }
+    a = motion_to_child(x_local[j], a) + c[j];
+    for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+        let x = (dof_db[2 * d + 1] - dot(dof_u[d], a)) / dof_db[2 * d];
+        qdd[d] = x;
+        a += s[d] * x;
+    }
+    acc[j] = a;
+}
+
+/// The joints of every tree level and each joint's children: made once per
+/// model for [`forward_dynamics_aba`].
+pub struct AbaLayout {
+    levels: Vec<Array<i32>>,
+    children: Array<i32>,
+    joints: usize,
+    dofs: usize,
+}
+
+impl AbaLayout {
+    /// The levels of `model`'s joint trees (roots first).
+    pub fn new(model: &Model) -> Result<Self> {
+        let ancestor = model.joint_ancestor.to_vec();
+        let nj = ancestor.len();
+        let mut depth = vec![0usize; nj];
+        let mut children = vec![Vec::new(); nj];
+        for j in 0..nj {
+            // Parents come before children (weft-sim's order).
+            if ancestor[j] >= 0 {
+                let a = ancestor[j] as usize;
+                depth[j] = depth[a] + 1;
+                children[a].push(j as i32);
+            }
+        }
+        let device = model.device();
+        let count = depth.iter().max().map_or(0, |d| d + 1);
+        let mut levels = Vec::with_capacity(count);
+        for l in 0..count {
+            let js: Vec<i32> = (0..nj)
+                .filter(|&j| depth[j] == l)
+                .map(|j| j as i32)
+                .collect();
+            levels.push(Array::try_from_slice(device, &js)?);
+        }
+        // Offsets of each joint's children (nj + 1 of them), then the lists.
+        let mut flat = vec![0i32; nj + 1];
+        for (j, ch) in children.iter().enumerate() {
+            flat[j] = flat.len() as i32;
+            flat.extend(ch);
+        }
+        flat[nj] = flat.len() as i32;
+        Ok(AbaLayout {
+            levels,
+            children: Array::try_from_slice(device, &flat)?,
+            joints: nj,
+            dofs: model.joint_dof_count(),
+        })
+    }
+
+    /// The number of tree levels (the deepest joint's depth plus one).
+    pub fn level_count(&self) -> usize {
+        self.levels.len()
+    }
+
+    pub(crate) fn check(&self, model: &Model) -> Result<()> {
+        if (self.joints, self.dofs) == (model.joint_count(), model.joint_dof_count()) {
+            Ok(())
+        } else {
+            Err(SimError::Mismatch(format!(
+                "the ABA layout was made for {} joints and {} degrees of freedom; the model has {} and {} (make it from this model)",
+                self.joints,
+                self.dofs,
+                model.joint_count(),
+                model.joint_dof_count()
+            )))
+        }
+    }
+}
+
+/// Forward dynamics by the articulated-body algorithm: `q̈` at `(q, qd)` under
+/// gravity and efforts `tau`, the same as
+/// [`forward_dynamics`](crate::forward_dynamics) (armature included; no
+/// drives, damping or limits) in `O(n)` work instead of `O(n³)`, as a new
+/// array. Differentiable through the tape. `layout` comes from
+/// [`AbaLayout::new`] for this model.
+pub fn forward_dynamics_aba(
+    model: &Model,
+    layout: &AbaLayout,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    tau: &Array<f32>,
+) -> Result<Array<f32>> {
+    crate::check_coords(model, q, qd)?;
+    let nd = model.joint_dof_count();
+    crate::check_len("tau", tau.len(), nd)?;
+    layout.check(model)?;
+    let kin = Kinematics::eval(model, q, qd)?;
+    let none = scratch::vectors(model, 0)?;
+    accelerations(model, layout, &kin, tau, &model.joint_armature, &none)
+}
+
+/// `q̈` by ABA from evaluated kinematics: efforts `tau`, the diagonal `diag`
+/// added to each pivot (armature and implicit terms), external wrenches
+/// `body_f` per body (or empty). For [`forward_dynamics_aba`] and the
+/// [`FeatherstoneSolver`](crate::FeatherstoneSolver).
+pub(crate) fn accelerations(
+    model: &Model,
+    layout: &AbaLayout,
+    kin: &Kinematics,
+    tau: &Array<f32>,
+    diag: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+) -> Result<Array<f32>> {
+    let (nj, nd) = (model.joint_count(), model.joint_dof_count());
+    let mut qdd = scratch::floats(model, nd)?;
+    if nj == 0 {
+        return Ok(qdd);
+    }
+    let mut fext = scratch::vectors(model, 0)?;
+    if !body_f.is_empty() {
+        fext = scratch::joint_vectors(model)?;
+        eval_local_wrenches::launch(nj, model, &kin.body_q, body_f, &mut fext)?;
+    }
+    let mut dof_u = scratch::dof_vectors(model)?;
+    let mut dof_db = scratch::floats(model, 2 * nd)?;
+    // Per level: the projected inertia blocks and bias the level above reads.
+    let none = (scratch::mat3s(model, 0)?, scratch::vectors(model, 0)?);
+    let mut below: Option<(Array<Mat3>, Array<SpatialVector>)> = None;
+    for joints in layout.levels.iter().rev() {
+        let mut out = (
+            scratch::mat3s(model, 3 * nj)?,
+            scratch::joint_vectors(model)?,
+        );
+        let next = below.as_ref().unwrap_or(&none);
+        aba_backward_level::launch(
+            joints.len(),
+            model,
+            joints,
+            &layout.children,
+            &kin.x_local,
+            &kin.s,
+            &kin.v,
+            &kin.c,
+            tau,
+            diag,
+            &fext,
+            &next.0,
+            &next.1,
+            &mut dof_u,
+            &mut dof_db,
+            &mut out.0,
+            &mut out.1,
+        )?;
+        below = Some(out);
+    }
+    let mut prev = scratch::vectors(model, 0)?;
+    for joints in &layout.levels {
+        let mut acc = scratch::joint_vectors(model)?;
+        aba_forward_level::launch(
+            joints.len(),
+            model,
+            joints,
+            &kin.x_local,
+            &kin.s,
+            &kin.c,
+            &dof_u,
+            &dof_db,
+            &prev,
+            &mut acc,
+            &mut qdd,
+        )?;
+        prev = acc;
+    }
+    Ok(qdd)
+}
