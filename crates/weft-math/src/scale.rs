@@ -12,8 +12,9 @@ use crate::compiled::{f32_src, f64_src};
 /// ```
 #[inline]
 pub fn ldexp(x: f32, n: i32) -> f32 {
-    // Exact for |n| <= 2^24; beyond, both round to a scale that over- or
-    // underflows every finite `x` the same way.
+    // `n as f32` is exact for |n| <= 2^24; a larger |n| is rounded, but the
+    // helper clamps either value to the same extreme scale (|n| > 381 already
+    // over- or underflows every finite nonzero `x`), so the result is the same.
     f32_src::__weft_h_ldexp_f32(x, n as f32)
 }
 
