@@ -1,5 +1,6 @@
 //! The PTX emitter's adjoint rules (`adjoints.rs`) against the CPU's
-//! (`weft_types::adjoint`), for every rule and every float type the IR gives it.
+//! (`weft_types::adjoint`), for every rule and every float type the IR gives it
+//! (all but `splat`'s, whose CPU side is weft-runtime's `adj_splat`).
 //!
 //! The rules are written twice (Rust generic over glam types, and register
 //! formulas for PTX); this test is what keeps them one rule. The PTX formulas
@@ -335,6 +336,9 @@ macro_rules! all_rules {
         c(check("div", |(a, s, g): ($Q, $F, $Q)| adj::adj_div(a, s, g)));
         c(check("mul", |(q, v, g): ($Q, $V3, $V3)| adj::adj_mul(q, v, g)));
         c(check("dot", |(a, b, g): ($Q, $Q, $F)| adj::adj_dot(a, b, g)));
+        c(check("length", |(a, g): ($Q, $F)| adj::adj_length(a, g)));
+        c(check("length_sq", |(a, g): ($Q, $F)| adj::adj_length_sq(a, g)));
+        c(check("normalize", |(a, g): ($Q, $Q)| adj::adj_normalize(a, g)));
         c(check("inverse", |(q, g): ($Q, $Q)| adj::adj_inverse(q, g)));
         c(check("quat_inverse", |(q, g): ($Q, $Q)| adj::adj_quat_inverse(q, g)));
         c(check("quat_to_matrix", |(q, g): ($Q, $M3)| adj::adj_quat_to_matrix(q, g)));
