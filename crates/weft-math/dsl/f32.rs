@@ -1,29 +1,36 @@
-// Weft's accurate `f32` elementary functions, written in the kernel language.
+// Weft's accurate `f32` elementary functions, written in the kernel language:
+// the one source of `weft_math::{sin, cos, ..}` on the CPU and of the
+// builtins `sin`, `cos`, .. on `f32` in PTX.
 //
-// A line-by-line translation of `crates/weft-math/src/*.rs`: the same operations
-// in the same order, the same constants (literals copied verbatim; every `f32`
-// literal here rounds to the same value whether parsed directly as `f32` or
-// through `f64`, which is how the kernel macro reads it), no fused multiply-add.
-// Compiled like any other func, these give bit for bit the results of
-// `weft_math::{sin, cos, ..}` (`tests/math_dsl.rs` checks it on the CPU).
+// * weft-math's build script copies this file with each `#[weft::func]` turned
+//   into `#[inline]` and `src/compiled.rs` compiles it as plain Rust (the kernel
+//   builtins `abs`, `sqrt`, `trunc` and the bit casts bound to weft-math's own);
+// * the kernel macro parses it item by item and lowers every func to IR for the
+//   PTX emitter (a func outside the kernel subset is a compile error of the
+//   kernel naming it, `weft-macros/src/math_dsl.rs`);
+// * `tests/math_dsl.rs` `include!`s it under `#[weft::func]` and checks that the
+//   kernel compiler's own CPU code gives weft-math's results bit for bit.
 //
-// This file holds only `#[weft::func]` items (it is parsed item by item by the
-// kernel macro and `include!`d into a test module). Public entry points are
-// `__weft_<name>_f32`, helpers `__weft_h_<name>_f32`; `sqrt`, `abs` and `trunc`
-// are the native builtins (exact, or correctly rounded, everywhere).
+// So write only what both readers accept: the kernel subset (free functions over
+// scalars and tuples of them, `let`/`if`/`while`/`for`/`return`, arithmetic,
+// comparisons, `as` casts, calls to the funcs here and to the builtins above;
+// no methods, no constants or tables, no fused multiply-add), with Rust's meaning
+// (integer arithmetic that cannot overflow; literals that round the same whether
+// parsed as `f32` or through `f64`). Public entry points are `__weft_<name>_f32`,
+// helpers `__weft_h_<name>_f32`; every func is `#[weft::func]` (and nothing else).
 //
 // Two limitations of the func compiler (adjoint generation) shape a few
-// signatures; the arithmetic is unchanged:
-// * a func with an integer or `bool` parameter does not compile yet, so the
-//   integers weft-math passes as arguments (exponents, table indices) are
-//   passed as integral `f32`/`f64` values and converted back in the callee;
+// signatures:
+// * a func with an integer or `bool` parameter does not compile yet, so integers
+//   passed as arguments (exponents, table indices) are integral `f32` values,
+//   converted back in the callee;
 // * a func returning a tuple that holds an integer or a `bool` breaks its
-//   callers, so the reduction returns its quadrant as an `f32` and weft-math's
-//   `log_special_f32` (returning `(bool, f32)`) is split into a test and a value.
+//   callers, so the reduction returns its quadrant as an `f32` and the
+//   logarithms' special cases are a test and a value (two funcs).
 // Every such integer is small, exact in `f32`.
 
 // ---------------------------------------------------------------------------
-// Classification, signs, rounding (weft-math `classify.rs`, `rounding.rs`)
+// Classification, signs, rounding
 // ---------------------------------------------------------------------------
 
 /// `true` if `x` is a NaN.
@@ -103,7 +110,7 @@ pub fn __weft_h_pow2i_f32(kf: f32) -> f32 {
 }
 
 // ---------------------------------------------------------------------------
-// Error-free transformations (weft-math `double_word.rs`)
+// Error-free transformations
 // ---------------------------------------------------------------------------
 
 /// TwoSum: `(s, e)` with `s = fl(a + b)`, `a + b = s + e`.
@@ -141,7 +148,7 @@ pub fn __weft_h_two_prod_f32(a: f32, b: f32) -> (f32, f32) {
 }
 
 // ---------------------------------------------------------------------------
-// Exponentials and logarithms (weft-math `exp_log.rs`)
+// Exponentials and logarithms
 // ---------------------------------------------------------------------------
 
 /// `e^(r_hi + r_lo)` for `|r_hi| <= 0.35` as `(s, t)`.
@@ -229,8 +236,7 @@ pub fn __weft_h_log_core_f32(x: f32) -> (f32, f32, f32) {
     (f, tail, k as f32)
 }
 
-/// `true` when `x` is NaN, negative, zero or `+inf` (the first half of
-/// weft-math's `log_special_f32`).
+/// `true` when `x` is NaN, negative, zero or `+inf`.
 #[weft::func]
 pub fn __weft_h_log_is_special_f32(x: f32) -> bool {
     if __weft_h_is_nan_f32(x) {
@@ -248,8 +254,7 @@ pub fn __weft_h_log_is_special_f32(x: f32) -> bool {
     false
 }
 
-/// The logarithms' value at a special `x` (the second half of weft-math's
-/// `log_special_f32`).
+/// The logarithms' value at a special `x` (one where `__weft_h_log_is_special` holds).
 #[weft::func]
 pub fn __weft_h_log_special_f32(x: f32) -> f32 {
     if __weft_h_is_nan_f32(x) {
@@ -308,7 +313,7 @@ pub fn __weft_log10_f32(x: f32) -> f32 {
 }
 
 // ---------------------------------------------------------------------------
-// Reduction modulo pi/2 (weft-math `trig_reduce.rs`)
+// Reduction modulo pi/2
 // ---------------------------------------------------------------------------
 
 /// Word `i` (an integral `f32`) of `2/pi` preceded by one zero word.
@@ -392,7 +397,7 @@ pub fn __weft_h_rem_pio2_large_f32(x: f32) -> (f32, f32, f32) {
 }
 
 // ---------------------------------------------------------------------------
-// Sine, cosine, tangent (weft-math `trig.rs`)
+// Sine, cosine, tangent
 // ---------------------------------------------------------------------------
 
 /// `sin(hi + lo)` for `|hi| <= pi/4`.
@@ -415,7 +420,7 @@ pub fn __weft_h_cos_kernel_f32(hi: f32, lo: f32) -> f32 {
     w + (((1.0_f32 - w) - hz) + (c - hi * lo))
 }
 
-/// `tan(hi + lo) - hi` for `|hi| <= pi/4` (the `tail` of weft-math's `tan_kernel_f32`).
+/// `tan(hi + lo) - hi` for `|hi| <= pi/4`.
 #[weft::func]
 pub fn __weft_h_tan_tail_f32(hi: f32, lo: f32) -> f32 {
     let z = hi * hi;
@@ -427,14 +432,14 @@ pub fn __weft_h_tan_tail_f32(hi: f32, lo: f32) -> f32 {
     hi * z * poly + lo * (1.0_f32 + z)
 }
 
-/// `tan(hi + lo)` (weft-math `tan_kernel_f32(hi, lo, false)`).
+/// `tan(hi + lo)`.
 #[weft::func]
 pub fn __weft_h_tan_kernel_f32(hi: f32, lo: f32) -> f32 {
     let tail = __weft_h_tan_tail_f32(hi, lo);
     hi + tail
 }
 
-/// `-1/tan(hi + lo)` (weft-math `tan_kernel_f32(hi, lo, true)`).
+/// `-1/tan(hi + lo)`.
 #[weft::func]
 pub fn __weft_h_cot_kernel_f32(hi: f32, lo: f32) -> f32 {
     let tail = __weft_h_tan_tail_f32(hi, lo);
@@ -497,6 +502,41 @@ pub fn __weft_cos_f32(x: f32) -> f32 {
     }
 }
 
+/// Sine and cosine with one shared reduction: `(sin x, cos x)` (weft-math `sincos`).
+#[weft::func]
+pub fn __weft_sincos_f32(x: f32) -> (f32, f32) {
+    let ax = abs(x);
+    if ax < 0.785_398_2_f32 {
+        if ax < 0.000_244_140_63_f32 {
+            return (x, 1.0_f32);
+        }
+        return (
+            __weft_h_sin_kernel_f32(x, 0.0_f32),
+            __weft_h_cos_kernel_f32(x, 0.0_f32),
+        );
+    }
+    if !__weft_h_is_finite_f32(x) {
+        return (__weft_h_invalid_f32(x), __weft_h_invalid_f32(x));
+    }
+    let (hi, lo, qf) = __weft_h_rem_pio2_f32(x);
+    let q = qf as i32;
+    let s = __weft_h_sin_kernel_f32(hi, lo);
+    let c = __weft_h_cos_kernel_f32(hi, lo);
+    let mut sv = s;
+    let mut cv = c;
+    if q == 1_i32 {
+        sv = c;
+        cv = -s;
+    } else if q == 2_i32 {
+        sv = -s;
+        cv = -c;
+    } else if q == 3_i32 {
+        sv = -c;
+        cv = s;
+    }
+    (sv, cv)
+}
+
 /// Tangent (weft-math `tan`).
 #[weft::func]
 pub fn __weft_tan_f32(x: f32) -> f32 {
@@ -520,7 +560,7 @@ pub fn __weft_tan_f32(x: f32) -> f32 {
 }
 
 // ---------------------------------------------------------------------------
-// Inverse trigonometric functions (weft-math `inverse_trig.rs`)
+// Inverse trigonometric functions
 // ---------------------------------------------------------------------------
 
 /// `atan(t) - t` for `t` in `[0, 1]`.
@@ -715,7 +755,7 @@ pub fn __weft_acos_f32(x: f32) -> f32 {
 }
 
 // ---------------------------------------------------------------------------
-// Hyperbolic functions (weft-math `hyperbolic.rs`)
+// Hyperbolic functions
 // ---------------------------------------------------------------------------
 
 /// Hyperbolic sine (weft-math `sinh`).
@@ -810,7 +850,7 @@ pub fn __weft_tanh_f32(x: f32) -> f32 {
 }
 
 // ---------------------------------------------------------------------------
-// Power (weft-math `pow.rs`: `f64` inside, one rounding to `f32`)
+// Power
 // ---------------------------------------------------------------------------
 
 /// Round to nearest, ties to even, for `|x| < 2^51` (`f64`, for `pow`).
@@ -963,7 +1003,7 @@ pub fn __weft_pow_f32(x: f32, y: f32) -> f32 {
 }
 
 // ---------------------------------------------------------------------------
-// Cube root (weft-math `roots.rs`)
+// Cube root
 // ---------------------------------------------------------------------------
 
 /// Cube root (weft-math `cbrt`).

@@ -1,29 +1,36 @@
-// Weft's accurate `f64` elementary functions, written in the kernel language.
+// Weft's accurate `f64` elementary functions, written in the kernel language:
+// the one source of `weft_math::{sin_f64, cos_f64, ..}` on the CPU and of the
+// builtins `sin`, `cos`, .. on `f64` in PTX.
 //
-// A line-by-line translation of `crates/weft-math/src/*_f64.rs` (and the `f64`
-// parts of `double_word.rs`, `rounding.rs`, `scale.rs`, `roots.rs`): the same
-// operations in the same order, the same constants (literals copied verbatim),
-// no fused multiply-add. Compiled like any other func, these give bit for bit
-// the results of `weft_math::{sin_f64, cos_f64, ..}` (`tests/math_dsl.rs`
-// checks it on the CPU).
+// * weft-math's build script copies this file with each `#[weft::func]` turned
+//   into `#[inline]` and `src/compiled.rs` compiles it as plain Rust (the kernel
+//   builtins `abs`, `sqrt`, `trunc` and the bit casts bound to weft-math's own);
+// * the kernel macro parses it item by item and lowers every func to IR for the
+//   PTX emitter (a func outside the kernel subset is a compile error of the
+//   kernel naming it, `weft-macros/src/math_dsl.rs`);
+// * `tests/math_dsl.rs` `include!`s it under `#[weft::func]` and checks that the
+//   kernel compiler's own CPU code gives weft-math's results bit for bit.
 //
-// This file holds only `#[weft::func]` items (it is parsed item by item by the
-// kernel macro and `include!`d into a test module). Public entry points are
-// `__weft_<name>_f64`, helpers `__weft_h_<name>_f64`; `sqrt`, `abs` and `trunc`
-// are the native builtins (exact, or correctly rounded, everywhere).
+// So write only what both readers accept: the kernel subset (free functions over
+// scalars and tuples of them, `let`/`if`/`while`/`for`/`return`, arithmetic,
+// comparisons, `as` casts, calls to the funcs here and to the builtins above;
+// no methods, no constants or tables, no fused multiply-add), with Rust's meaning
+// (integer arithmetic that cannot overflow; literals that round the same whether
+// parsed as `f64` or through `f64`). Public entry points are `__weft_<name>_f64`,
+// helpers `__weft_h_<name>_f64`; every func is `#[weft::func]` (and nothing else).
 //
 // Two limitations of the func compiler (adjoint generation) shape a few
-// signatures; the arithmetic is unchanged:
-// * a func with an integer or `bool` parameter does not compile yet, so the
-//   integers weft-math passes as arguments (exponents, table indices) are
-//   passed as integral `f64` values and converted back in the callee;
+// signatures:
+// * a func with an integer or `bool` parameter does not compile yet, so integers
+//   passed as arguments (exponents, table indices) are integral `f64` values,
+//   converted back in the callee;
 // * a func returning a tuple that holds an integer or a `bool` breaks its
-//   callers, so the reduction returns its quadrant as an `f64` and weft-math's
-//   `log_special_f64` (returning `(bool, f64)`) is split into a test and a value.
+//   callers, so the reduction returns its quadrant as an `f64` and the
+//   logarithms' special cases are a test and a value (two funcs).
 // Every such integer is small, exact in `f64`.
 
 // ---------------------------------------------------------------------------
-// Classification, signs, rounding (weft-math `classify.rs`, `rounding.rs`)
+// Classification, signs, rounding
 // ---------------------------------------------------------------------------
 
 /// `true` if `x` is a NaN.
@@ -105,7 +112,7 @@ pub fn __weft_h_pow2i_f64(kf: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------
-// Error-free transformations (weft-math `double_word.rs`)
+// Error-free transformations
 // ---------------------------------------------------------------------------
 
 /// TwoSum: `(s, e)` with `s = fl(a + b)`, `a + b = s + e`.
@@ -151,7 +158,7 @@ pub fn __weft_h_split_trunc_f64(a: f64) -> (f64, f64) {
 }
 
 // ---------------------------------------------------------------------------
-// Exponentials and logarithms (weft-math `exp_log_f64.rs`)
+// Exponentials and logarithms
 // ---------------------------------------------------------------------------
 
 /// `e^(r_hi + r_lo)` for `|r_hi| <= 0.35` as `(s, t)`.
@@ -159,7 +166,7 @@ pub fn __weft_h_split_trunc_f64(a: f64) -> (f64, f64) {
 pub fn __weft_h_exp_kernel_f64(r_hi: f64, r_lo: f64) -> (f64, f64) {
     let r = r_hi;
     let z = r * r;
-    // Horner's scheme one step per line (the operations of weft-math's nested form).
+    // Horner's scheme one step per line (the operations of the nested form).
     let mut p = 2.4999963439221722e-8_f64;
     p = 2.763037865555354e-7_f64 + r * p;
     p = 2.7557587348157003e-6_f64 + r * p;
@@ -245,8 +252,7 @@ pub fn __weft_h_log_core_f64(x: f64) -> (f64, f64, f64) {
     (f, s * (hfsq + r) - hfsq, k as f64)
 }
 
-/// `true` when `x` is NaN, negative, zero or `+inf` (the first half of
-/// weft-math's `log_special_f64`).
+/// `true` when `x` is NaN, negative, zero or `+inf`.
 #[weft::func]
 pub fn __weft_h_log_is_special_f64(x: f64) -> bool {
     if __weft_h_is_nan_f64(x) {
@@ -264,8 +270,7 @@ pub fn __weft_h_log_is_special_f64(x: f64) -> bool {
     false
 }
 
-/// The logarithms' value at a special `x` (the second half of weft-math's
-/// `log_special_f64`).
+/// The logarithms' value at a special `x` (one where `__weft_h_log_is_special` holds).
 #[weft::func]
 pub fn __weft_h_log_special_f64(x: f64) -> f64 {
     if __weft_h_is_nan_f64(x) {
@@ -325,7 +330,7 @@ pub fn __weft_log10_f64(x: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------
-// Reduction modulo pi/2 (weft-math `trig_reduce_f64.rs`)
+// Reduction modulo pi/2
 // ---------------------------------------------------------------------------
 
 /// Word `i` (an integral `f64`) of `2/pi` in 64-bit chunks, preceded by one zero word.
@@ -483,7 +488,7 @@ pub fn __weft_h_rem_pio2_large_f64(x: f64) -> (f64, f64, f64) {
 }
 
 // ---------------------------------------------------------------------------
-// Sine, cosine, tangent (weft-math `trig_f64.rs`)
+// Sine, cosine, tangent
 // ---------------------------------------------------------------------------
 
 /// `sin(hi + lo)` as a double-word `(s, t)`, `|hi| <= pi/4`.
@@ -576,6 +581,45 @@ pub fn __weft_cos_f64(x: f64) -> f64 {
     if q == 1_i32 || q == 2_i32 { -v } else { v }
 }
 
+/// Sine and cosine with one shared reduction: `(sin x, cos x)` (weft-math `sincos_f64`).
+#[weft::func]
+pub fn __weft_sincos_f64(x: f64) -> (f64, f64) {
+    let ax = abs(x);
+    let mut hi = x;
+    let mut lo = 0.0_f64;
+    let mut q = 0_i32;
+    if ax < 0.7853981633974483_f64 {
+        if ax < 7.450580596923828e-9_f64 {
+            return (x, 1.0_f64);
+        }
+    } else {
+        if !__weft_h_is_finite_f64(x) {
+            return (__weft_h_invalid_f64(x), __weft_h_invalid_f64(x));
+        }
+        let (h, l, qf) = __weft_h_rem_pio2_f64(x);
+        hi = h;
+        lo = l;
+        q = qf as i32;
+    }
+    let (s0, s1) = __weft_h_sin_kernel_f64(hi, lo);
+    let (c0, c1) = __weft_h_cos_kernel_f64(hi, lo);
+    let s = s0 + s1;
+    let c = c0 + c1;
+    let mut sv = s;
+    let mut cv = c;
+    if q == 1_i32 {
+        sv = c;
+        cv = -s;
+    } else if q == 2_i32 {
+        sv = -s;
+        cv = -c;
+    } else if q == 3_i32 {
+        sv = -c;
+        cv = s;
+    }
+    (sv, cv)
+}
+
 /// Tangent (weft-math `tan_f64`).
 #[weft::func]
 pub fn __weft_tan_f64(x: f64) -> f64 {
@@ -606,14 +650,14 @@ pub fn __weft_tan_f64(x: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------
-// Inverse trigonometric functions (weft-math `inverse_trig_f64.rs`)
+// Inverse trigonometric functions
 // ---------------------------------------------------------------------------
 
 /// `atan(t) - t` for `|t| <= 7/16`.
 #[weft::func]
 pub fn __weft_h_atan_tail_f64(t: f64) -> f64 {
     let u = t * t;
-    // Horner's scheme one step per line (the operations of weft-math's nested form).
+    // Horner's scheme one step per line (the operations of the nested form).
     let mut p = -0.016235651989859563_f64;
     p = 0.0364804004888131_f64 + u * p;
     p = -0.049746278658491266_f64 + u * p;
@@ -631,7 +675,7 @@ pub fn __weft_h_atan_tail_f64(t: f64) -> f64 {
 /// `asin(x) - x` for `|x| <= 1/2`, given `u = x^2`.
 #[weft::func]
 pub fn __weft_h_asin_tail_f64(x: f64, u: f64) -> f64 {
-    // Horner's scheme one step per line (the operations of weft-math's nested form).
+    // Horner's scheme one step per line (the operations of the nested form).
     let mut p = 0.03191221977380996_f64;
     p = -0.016224181284919655_f64 + u * p;
     p = 0.019528221182913787_f64 + u * p;
@@ -845,7 +889,7 @@ pub fn __weft_acos_f64(x: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------
-// Hyperbolic functions (weft-math `hyperbolic_f64.rs`)
+// Hyperbolic functions
 // ---------------------------------------------------------------------------
 
 /// Hyperbolic sine (weft-math `sinh_f64`).
@@ -919,7 +963,7 @@ pub fn __weft_tanh_f64(x: f64) -> f64 {
             return x;
         }
         let u = x * x;
-        // Horner's scheme one step per line (the operations of weft-math's nested form).
+        // Horner's scheme one step per line (the operations of the nested form).
         let mut p = -1.952322009417039e-5_f64;
         p = 8.336151787356477e-5_f64 + u * p;
         p = -0.00023341220763331298_f64 + u * p;
@@ -948,7 +992,7 @@ pub fn __weft_tanh_f64(x: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------
-// Power (weft-math `pow_f64.rs`)
+// Power
 // ---------------------------------------------------------------------------
 
 /// Natural logarithm of a finite positive `x` as a double-word `(hi, lo)`
@@ -1086,7 +1130,7 @@ pub fn __weft_pow_f64(x: f64, y: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------
-// Cube root (weft-math `roots.rs`)
+// Cube root
 // ---------------------------------------------------------------------------
 
 /// Cube root (weft-math `cbrt_f64`).

@@ -1,6 +1,7 @@
-//! Classification predicates (NaN / infinity / finiteness) on bit patterns.
+//! Classification predicates (NaN / infinity / finiteness) on bit patterns: the
+//! helpers of the elementary functions' source (`dsl/`), made public.
 
-use crate::bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
+use crate::compiled::{f32_src, f64_src};
 
 /// `true` if `x` is a NaN.
 ///
@@ -9,7 +10,7 @@ use crate::bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
 /// ```
 #[inline]
 pub fn is_nan(x: f32) -> bool {
-    (f32_to_bits(x) & 0x7fff_ffff_u32) > 0x7f80_0000_u32
+    f32_src::__weft_h_is_nan_f32(x)
 }
 
 /// `true` if `x` is neither infinite nor NaN.
@@ -19,7 +20,7 @@ pub fn is_nan(x: f32) -> bool {
 /// ```
 #[inline]
 pub fn is_finite(x: f32) -> bool {
-    (f32_to_bits(x) & 0x7fff_ffff_u32) < 0x7f80_0000_u32
+    f32_src::__weft_h_is_finite_f32(x)
 }
 
 /// `true` if `x` is `+inf` or `-inf`.
@@ -29,7 +30,7 @@ pub fn is_finite(x: f32) -> bool {
 /// ```
 #[inline]
 pub fn is_inf(x: f32) -> bool {
-    (f32_to_bits(x) & 0x7fff_ffff_u32) == 0x7f80_0000_u32
+    f32_src::__weft_h_is_inf_f32(x)
 }
 
 /// `true` if `x` is a NaN.
@@ -39,7 +40,7 @@ pub fn is_inf(x: f32) -> bool {
 /// ```
 #[inline]
 pub fn is_nan_f64(x: f64) -> bool {
-    (f64_to_bits(x) & 0x7fff_ffff_ffff_ffff_u64) > 0x7ff0_0000_0000_0000_u64
+    f64_src::__weft_h_is_nan_f64(x)
 }
 
 /// `true` if `x` is neither infinite nor NaN.
@@ -49,7 +50,7 @@ pub fn is_nan_f64(x: f64) -> bool {
 /// ```
 #[inline]
 pub fn is_finite_f64(x: f64) -> bool {
-    (f64_to_bits(x) & 0x7fff_ffff_ffff_ffff_u64) < 0x7ff0_0000_0000_0000_u64
+    f64_src::__weft_h_is_finite_f64(x)
 }
 
 /// `true` if `x` is `+inf` or `-inf`.
@@ -59,26 +60,5 @@ pub fn is_finite_f64(x: f64) -> bool {
 /// ```
 #[inline]
 pub fn is_inf_f64(x: f64) -> bool {
-    (f64_to_bits(x) & 0x7fff_ffff_ffff_ffff_u64) == 0x7ff0_0000_0000_0000_u64
-}
-
-/// Result of an invalid operation on `x`: `x` itself if it is a NaN
-/// (propagating its payload), otherwise the canonical quiet NaN.
-#[inline]
-pub fn invalid_f32(x: f32) -> f32 {
-    if is_nan(x) {
-        x
-    } else {
-        f32_from_bits(0x7fc0_0000_u32)
-    }
-}
-
-/// `f64` version of [`invalid_f32`].
-#[inline]
-pub fn invalid_f64(x: f64) -> f64 {
-    if is_nan_f64(x) {
-        x
-    } else {
-        f64_from_bits(0x7ff8_0000_0000_0000_u64)
-    }
+    f64_src::__weft_h_is_inf_f64(x)
 }

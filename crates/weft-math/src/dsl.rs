@@ -1,10 +1,10 @@
-//! The elementary functions as kernel-language source, for back ends that
-//! compile them like any other func (the PTX emitter).
+//! The elementary functions as kernel-language source: the one source of this
+//! crate's `sin`, `exp`, … (compiled as Rust) and of the PTX back end's (which
+//! compiles them like any other func).
 //!
 //! [`F32`] and [`F64`] are sequences of `#[weft::func]` items (no `use`, no
-//! constants, no other items) translating this crate's algorithms operation
-//! for operation, so a back end that compiles them with correctly rounded
-//! `+ - * /` (no contraction into fused multiply-adds) reproduces this
+//! constants, no other items), so a back end that compiles them with correctly
+//! rounded `+ - * /` (no contraction into fused multiply-adds) reproduces this
 //! crate's results bit for bit. Public entry points are named
 //! `__weft_<name>_f32` / `__weft_<name>_f64` (see [`func_name`]); helpers
 //! `__weft_h_<name>_f32` / `__weft_h_<name>_f64`. The builtins that are

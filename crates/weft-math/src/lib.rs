@@ -1,23 +1,28 @@
 //! Accurate elementary functions shared by Weft's CPU and GPU back ends.
 //!
 //! PTX only offers `.approx` versions of `sin`, `cos`, `ex2` and `lg2`, so
-//! Weft implements the elementary functions itself, once: the CPU back end
-//! calls the Rust functions of this crate directly, and the PTX back end
-//! lowers the *same source* (the kernel macro parses these files with `syn`).
-//! Results are therefore bit-identical on both back ends.
+//! Weft implements the elementary functions itself, **once**: they are written
+//! in the kernel language in `dsl/f32.rs` and `dsl/f64.rs` ([`dsl`]). This
+//! crate compiles those files as Rust (its build script only turns each
+//! `#[weft::func]` into `#[inline]`), so the CPU back end calls them as plain
+//! functions, and the kernel macro lowers the *same files* to IR and PTX.
+//! Results are therefore bit-identical on both back ends, and a fix is made in
+//! one place.
 //!
 //! # Kernel subset
 //!
-//! Every function body is written in the restricted kernel subset: free
-//! functions over scalars (`f32 f64 i32 u32 i64 u64 bool`, tuples as return
-//! values), `let`/`if`/`while`/`for`/`return`, arithmetic, comparisons,
-//! `as` casts and calls to functions of this crate. No method calls, no
-//! `std`/`core` math, no tables (constants are `pub const` scalars, the bits
-//! of `2/pi` are selected with `if` chains), no fused multiply-add (the PTX
-//! emitter uses `.rn` operations without contraction). Bit reinterpretation
-//! only goes through [`f32_to_bits`], [`f32_from_bits`], [`f64_to_bits`] and
-//! [`f64_from_bits`]. Function names are unique across the crate so calls can
-//! be resolved by name.
+//! The sources are free functions over scalars (`f32 f64 i32 u32 i64 u64
+//! bool`, tuples as return values), `let`/`if`/`while`/`for`/`return`,
+//! arithmetic, comparisons, `as` casts and calls to each other and to the
+//! builtins `abs`, `sqrt`, `trunc`, [`f32_to_bits`], [`f32_from_bits`],
+//! [`f64_to_bits`] and [`f64_from_bits`] (bound to this crate's versions when
+//! compiled as Rust). No method calls, no `std`/`core` math, no constants or
+//! tables (the bits of `2/pi` are selected with `if` chains), no fused
+//! multiply-add (the PTX emitter uses `.rn` operations without contraction).
+//! A func outside the subset makes every kernel fail to compile with an error
+//! naming it. The rest of the crate (`sqrt`, rounding, `min`/`max`/`clamp`,
+//! the random numbers) is plain Rust, mapped to PTX instructions or emitted
+//! operation for operation by the PTX back end.
 //!
 //! # Accuracy
 //!
@@ -61,42 +66,30 @@
 
 mod bits;
 mod classify;
-mod double_word;
+mod compiled;
 pub mod dsl;
-mod exp_log;
-mod exp_log_f64;
-mod hyperbolic;
-mod hyperbolic_f64;
-mod inverse_trig;
-mod inverse_trig_f64;
-mod pow;
-mod pow_f64;
+mod elementary;
+mod elementary_f64;
 mod random;
 mod roots;
 mod rounding;
 mod scale;
-mod trig;
-mod trig_f64;
-mod trig_reduce;
-mod trig_reduce_f64;
 mod wide_int;
 
 pub use bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
 pub use classify::{is_finite, is_finite_f64, is_inf, is_inf_f64, is_nan, is_nan_f64};
-pub use exp_log::{exp, exp2, log, log2, log10};
-pub use exp_log_f64::{exp_f64, exp2_f64, log_f64, log2_f64, log10_f64};
-pub use hyperbolic::{cosh, sinh, tanh};
-pub use hyperbolic_f64::{cosh_f64, sinh_f64, tanh_f64};
-pub use inverse_trig::{acos, asin, atan, atan2};
-pub use inverse_trig_f64::{acos_f64, asin_f64, atan_f64, atan2_f64};
-pub use pow::pow;
-pub use pow_f64::pow_f64;
+pub use elementary::{
+    acos, asin, atan, atan2, cbrt, cos, cosh, exp, exp2, log, log2, log10, pow, sin, sincos, sinh,
+    tan, tanh,
+};
+pub use elementary_f64::{
+    acos_f64, asin_f64, atan_f64, atan2_f64, cbrt_f64, cos_f64, cosh_f64, exp_f64, exp2_f64,
+    log_f64, log2_f64, log10_f64, pow_f64, sin_f64, sincos_f64, sinh_f64, tan_f64, tanh_f64,
+};
 pub use random::{pcg_hash, rand_init, randf, randf_range, randi, randn};
-pub use roots::{cbrt, cbrt_f64, sqrt, sqrt_f64};
+pub use roots::{sqrt, sqrt_f64};
 pub use rounding::{
     abs, abs_f64, ceil, ceil_f64, clamp, clamp_f64, copysign, copysign_f64, floor, floor_f64, max,
     max_f64, min, min_f64, round, round_f64, sign, sign_f64, trunc, trunc_f64,
 };
 pub use scale::{ldexp, ldexp_f64};
-pub use trig::{cos, sin, sincos, tan};
-pub use trig_f64::{cos_f64, sin_f64, sincos_f64, tan_f64};

@@ -32,9 +32,8 @@
 //! assert!((0.0..1.0).contains(&a) && (0.0..1.0).contains(&b));
 //! ```
 
-use crate::exp_log::log;
+use crate::elementary::{cos, log};
 use crate::roots::sqrt;
-use crate::trig::cos;
 use crate::wide_int::{wrapping_add_u32, wrapping_mul_u32};
 
 /// LCG multiplier.

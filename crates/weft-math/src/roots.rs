@@ -1,14 +1,11 @@
-//! Square and cube roots.
+//! Square roots.
 //!
 //! `sqrt` is correctly rounded (like IEEE `sqrt`, which the PTX back end maps
 //! it to): a Newton estimate is corrected with an exact integer residual
-//! test. `cbrt` is a Newton iteration finished by one step with an exactly
-//! computed residual (≤ 1 ulp).
+//! test. (`cbrt` is an elementary function, in `dsl/`.)
 
 use crate::bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
 use crate::classify::{is_finite, is_finite_f64, is_nan, is_nan_f64};
-use crate::double_word::{two_prod_f32, two_prod_f64};
-use crate::rounding::{copysign, copysign_f64};
 use crate::wide_int::{wrapping_mul_u64, wrapping_sub_u64};
 
 /// Canonical quiet NaN (`f32`).
@@ -139,77 +136,4 @@ pub fn sqrt_f64(x: f64) -> f64 {
     }
     let half = (e - sh) / 2;
     (r as f64) * f64_from_bits(((half + 1023) as u64) << 52)
-}
-
-/// Cube root (≤ 1 ulp); odd, exact for perfect cubes of small integers.
-///
-/// ```
-/// assert_eq!(weft_math::cbrt(27.0), 3.0);
-/// assert_eq!(weft_math::cbrt(-8.0), -2.0);
-/// ```
-#[inline]
-pub fn cbrt(x: f32) -> f32 {
-    if x == 0.0_f32 || !is_finite(x) {
-        return x;
-    }
-    let mut ub = f32_to_bits(x) & 0x7fff_ffff_u32;
-    let mut a = f32_from_bits(ub);
-    let mut scale = 1.0_f32;
-    // Keep a^(1/3) and the residual terms well inside the normal range.
-    if ub < 0x0d80_0000_u32 {
-        a *= 281_474_976_710_656.0_f32; // 2^48
-        scale = 1.525_878_9e-5_f32; // 2^-16
-        ub = f32_to_bits(a);
-    } else if ub > 0x7e00_0000_u32 {
-        a *= 5.960_464_5e-8_f32; // 2^-24
-        scale = 256.0_f32;
-        ub = f32_to_bits(a);
-    }
-    // Bit-level initial guess (~3% error), then two Newton steps.
-    let mut y = f32_from_bits(ub / 3_u32 + 709_958_130_u32);
-    y -= (y * y * y - a) / (3.0_f32 * y * y);
-    y -= (y * y * y - a) / (3.0_f32 * y * y);
-    // Final step with the residual a - y^3 computed exactly.
-    let (y2, y2e) = two_prod_f32(y, y);
-    let (y3, y3e) = two_prod_f32(y2, y);
-    let res = (a - y3) - (y3e + y2e * y);
-    y += res / (3.0_f32 * y2);
-    copysign(y * scale, x)
-}
-
-/// Cube root of an `f64` (≤ 1 ulp).
-///
-/// ```
-/// assert_eq!(weft_math::cbrt_f64(-27.0), -3.0);
-/// ```
-#[inline]
-pub fn cbrt_f64(x: f64) -> f64 {
-    if x == 0.0_f64 || !is_finite_f64(x) {
-        return x;
-    }
-    let mut ub = f64_to_bits(x) & 0x7fff_ffff_ffff_ffff_u64;
-    let mut a = f64_from_bits(ub);
-    let mut scale = 1.0_f64;
-    if ub < 0x07b0_0000_0000_0000_u64 {
-        // below 2^-900 (including subnormals)
-        a *= f64_from_bits(0x4a10_0000_0000_0000_u64); // 2^162
-        scale = f64_from_bits(0x3c90_0000_0000_0000_u64); // 2^-54
-        ub = f64_to_bits(a);
-    } else if ub > 0x7830_0000_0000_0000_u64 {
-        // above 2^900
-        a *= f64_from_bits(0x35d0_0000_0000_0000_u64); // 2^-162
-        scale = f64_from_bits(0x4350_0000_0000_0000_u64); // 2^54
-        ub = f64_to_bits(a);
-    }
-    // Initial guess on the high word (~3%), then Newton steps.
-    let hi = ub >> 32;
-    let mut y = f64_from_bits((hi / 3_u64 + 715_094_163_u64) << 32);
-    y -= (y * y * y - a) / (3.0_f64 * y * y);
-    y -= (y * y * y - a) / (3.0_f64 * y * y);
-    y -= (y * y * y - a) / (3.0_f64 * y * y);
-    let (y2, y2e) = two_prod_f64(y, y);
-    let (y3, y3e) = two_prod_f64(y2, y);
-    let res = (a - y3) - (y3e + y2e * y);
-    y += res / (3.0_f64 * y2);
-    copysign_f64(y * scale, x)
 }

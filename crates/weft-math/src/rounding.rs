@@ -5,6 +5,7 @@
 
 use crate::bits::{f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits};
 use crate::classify::{is_nan, is_nan_f64};
+use crate::compiled::{f32_src, f64_src};
 
 /// Absolute value (clears the sign bit, so `abs(-0.0) = +0.0`).
 ///
@@ -23,7 +24,7 @@ pub fn abs(x: f32) -> f32 {
 /// ```
 #[inline]
 pub fn copysign(x: f32, y: f32) -> f32 {
-    f32_from_bits((f32_to_bits(x) & 0x7fff_ffff_u32) | (f32_to_bits(y) & 0x8000_0000_u32))
+    f32_src::__weft_h_copysign_f32(x, y)
 }
 
 /// Rounds toward zero.
@@ -83,13 +84,6 @@ pub fn round(x: f32) -> f32 {
     } else {
         t
     }
-}
-
-/// Rounds to the nearest integer, ties to even; only valid for `|x| < 2^22`
-/// (used internally for argument reduction).
-#[inline]
-pub fn rint_small(x: f32) -> f32 {
-    (x + 12_582_912.0_f32) - 12_582_912.0_f32
 }
 
 /// Sign of `x`: `1.0` for positive, `-1.0` for negative, `x` itself for
@@ -190,9 +184,7 @@ pub fn abs_f64(x: f64) -> f64 {
 /// ```
 #[inline]
 pub fn copysign_f64(x: f64, y: f64) -> f64 {
-    f64_from_bits(
-        (f64_to_bits(x) & 0x7fff_ffff_ffff_ffff_u64) | (f64_to_bits(y) & 0x8000_0000_0000_0000_u64),
-    )
+    f64_src::__weft_h_copysign_f64(x, y)
 }
 
 /// Rounds toward zero.
@@ -249,12 +241,6 @@ pub fn round_f64(x: f64) -> f64 {
     } else {
         t
     }
-}
-
-/// Rounds to the nearest integer, ties to even; only valid for `|x| < 2^51`.
-#[inline]
-pub fn rint_small_f64(x: f64) -> f64 {
-    (x + 6_755_399_441_055_744.0_f64) - 6_755_399_441_055_744.0_f64
 }
 
 /// Sign of `x`: `±1.0`, or `x` itself for `±0.0` and NaN.

@@ -66,7 +66,7 @@ fn cat(mut a: Vec<Reg>, b: Vec<Reg>) -> Vec<Reg> {
 }
 
 /// The rule, or `None` if there is none for these types.
-fn rule(b: &B, name: &str, a: &[Vec<Reg>], at: &[Type]) -> Option<Res<Vec<Reg>>> {
+pub(super) fn rule(b: &B, name: &str, a: &[Vec<Reg>], at: &[Type]) -> Option<Res<Vec<Reg>>> {
     use Type as T;
     let g = a.last()?;
     let z = || b.lit(0.0);
@@ -101,10 +101,7 @@ fn rule(b: &B, name: &str, a: &[Vec<Reg>], at: &[Type]) -> Option<Res<Vec<Reg>>>
         ("rem", 3) => {
             let y = &a[1];
             if at[0].is_scalar() {
-                let q = b.op1(
-                    &format!("cvt.rzi.{0}.{0}", super::regs::ty(b.s)),
-                    b.div(x[0], y[0]),
-                );
+                let q = b.trunc(b.div(x[0], y[0]));
                 vec![g[0], b.neg(b.mul(q, g[0]))]
             } else {
                 let ys = if y.len() == 1 {
@@ -115,15 +112,12 @@ fn rule(b: &B, name: &str, a: &[Vec<Reg>], at: &[Type]) -> Option<Res<Vec<Reg>>>
                 let vec4 = super::builtins::is_vec4_f32(&at[0]);
                 let q: Vec<Reg> = (0..x.len())
                     .map(|k| {
-                        let r = b.with(|em, _| {
-                            if vec4 {
-                                em.floor_rem(x[k], ys[k])
-                            } else {
-                                em.fmod(b.s, x[k], ys[k])
-                            }
-                        });
-                        let q = b.div(b.sub(x[k], r), ys[k]);
-                        b.with(|em, _| em.round(b.s, q))
+                        let r = if vec4 {
+                            b.floor_rem(x[k], ys[k])
+                        } else {
+                            b.fmod(x[k], ys[k])
+                        };
+                        b.round(b.div(b.sub(x[k], r), ys[k]))
                     })
                     .collect();
                 if y.len() == 1 {
@@ -198,9 +192,7 @@ fn rule(b: &B, name: &str, a: &[Vec<Reg>], at: &[Type]) -> Option<Res<Vec<Reg>>>
         },
         ("atan2", 3) => {
             let (y, x, g) = (a[0][0], a[1][0], g[0]);
-            let ax = b.op1(&format!("abs.{}", super::regs::ty(b.s)), x);
-            let ay = b.op1(&format!("abs.{}", super::regs::ty(b.s)), y);
-            let sc = b.with(|em, _| em.arith("max", b.s, ax, ay));
+            let sc = b.max(b.abs(x), b.abs(y));
             let bad = b.pred("or", b.cmp("eq", sc, z()), b.not(b.finite(sc)));
             let (xs, ys) = (b.div(x, sc), b.div(y, sc));
             let k = b.div(g, b.mul(b.add(b.mul(xs, xs), b.mul(ys, ys)), sc));

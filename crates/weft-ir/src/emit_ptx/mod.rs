@@ -18,11 +18,15 @@
 //! What the emitter cannot translate yet is reported as an `Err` with the reason;
 //! the kernel still compiles for the CPU and its CUDA launch returns that reason.
 
+#[cfg(test)]
+mod adjoint_parity;
 mod adjoints;
 mod algebra;
 mod build;
 mod builtins;
 mod emitter;
+#[cfg(test)]
+mod eval;
 pub mod layout;
 mod local;
 mod ops;

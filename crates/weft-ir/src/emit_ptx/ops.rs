@@ -685,7 +685,8 @@ impl Em<'_> {
         o
     }
 
-    fn un(&mut self, ins: &str, a: Reg) -> Reg {
+    /// A one-operand instruction `ins r, a` with a result of `a`'s class.
+    pub(super) fn un(&mut self, ins: &str, a: Reg) -> Reg {
         let r = self.c.reg(a.class);
         self.c.ins(format!("{ins} {r}, {a}"));
         r

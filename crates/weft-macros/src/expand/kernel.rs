@@ -23,7 +23,7 @@ pub fn expand(site: &Site) -> Result<TokenStream, Error> {
     let funcs = dep_funcs(&env, &site.parsed)?;
     let adj = weft_ir::autodiff::adjoint_with(&ir, &|n| func_accesses(&funcs, n));
     let func_blockers = func_adjoint_blockers(&funcs, &adj);
-    let math = math_funcs();
+    let math = math_funcs().map_err(|m| Error::new(f.sig.ident.span(), m))?;
     let ptx = crate::ptx::constants(&ir, &adj.function, &[&funcs, &math]);
     let fma = uses_fma(&ir, &funcs);
     let accesses = weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
