@@ -72,6 +72,10 @@ pub struct FeatherstoneSolver {
     /// Contact detection settings (used when the first step with shapes
     /// builds the collision buffers).
     pub collision: CollisionOptions,
+    /// Whether links touch shapes and each other (default `true`; `false`
+    /// steps the articulations as if they had no shapes, as contact-free
+    /// references do).
+    pub enable_contacts: bool,
     layout: ArticulationLayout,
     aba: Option<AbaLayout>,
     zero_qdd: Array<f32>,
@@ -100,6 +104,7 @@ impl FeatherstoneSolver {
     pub fn with_dynamics(model: &Model, dynamics: ForwardDynamics) -> Result<Self> {
         Ok(FeatherstoneSolver {
             collision: CollisionOptions::default(),
+            enable_contacts: true,
             contacts: None,
             contacts_built: false,
             layout: ArticulationLayout::new(model)?,
@@ -149,7 +154,7 @@ impl FeatherstoneSolver {
         kin: &Kinematics,
     ) -> Result<Array<SpatialVector>> {
         let nb = model.body_count();
-        if model.rigid_shapes.is_empty() || nb == 0 {
+        if !self.enable_contacts || model.rigid_shapes.is_empty() || nb == 0 {
             return Ok(s_in.body_f.share());
         }
         if !self.contacts_built {
