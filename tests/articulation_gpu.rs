@@ -452,6 +452,9 @@ fn contact_scene_runs_on_the_cpu() {
     let r = contact_results(Device::Cpu);
     assert!(r.iter().all(|x| x.is_finite()), "{r:?}");
     let g = contact_gradient(Device::Cpu);
-    assert!(g.iter().all(|x| x.is_finite()) && g.iter().any(|x| *x != 0.0), "{g:?}");
+    assert!(
+        g.iter().all(|x| x.is_finite()) && g.iter().any(|x| *x != 0.0),
+        "{g:?}"
+    );
     println!("contact scene on the CPU: final state {r:?}\ngradient by q̇₀ {g:?}");
 }
