@@ -3,7 +3,7 @@
 //! the spring predicts; a sphere bouncing with `kd = 0` does not gain
 //! energy; a box on an incline with `μ > tan θ` does not slide; a hinged
 //! link does not collide with its parent; a contact rollout's gradient
-//! matches finite differences.
+//! matches finite differences; ABA and CRBA give the same contact rollout.
 
 mod common;
 
@@ -322,4 +322,72 @@ fn contact_rollout_gradient_matches_finite_differences() {
     // The contact acts: the vertical velocity's effect on the final height
     // is not the free flight's h·steps.
     assert!(g.iter().any(|x| *x != 0.0), "{g:?}");
+}
+
+#[test]
+fn articulated_body_dynamics_gives_the_same_contact_rollout() {
+    // A two-link chain (capsules) swinging onto the plane: the contact
+    // wrenches reach ABA's bias as they reach the composite-rigid-body path.
+    let mat = material(2.0e4, 50.0, 200.0, 0.8);
+    let mut b = builder(G);
+    plane(&mut b, Quat::IDENTITY, mat);
+    let capsule = Geometry::Capsule {
+        radius: 0.05,
+        half_height: 0.2,
+    };
+    let down = Transform::from_translation(Vec3::new(0.0, 0.0, -0.25));
+    let inertia = Vec3::new(0.02, 0.02, 0.005);
+    let l1 = body(&mut b, 1.0, Vec3::new(0.0, 0.0, -0.25), inertia);
+    let l2 = body(&mut b, 0.8, Vec3::new(0.0, 0.0, -0.25), inertia);
+    for l in [l1, l2] {
+        b.add_body_shape_with(l as i32, down, capsule.clone(), mat);
+    }
+    b.add_joint(
+        JointDesc::revolute(-1, l1, Vec3::Y)
+            .with_frames(
+                Transform::from_translation(Vec3::new(0.0, 0.0, 0.45)),
+                Transform::IDENTITY,
+            )
+            .with_q(&[1.2]),
+    )
+    .unwrap();
+    b.add_joint(
+        JointDesc::revolute(l1 as i32, l2, Vec3::Y)
+            .with_frames(
+                Transform::from_translation(Vec3::new(0.0, 0.0, -0.5)),
+                Transform::IDENTITY,
+            )
+            .with_q(&[0.8]),
+    )
+    .unwrap();
+    let model = b.finalize(Device::Cpu).unwrap();
+    let run = |dynamics, contacts| {
+        let mut solver = FeatherstoneSolver::with_dynamics(&model, dynamics).unwrap();
+        solver.enable_contacts = contacts;
+        let control = Control::new(&model).unwrap();
+        let (mut a, mut b) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+        for _ in 0..400 {
+            solver.step(&model, &a, &mut b, &control, 1e-3).unwrap();
+            std::mem::swap(&mut a, &mut b);
+        }
+        let mut out = a.joint_q.to_vec();
+        out.extend(a.joint_qd.to_vec());
+        out
+    };
+    use weft_articulation::ForwardDynamics::{ArticulatedBody, CompositeRigidBody};
+    let crba = run(CompositeRigidBody, true);
+    let aba = run(ArticulatedBody, true);
+    let free = run(CompositeRigidBody, false);
+    let diff = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs() / x.abs().max(1.0))
+            .fold(0.0f32, f32::max)
+    };
+    let (worst, contact_effect) = (diff(&crba, &aba), diff(&crba, &free));
+    println!(
+        "chain onto the plane, 400 steps: ABA vs CRBA {worst:.2e}; with vs without contacts {contact_effect:.2e}; final {crba:?}"
+    );
+    assert!(contact_effect > 0.1, "the floor acts: {contact_effect}");
+    assert!(worst < 1e-3, "{worst}");
 }
