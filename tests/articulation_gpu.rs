@@ -3,7 +3,9 @@
 //! Featherstone rollouts with drives and limits (either forward dynamics),
 //! inverse kinematics
 //! (`eval_ik`, the batched `IkSolver`), and the gradients of the rollout and
-//! of the articulated-body algorithm through the tape (skipped without CUDA;
+//! of the articulated-body algorithm through the tape, and a two-link chain
+//! and a free box in contact with a plane and each other (rollout and its
+//! gradient) (skipped without CUDA;
 //! failing then when `WEFT_REQUIRE_CUDA=1`). Every kernel's PTX and adjoint
 //! PTX are checked without a GPU too.
 
@@ -253,7 +255,7 @@ fn cuda_aba_gradients_match_cpu() {
 #[test]
 fn every_articulation_kernel_has_ptx() {
     use weft_articulation::{
-        aba, drives, dynamics, ik_kernels, integrate, joint_coords, kinematics, solve,
+        aba, contacts, drives, dynamics, ik_kernels, integrate, joint_coords, kinematics, solve,
     };
     weft_examples::devices::check_all_ptx(
         &weft_examples::ptx_of!(
@@ -282,7 +284,177 @@ fn every_articulation_kernel_has_ptx() {
             ik_kernels::eval_target_errors,
             ik_kernels::eval_damped_step,
             ik_kernels::apply_ik_step,
+            contacts::eval_link_states,
+            contacts::eval_link_contacts,
         ),
         &[],
     );
+}
+
+/// A hinged two-link chain (capsules, self-collisions on: the links touch
+/// only through their non-adjacent ends) swinging onto a plane, and a free
+/// box dropped onto it: the contact scene of the CPU/CUDA comparisons.
+fn contact_scene(device: Device) -> Model {
+    use weft_collide::{Geometry, Material};
+    let mut b = ModelBuilder::new();
+    b.ground = None;
+    let material = Material {
+        ke: 2.0e4,
+        kd: 50.0,
+        kf: 200.0,
+        mu: 0.8,
+        ..Material::default()
+    };
+    b.add_body_shape_with(
+        -1,
+        Transform::IDENTITY,
+        Geometry::Plane {
+            half_extents: Vec2::ZERO,
+        },
+        material,
+    );
+    let add = |b: &mut ModelBuilder, m: f32, c: Vec3| {
+        let mut d = BodyDesc::new(Transform::IDENTITY);
+        d.mass = BodyMass::Given(weft_geom::MassProperties {
+            mass: m,
+            com: c,
+            inertia: Mat3::from_diagonal(Vec3::new(0.02, 0.02, 0.005) * m),
+        });
+        b.add_body(d)
+    };
+    let capsule = Geometry::Capsule {
+        radius: 0.05,
+        half_height: 0.2,
+    };
+    let down = Transform::from_translation(Vec3::new(0.0, 0.0, -0.25));
+    let l1 = add(&mut b, 1.0, Vec3::new(0.0, 0.0, -0.25));
+    let l2 = add(&mut b, 0.8, Vec3::new(0.0, 0.0, -0.25));
+    for l in [l1, l2] {
+        b.add_body_shape_with(l as i32, down, capsule.clone(), material);
+    }
+    b.add_joint(
+        JointDesc::revolute(-1, l1, Vec3::Y)
+            .with_frames(
+                Transform::from_translation(Vec3::new(0.0, 0.0, 0.45)),
+                Transform::IDENTITY,
+            )
+            .with_q(&[1.2]),
+    )
+    .unwrap();
+    b.add_joint(
+        JointDesc::revolute(l1 as i32, l2, Vec3::Y)
+            .with_frames(
+                Transform::from_translation(Vec3::new(0.0, 0.0, -0.5)),
+                Transform::IDENTITY,
+            )
+            .with_q(&[0.8]),
+    )
+    .unwrap();
+    let cube = add(&mut b, 0.5, Vec3::ZERO);
+    b.add_body_shape_with(
+        cube as i32,
+        Transform::IDENTITY,
+        Geometry::Box {
+            half_extents: Vec3::splat(0.06),
+        },
+        material,
+    );
+    b.add_joint(
+        JointDesc::free(cube)
+            .with_q(&[0.6, 0.1, 0.2, 0.1, 0.0, 0.0, 0.995])
+            .with_qd(&[-0.5, 0.0, -0.5, 0.0, 1.0, 0.0]),
+    )
+    .unwrap();
+    b.finalize(device).unwrap()
+}
+
+/// 300 steps of 1 ms of the contact scene: final coordinates and velocities.
+fn contact_results(device: Device) -> Vec<f32> {
+    let model = contact_scene(device);
+    let mut solver = FeatherstoneSolver::new(&model).unwrap();
+    let control = Control::new(&model).unwrap();
+    let (mut s, mut next) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+    for _ in 0..300 {
+        solver.step(&model, &s, &mut next, &control, 1e-3).unwrap();
+        std::mem::swap(&mut s, &mut next);
+    }
+    let report = solver.contact_report().unwrap();
+    assert!(report.found > 0 && report.overflow == 0, "{report:?}");
+    let mut out = s.joint_q.to_vec();
+    out.extend(s.joint_qd.to_vec());
+    out
+}
+
+#[test]
+fn cuda_contacts_match_cpu() {
+    let Some(gpu) = cuda() else { return };
+    let (c, g) = (contact_results(Device::Cpu), contact_results(gpu));
+    // Atomic sums of the contact wrenches differ in order: rounding, which
+    // 300 steps of stiff contact amplify (a contact set that differs by one
+    // grazing contact would show as a much larger difference).
+    let worst = c
+        .iter()
+        .zip(&g)
+        .map(|(a, b)| (a - b).abs() / a.abs().max(1.0))
+        .fold(0.0f32, f32::max);
+    println!("contact rollout, CUDA vs CPU: worst relative difference {worst:.2e}");
+    assert!(worst < 1e-3, "{worst}");
+}
+
+/// The gradient of a 30-step contact rollout's final coordinates with
+/// respect to the initial velocities, on `device`.
+fn contact_gradient(device: Device) -> Vec<f32> {
+    let model = contact_scene(device);
+    let mut solver = FeatherstoneSolver::new(&model).unwrap();
+    let mut states: Vec<State> = (0..=30)
+        .map(|_| State::new(&model).unwrap().requires_grad())
+        .collect();
+    // Start in contact: 100 steps off the tape first.
+    {
+        let control = Control::new(&model).unwrap();
+        let (mut s, mut next) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+        for _ in 0..100 {
+            solver.step(&model, &s, &mut next, &control, 1e-3).unwrap();
+            std::mem::swap(&mut s, &mut next);
+        }
+        states[0].joint_q = Array::from_vec(device, s.joint_q.to_vec()).requires_grad();
+        states[0].joint_qd = Array::from_vec(device, s.joint_qd.to_vec()).requires_grad();
+    }
+    let control = Control::new(&model).unwrap();
+    let mut tape = Tape::new();
+    tape.record(|| {
+        for k in 0..30 {
+            let (done, next) = states.split_at_mut(k + 1);
+            solver
+                .step(&model, &done[k], &mut next[0], &control, 1e-3)
+                .unwrap();
+        }
+    });
+    let seed: Vec<f32> = (0..model.joint_coord_count())
+        .map(|i| 1.0 - 0.05 * i as f32)
+        .collect();
+    tape.backward_from(&mut states[30].joint_q, &seed).unwrap();
+    states[0].joint_qd.grad_to_vec().unwrap()
+}
+
+#[test]
+fn cuda_contact_gradients_match_cpu() {
+    let Some(gpu) = cuda() else { return };
+    let c = contact_gradient(Device::Cpu);
+    assert!(c.iter().any(|x| *x != 0.0));
+    assert_grads("contact rollout gradient", &c, &contact_gradient(gpu));
+}
+
+#[test]
+fn contact_scene_runs_on_the_cpu() {
+    // The CPU half of the comparisons above, so they are known to run (and
+    // to touch) before a GPU sees them.
+    let r = contact_results(Device::Cpu);
+    assert!(r.iter().all(|x| x.is_finite()), "{r:?}");
+    let g = contact_gradient(Device::Cpu);
+    assert!(
+        g.iter().all(|x| x.is_finite()) && g.iter().any(|x| *x != 0.0),
+        "{g:?}"
+    );
+    println!("contact scene on the CPU: final state {r:?}\ngradient by q̇₀ {g:?}");
 }

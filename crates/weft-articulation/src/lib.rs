@@ -8,7 +8,8 @@
 //! composite rigid bodies ([`mass_matrix`]), forward dynamics by a Cholesky
 //! solve ([`forward_dynamics`]) or by articulated bodies
 //! ([`forward_dynamics_aba`]), and a semi-implicit integrator with drives,
-//! damping, friction, armature and limits ([`FeatherstoneSolver`]). Every
+//! damping, friction, armature, limits and penalty contacts of the links
+//! with shapes and each other ([`FeatherstoneSolver`], [`contacts`]). Every
 //! function launches kernels (CPU or CUDA, the model's device); all but the
 //! inverse kinematics ([`eval_ik`], [`IkSolver`]) are differentiable through
 //! a [`weft::Tape`].
@@ -43,6 +44,7 @@
 #![deny(missing_docs)]
 
 pub mod aba;
+pub mod contacts;
 pub mod drives;
 pub mod dynamics;
 pub mod ik_kernels;

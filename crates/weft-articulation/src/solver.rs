@@ -1,9 +1,11 @@
 //! [`FeatherstoneSolver`]: steps articulations in generalized coordinates.
 
 use weft::prelude::*;
+use weft_collide::{CollisionOptions, CollisionPipeline, ContactReport};
 use weft_sim::{Control, Model, SimError, State};
 
 use crate::aba::{self, AbaLayout};
+use crate::contacts::{body_tree, eval_link_contacts, eval_link_states};
 use crate::dynamics::Kinematics;
 use crate::kinematics::eval_fk;
 use crate::{Result, drives, integrate, layout::ArticulationLayout, scratch, solve};
@@ -22,8 +24,8 @@ pub enum ForwardDynamics {
 
 /// Reduced-coordinate dynamics of every articulation of a model, stepped
 /// semi-implicitly: composite-rigid-body mass matrix `M(q)`, bias forces
-/// `C(q, q̇)` by recursive Newton–Euler (gravity and `state.body_f` wrenches
-/// included), drives, damping, friction and limits (see [`crate::drives`]),
+/// `C(q, q̇)` by recursive Newton–Euler (gravity, `state.body_f` wrenches and
+/// the links' contact wrenches included), drives, damping, friction and limits (see [`crate::drives`]),
 /// `(M + D) q̈ = τ − C` solved per articulation (see [`crate::solve`]; or
 /// the articulated-body algorithm with `D` on its pivots, see
 /// [`ForwardDynamics`]), then
@@ -31,8 +33,16 @@ pub enum ForwardDynamics {
 /// output state's body poses and velocities are then set by forward
 /// kinematics. Bodies that are no joint's child are copied unchanged.
 ///
-/// Not yet: contacts of links (with shapes and each other) — to come through
-/// weft-collide's pipeline (issue 26); loops (joints as XPBD constraints).
+/// Contacts: every step finds the contacts of the model's shapes at the
+/// links' poses (weft-collide's [`CollisionPipeline`], fixed-capacity
+/// buffers; [`contact_report`](Self::contact_report) says whether any
+/// overflowed) and adds their penalty wrenches (spring–damper normal,
+/// regularised Coulomb friction; see [`crate::contacts`] for the model, its
+/// time-step bound and its limits) to the links' external wrenches. Links
+/// touch static shapes, bodies that are no joint's child (which do not move:
+/// they are not this solver's), and other links except their parent link.
+///
+/// Not yet: loops (joints as XPBD constraints); implicit contact stiffness.
 /// Differentiable through the tape (use a new output state per step).
 ///
 /// ```
@@ -59,9 +69,28 @@ pub enum ForwardDynamics {
 /// # Ok::<(), weft_sim::SimError>(())
 /// ```
 pub struct FeatherstoneSolver {
+    /// Contact detection settings (used when the first step with shapes
+    /// builds the collision buffers).
+    pub collision: CollisionOptions,
+    /// Whether links touch shapes and each other (default `true`; `false`
+    /// steps the articulations as if they had no shapes, as contact-free
+    /// references do).
+    pub enable_contacts: bool,
     layout: ArticulationLayout,
     aba: Option<AbaLayout>,
     zero_qdd: Array<f32>,
+    /// Built by the first step (`None` there: no link has a shape).
+    contacts: Option<LinkContacts>,
+    contacts_built: bool,
+}
+
+/// The collision buffers and the body tree the contacts need.
+struct LinkContacts {
+    pipeline: CollisionPipeline,
+    /// Per body: the joint whose child it is, or -1.
+    body_joint: Array<i32>,
+    /// Per body: its nearest ancestor with mass, or -1.
+    body_parent: Array<i32>,
 }
 
 impl FeatherstoneSolver {
@@ -74,6 +103,10 @@ impl FeatherstoneSolver {
     /// `dynamics`. Both give the same steps up to rounding.
     pub fn with_dynamics(model: &Model, dynamics: ForwardDynamics) -> Result<Self> {
         Ok(FeatherstoneSolver {
+            collision: CollisionOptions::default(),
+            enable_contacts: true,
+            contacts: None,
+            contacts_built: false,
             layout: ArticulationLayout::new(model)?,
             aba: match dynamics {
                 ForwardDynamics::CompositeRigidBody => None,
@@ -96,9 +129,104 @@ impl FeatherstoneSolver {
         &self.layout
     }
 
+    /// How many contacts (and candidate pairs) the last step found, and how
+    /// many did not fit the buffers (their forces were missed: raise
+    /// [`collision`](Self::collision)'s capacities). All zero before the first
+    /// step of a model with shapes. A synchronisation on a GPU.
+    pub fn contact_report(&self) -> Result<ContactReport> {
+        match &self.contacts {
+            Some(c) => c.pipeline.report().map_err(collide_err),
+            None => Ok(ContactReport {
+                found: 0,
+                stored: 0,
+                overflow: 0,
+                pair_overflow: 0,
+            }),
+        }
+    }
+
+    /// External wrenches of the step: `s_in.body_f` plus the contacts'
+    /// penalty wrenches at the links' poses and velocities of `kin`.
+    fn external_wrenches(
+        &mut self,
+        model: &Model,
+        s_in: &State,
+        kin: &Kinematics,
+    ) -> Result<Array<SpatialVector>> {
+        let nb = model.body_count();
+        if !self.enable_contacts || model.rigid_shapes.is_empty() || nb == 0 {
+            return Ok(s_in.body_f.share());
+        }
+        if !self.contacts_built {
+            let (joint, parent) = body_tree(
+                nb,
+                &model.joint_parent.try_to_vec()?,
+                &model.joint_child.try_to_vec()?,
+                &model.body_mass.try_to_vec()?,
+            );
+            let shape_body = model.rigid_shapes.body.try_to_vec()?;
+            let links_have_shapes = shape_body
+                .iter()
+                .any(|&b| b >= 0 && (b as usize) < nb && joint[b as usize] >= 0);
+            let device = model.device();
+            self.contacts = if links_have_shapes {
+                Some(LinkContacts {
+                    pipeline: CollisionPipeline::new(&model.rigid_shapes, nb, self.collision)
+                        .map_err(collide_err)?,
+                    body_joint: Array::try_from_slice(device, &joint)?,
+                    body_parent: Array::try_from_slice(device, &parent)?,
+                })
+            } else {
+                None
+            };
+            self.contacts_built = true;
+        }
+        let Some(lc) = self.contacts.as_mut() else {
+            return Ok(s_in.body_f.share());
+        };
+        let mut q = scratch::poses(model)?;
+        let mut qd = scratch::vectors(model, nb)?;
+        eval_link_states::launch(
+            nb,
+            model,
+            &lc.body_joint,
+            &kin.body_q,
+            &kin.v,
+            &s_in.body_q,
+            &s_in.body_qd,
+            &mut q,
+            &mut qd,
+        )?;
+        lc.pipeline
+            .collide(&model.rigid_shapes, &q)
+            .map_err(collide_err)?;
+        let mut force = scratch::vec3s(model, nb)?;
+        let mut torque = scratch::vec3s(model, nb)?;
+        let contacts = &lc.pipeline.contacts;
+        eval_link_contacts::launch(
+            contacts.capacity(),
+            model,
+            contacts,
+            &lc.body_parent,
+            &q,
+            &qd,
+            &mut force,
+            &mut torque,
+        )?;
+        let body_f = if s_in.body_f.len() == nb {
+            s_in.body_f.share()
+        } else {
+            scratch::vectors(model, nb)?
+        };
+        let mut wrench = scratch::vectors(model, nb)?;
+        weft_sim::rigid::penalty::add_wrenches::launch(nb, &body_f, &force, &torque, &mut wrench)?;
+        Ok(wrench)
+    }
+
     /// Steps `s_in` over `dt` into `s_out` under `control` (targets and
-    /// efforts; empty arrays: the model's). `s_in.body_f` acts on the bodies
-    /// during the step; `s_out.body_f` is cleared.
+    /// efforts; empty arrays: the model's). `s_in.body_f` and the contacts
+    /// at `s_in`'s coordinates act on the bodies during the step;
+    /// `s_out.body_f` is cleared.
     pub fn step(
         &mut self,
         model: &Model,
@@ -136,6 +264,7 @@ impl FeatherstoneSolver {
         let nj = model.joint_count();
         if nj > 0 {
             let kin = Kinematics::eval(model, &s_in.joint_q, &s_in.joint_qd)?;
+            let body_f = self.external_wrenches(model, s_in, &kin)?;
             let mut r = scratch::floats(model, nd)?;
             let mut d = scratch::floats(model, nd)?;
             let qdd = if let Some(aba) = &self.aba {
@@ -152,9 +281,9 @@ impl FeatherstoneSolver {
                     &mut r,
                     &mut d,
                 )?;
-                aba::accelerations(model, aba, &kin, &r, &d, &s_in.body_f)?
+                aba::accelerations(model, aba, &kin, &r, &d, &body_f)?
             } else {
-                let bias = kin.efforts(model, &self.zero_qdd, &s_in.body_f)?;
+                let bias = kin.efforts(model, &self.zero_qdd, &body_f)?;
                 let mass = kin.mass_matrix(model, &self.layout)?;
                 drives::eval_joint_efforts::launch(
                     nj,
@@ -185,5 +314,13 @@ impl FeatherstoneSolver {
             .body_f
             .try_fill(SpatialVector::new(Vec3::ZERO, Vec3::ZERO))?;
         Ok(())
+    }
+}
+
+/// weft-collide's errors as weft-sim's.
+fn collide_err(e: weft_collide::CollideError) -> SimError {
+    match e {
+        weft_collide::CollideError::Runtime(e) => SimError::Runtime(e),
+        other => SimError::Mismatch(other.to_string()),
     }
 }
