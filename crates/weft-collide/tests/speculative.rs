@@ -25,7 +25,10 @@ fn collide(p: &[Vec3], v: &[Vec3], pairs: usize) -> (weft_collide::ContactReport
     };
     let mut pipe = CollisionPipeline::new(&set, p.len(), opts).unwrap();
     let q: Vec<Transform> = p.iter().map(|&p| Transform::from_translation(p)).collect();
-    let qd: Vec<SpatialVector> = v.iter().map(|&v| SpatialVector::new(v, Vec3::ZERO)).collect();
+    let qd: Vec<SpatialVector> = v
+        .iter()
+        .map(|&v| SpatialVector::new(v, Vec3::ZERO))
+        .collect();
     let (q, qd) = (
         Array::from_slice(Device::Cpu, &q),
         Array::from_slice(Device::Cpu, &qd),
@@ -33,11 +36,7 @@ fn collide(p: &[Vec3], v: &[Vec3], pairs: usize) -> (weft_collide::ContactReport
     pipe.collide_moving(&set, &q, &qd, DT).unwrap();
     let report = pipe.report().unwrap();
     let c = &pipe.contacts;
-    let (pa, pb, n) = (
-        c.point_a.to_vec(),
-        c.point_b.to_vec(),
-        c.normal.to_vec(),
-    );
+    let (pa, pb, n) = (c.point_a.to_vec(), c.point_b.to_vec(), c.normal.to_vec());
     let (sa, sb) = (c.shape_a.to_vec(), c.shape_b.to_vec());
     let gaps = (0..report.stored)
         .map(|i| {
@@ -69,7 +68,10 @@ fn shapes_falling_side_by_side_at_one_speed_make_no_contacts() {
     // swept boxes reach down into the box below.
     let (report, gaps) = collide(&p, &v, 18);
     assert_eq!(report.pair_overflow, 0, "{report:?}");
-    assert_eq!(report.found, 0, "speculative contacts of a rigid fall: {gaps:?}");
+    assert_eq!(
+        report.found, 0,
+        "speculative contacts of a rigid fall: {gaps:?}"
+    );
 }
 
 #[test]
