@@ -183,6 +183,14 @@ impl Anchors {
         })
     }
 
+    /// Replaces the per-manifold arrays with new ones (a taped step: the
+    /// launches a tape recorded in earlier steps still read the old ones).
+    pub(crate) fn renew(&mut self, device: Device) -> Result<()> {
+        self.carry = Array::try_zeros(device, [self.carry.len()])?;
+        self.slid = Array::try_zeros(device, [self.slid.len()])?;
+        Ok(())
+    }
+
     /// Forgets every pair's slip (the next step starts afresh).
     pub(crate) fn clear(&mut self) -> Result<()> {
         self.prev.count.try_fill(0)?;

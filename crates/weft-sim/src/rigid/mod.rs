@@ -28,6 +28,8 @@ pub mod penalty;
 mod phase_times;
 mod xpbd;
 pub mod xpbd_kernels;
+mod xpbd_taped;
+pub mod xpbd_taped_kernels;
 
 pub use phase_times::PhaseTimes;
 pub use xpbd::XpbdRigid;

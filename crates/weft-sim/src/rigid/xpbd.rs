@@ -73,10 +73,10 @@ pub struct XpbdRigid {
     /// its time is added to [`phase_times`](Self::phase_times) (for
     /// benchmarks; default off; never while a CUDA graph captures).
     pub profile: bool,
-    times: PhaseTimes,
-    pipeline: CollisionPipeline,
-    coloring: Coloring,
-    anchors: Anchors,
+    pub(super) times: PhaseTimes,
+    pub(super) pipeline: CollisionPipeline,
+    pub(super) coloring: Coloring,
+    pub(super) anchors: Anchors,
     scratch: Option<Scratch>,
 }
 
@@ -89,6 +89,7 @@ struct Scratch {
     qd_pred: Array<SpatialVector>,
     qd: Array<SpatialVector>,
     lambda: Array<f32>,
+    lambda_in: Array<f32>,
     impulse: Array<f32>,
 }
 
@@ -102,6 +103,7 @@ impl Scratch {
             qd_pred: Array::try_zeros(device, [n])?,
             qd: Array::try_zeros(device, [n])?,
             lambda: Array::try_zeros(device, [nc])?,
+            lambda_in: Array::try_zeros(device, [nc])?,
             impulse: Array::try_zeros(device, [nc])?,
         })
     }
@@ -213,17 +215,19 @@ impl XpbdRigid {
         if n == 0 {
             return Ok(());
         }
+        if Tape::is_recording() {
+            return self.simulate_taped(model, s_in, s_out, dt);
+        }
         let device = model.device();
         let nc = self.pipeline.contacts.capacity();
-        let recording = Tape::is_recording();
         let mut s = match self.scratch.take() {
-            Some(s) if !recording => s,
-            _ => Scratch::new(device, n, nc)?,
+            Some(s) => s,
+            None => Scratch::new(device, n, nc)?,
         };
         let mut clock = PhaseClock::start(device, self.profile)?;
         let t = &mut self.times;
         t.steps += self.profile as usize;
-        if self.profile && !recording {
+        if self.profile {
             self.pipeline
                 .broad_phase(&model.rigid_shapes, &s_in.body_q, &s_in.body_qd, dt)
                 .map_err(collide_err)?;
@@ -290,13 +294,6 @@ impl XpbdRigid {
         s.q.copy_from(&s_in.body_q)?;
         s.qd.copy_from(&s_in.body_qd)?;
         for _ in 0..self.substeps {
-            if recording {
-                s = Scratch {
-                    q: s.q.share(),
-                    qd: s.qd.share(),
-                    ..Scratch::new(device, n, nc)?
-                };
-            }
             std::mem::swap(&mut s.q, &mut s.q_prev);
             std::mem::swap(&mut s.qd, &mut s.qd_prev);
             integrate_bodies::launch(
@@ -313,6 +310,8 @@ impl XpbdRigid {
             clock.mark(&mut t.integrate)?;
             for pass in 0..self.iterations {
                 let (first, friction) = (pass == 0, pass + 1 == self.iterations);
+                // λ of the last pass in, this pass's out.
+                std::mem::swap(&mut s.lambda, &mut s.lambda_in);
                 for &(colors, threads) in &launches {
                     k::solve_positions::launch(
                         threads,
@@ -332,6 +331,7 @@ impl XpbdRigid {
                         &s_in.body_q,
                         &self.anchors.carry,
                         &mut self.anchors.slid,
+                        &s.lambda_in,
                         &mut s.lambda,
                     )?;
                 }
@@ -371,9 +371,7 @@ impl XpbdRigid {
         s_out
             .body_f
             .try_fill(SpatialVector::new(Vec3::ZERO, Vec3::ZERO))?;
-        if !recording {
-            self.scratch = Some(s);
-        }
+        self.scratch = Some(s);
         Ok(())
     }
 }

@@ -98,11 +98,11 @@ pub fn normal_row(
     (n, ta, tb, ua, ub, w, dot(n, pb - pa))
 }
 
-/// The normal constraints of manifold `m` (bodies `ba`, `bb` at `xa`, `xb`,
-/// inverse masses `wa`, `wb`, world inverse inertias `ia`, `ib`), projected
+/// The normal constraints of manifold `m` (bodies `bodies` at `xa`, `xb`,
+/// inverse masses `w`, world inverse inertias `ia`, `ib`), projected
 /// as one block: `sweeps` symmetric Gauss–Seidel sweeps over the
 /// contacts of the problem linearised at `xa`, `xb` (each contact's
-/// accumulated correction `lambda[c]` moves to `max(λ − gap / w, 0)`, the gap
+/// accumulated correction λ moves to `max(λ − gap / w, 0)`, the gap
 /// including the displacement the block has made so far), then the block's
 /// net displacement applied once. Applying each contact's rotation as it
 /// comes instead would compose small rotations about the corners in turn,
@@ -111,38 +111,58 @@ pub fn normal_row(
 /// A contact deeper than `max_push` is pushed out by at most that much per
 /// pass (a corner that turned in during the last step leaves over several
 /// substeps instead of at depth / substep, which threw tumbling boxes off a
-/// mesh). The rows of the first 8 contacts are computed once (a manifold of
-/// more, against a mesh, recomputes the rest each sweep). Returns the new
-/// poses.
+/// mesh). Each λ starts at `lambda_in[c]` (0 when `first`, the substep's first
+/// pass) and ends in `lambda_out[c]` when `store`; the first 32 are kept in
+/// registers meanwhile (so a taped launch never reads what it wrote), more
+/// (a mesh manifold) in `lambda_out`. The rows of the first 8 contacts are
+/// computed once (the rest each sweep). Returns the new poses and the sum of
+/// the manifold's λ.
 #[weft::func]
 pub fn normal_block(
     model: &Model,
     contacts: &Contacts,
     manifolds: &Manifolds,
     m: i32,
-    ba: i32,
-    bb: i32,
+    bodies: IVec2,
     xa: Transform,
     xb: Transform,
-    wa: f32,
+    w: Vec2,
     ia: Mat3,
-    wb: f32,
     ib: Mat3,
     sweeps: i32,
     max_push: f32,
-    lambda: &mut Array<f32>,
-) -> (Transform, Transform) {
+    first: bool,
+    store: bool,
+    lambda_in: &Array<f32>,
+    lambda_out: &mut Array<f32>,
+) -> (Transform, Transform, f32) {
+    let ba = bodies.x;
+    let bb = bodies.y;
+    let wa = w.x;
+    let wb = w.y;
     let s = manifolds.start[m] as i32;
     let k = manifolds.len[m] as i32;
     let ca = body_com_world(model, ba, xa);
     let cb = body_com_world(model, bb, xb);
     // Rows of the first 8 contacts, 17 floats each: n, ta, tb, ua, ub, 1/w
-    // (0 for a row nothing can move), gap; their λ in `lams` while sweeping.
+    // (0 for a row nothing can move), gap; λ of the first 32 in `lams`.
     let mut rows = [0.0f32; 136];
-    let mut lams = [0.0f32; 8];
+    let mut lams = [0.0f32; 32];
+    for j in 0..k {
+        let c = manifolds.contacts[s + j];
+        let mut l0 = 0.0;
+        if !first {
+            l0 = lambda_in[c];
+        }
+        if j < 32 {
+            lams[j] = l0;
+        } else {
+            lambda_out[c] = l0;
+        }
+    }
     for j in 0..min(k, 8) {
         let c = manifolds.contacts[s + j];
-        let (n, ta, tb, ua, ub, w, gap) = normal_row(contacts, c, xa, xb, ca, cb, wa, wb, ia, ib);
+        let (n, ta, tb, ua, ub, wr, gap) = normal_row(contacts, c, xa, xb, ca, cb, wa, wb, ia, ib);
         let o = j * 17;
         rows[o] = n.x;
         rows[o + 1] = n.y;
@@ -160,11 +180,10 @@ pub fn normal_block(
         rows[o + 13] = ub.y;
         rows[o + 14] = ub.z;
         rows[o + 15] = 0.0;
-        if w > 0.0 {
-            rows[o + 15] = 1.0 / w;
+        if wr > 0.0 {
+            rows[o + 15] = 1.0 / wr;
         }
         rows[o + 16] = max(gap, -max_push);
-        lams[j] = lambda[c];
     }
     let mut dxa = Vec3::ZERO;
     let mut dwa = Vec3::ZERO;
@@ -185,7 +204,6 @@ pub fn normal_block(
             let mut ub = Vec3::ZERO;
             let mut iw = 0.0;
             let mut gap = 0.0;
-            let mut lam = 0.0;
             if j < 8 {
                 let o = j * 17;
                 n = Vec3::new(rows[o], rows[o + 1], rows[o + 2]);
@@ -195,7 +213,6 @@ pub fn normal_block(
                 ub = Vec3::new(rows[o + 12], rows[o + 13], rows[o + 14]);
                 iw = rows[o + 15];
                 gap = rows[o + 16];
-                lam = lams[j];
             } else {
                 let (n1, ta1, tb1, ua1, ub1, w1, gap1) =
                     normal_row(contacts, c, xa, xb, ca, cb, wa, wb, ia, ib);
@@ -208,9 +225,14 @@ pub fn normal_block(
                     iw = 1.0 / w1;
                 }
                 gap = max(gap1, -max_push);
-                lam = lambda[c];
             }
             if iw > 0.0 {
+                let mut lam = 0.0;
+                if j < 32 {
+                    lam = lams[j];
+                } else {
+                    lam = lambda_out[c];
+                }
                 let d = gap + dot(n, dxb - dxa) + dot(tb, dwb) - dot(ta, dwa);
                 let l1 = max(lam - d * iw, 0.0);
                 let dl = l1 - lam;
@@ -219,18 +241,27 @@ pub fn normal_block(
                     dwb += ub * dl;
                     dxa -= n * (wa * dl);
                     dwa -= ua * dl;
-                    if j < 8 {
+                    if j < 32 {
                         lams[j] = l1;
                     } else {
-                        lambda[c] = l1;
+                        lambda_out[c] = l1;
                     }
                     moved = true;
                 }
             }
         }
     }
-    for j in 0..min(k, 8) {
-        lambda[manifolds.contacts[s + j]] = lams[j];
+    let mut sum = 0.0;
+    for j in 0..k {
+        let c = manifolds.contacts[s + j];
+        if j < 32 {
+            sum += lams[j];
+            if store {
+                lambda_out[c] = lams[j];
+            }
+        } else {
+            sum += lambda_out[c];
+        }
     }
     let mut ya = xa;
     let mut yb = xb;
@@ -244,7 +275,7 @@ pub fn normal_block(
             yb = Transform::new(cb + dxb - quat_rotate(q1, model.body_com[bb]), q1);
         }
     }
-    (ya, yb)
+    (ya, yb, sum)
 }
 
 /// The rotation vector of `q1 · q0⁻¹` (small angles): twice its vector part,
@@ -332,39 +363,37 @@ pub fn patch_slip(
 /// its normal sweeps: the tangential slip of the centroid of its contacts
 /// since the step began (poses `q0`), plus what earlier steps left
 /// (`carry[m]`, see [`anchors`](super::anchors)), is undone while that needs at
-/// most `mu_static` times the manifold's normal correction this substep (the
-/// sum of its `lambda`), else limited to `mu` times it (kinetic, and
-/// `slid[m]` set); the relative twist about the normal likewise, with the
-/// limit scaled by the patch's radius (a single point has none, so a sphere
-/// spins freely). Slip is measured on the patch's current centroid, so a
-/// rolling body (whose contact point does not move) is not held back.
+/// most `mu_static` times the manifold's normal correction this substep (`lam`,
+/// the sum of its λ), else limited to `mu` times it (kinetic); the relative
+/// twist about the normal likewise, with the limit scaled by the patch's
+/// radius (a single point has none, so a sphere spins freely). Slip is
+/// measured on the patch's current centroid, so a rolling body (whose contact
+/// point does not move) is not held back. Returns the new poses and 1 when the
+/// friction was kinetic.
 #[weft::func]
 pub fn patch_friction(
     model: &Model,
     contacts: &Contacts,
     manifolds: &Manifolds,
     m: i32,
-    ba: i32,
-    bb: i32,
+    bodies: IVec2,
     xa: Transform,
     xb: Transform,
-    wa: f32,
+    w: Vec2,
     ia: Mat3,
-    wb: f32,
     ib: Mat3,
     q0: &Array<Transform>,
     carry: &Array<Vec4>,
-    slid: &mut Array<i32>,
-    lambda: &mut Array<f32>,
-) -> (Transform, Transform) {
+    lam: f32,
+) -> (Transform, Transform, i32) {
+    let ba = bodies.x;
+    let bb = bodies.y;
+    let wa = w.x;
+    let wb = w.y;
     let xa0 = body_pose(q0, ba);
     let xb0 = body_pose(q0, bb);
     let (la, lb, n, radius) = friction_patch(contacts, manifolds, m, xa, xb);
     let s = manifolds.start[m] as i32;
-    let mut lam = 0.0;
-    for i in 0..manifolds.len[m] as i32 {
-        lam += lambda[manifolds.contacts[s + i]];
-    }
     let mut ya = xa;
     let mut yb = xb;
     let mut kinetic = 0;
@@ -410,80 +439,58 @@ pub fn patch_friction(
             ya = corrected(model, ba, xa, wa, ia, ra, -p, -tau);
         }
     }
-    slid[m] = kinetic;
-    (ya, yb)
+    (ya, yb, kinetic)
 }
 
-/// The position solve of manifold `m` in place in `q`: its contacts' λ reset
-/// when `first` (the substep's first pass), `sweeps` normal sweeps, patch
-/// friction, one more normal sweep.
+/// The position solve of manifold `m` from poses `xa`, `xb` of its bodies:
+/// `sweeps` normal sweeps ([`normal_block`], λ from `lambda_in` or 0 when
+/// `first`, into `lambda_out` when `store`), then patch friction when
+/// `friction`. Returns the new poses and 1 when the friction was kinetic.
 #[weft::func]
-pub fn solve_manifold_positions(
+pub fn manifold_positions(
     model: &Model,
     contacts: &Contacts,
     manifolds: &Manifolds,
     m: i32,
+    xa: Transform,
+    xb: Transform,
     sweeps: i32,
     max_push: f32,
     first: bool,
     friction: bool,
-    q: &mut Array<Transform>,
+    store: bool,
     q0: &Array<Transform>,
     carry: &Array<Vec4>,
-    slid: &mut Array<i32>,
-    lambda: &mut Array<f32>,
-) {
+    lambda_in: &Array<f32>,
+    lambda_out: &mut Array<f32>,
+) -> (Transform, Transform, i32) {
     let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
-    let s = manifolds.start[m] as i32;
-    if first {
-        for i in 0..manifolds.len[m] as i32 {
-            lambda[manifolds.contacts[s + i]] = 0.0;
-        }
-    }
-    let mut xa = Transform::new(Vec3::ZERO, Quat::IDENTITY);
-    let mut xb = xa;
-    if ba >= 0 {
-        xa = q[ba];
-    }
-    if bb >= 0 {
-        xb = q[bb];
-    }
+    let bodies = IVec2::new(ba, bb);
     // The inverse inertias at the pass's start serve the whole manifold solve
     // (its corrections turn the bodies by a fraction of a degree).
     let (wa, ia) = body_inverse_mass(model, ba, xa);
     let (wb, ib) = body_inverse_mass(model, bb, xb);
-    let (na, nb) = normal_block(
-        model, contacts, manifolds, m, ba, bb, xa, xb, wa, ia, wb, ib, sweeps, max_push, lambda,
+    let w = Vec2::new(wa, wb);
+    let (na, nb, lam) = normal_block(
+        model, contacts, manifolds, m, bodies, xa, xb, w, ia, ib, sweeps, max_push, first, store,
+        lambda_in, lambda_out,
     );
-    xa = na;
-    xb = nb;
-    let mut fa = xa;
-    let mut fb = xb;
+    let mut out = (na, nb, 0);
     if friction {
-        let (ya, yb) = patch_friction(
-            model, contacts, manifolds, m, ba, bb, xa, xb, wa, ia, wb, ib, q0, carry, slid, lambda,
+        out = patch_friction(
+            model, contacts, manifolds, m, bodies, na, nb, w, ia, ib, q0, carry, lam,
         );
-        fa = ya;
-        fb = yb;
     }
-    if ba >= 0 {
-        if model.body_inv_mass[ba] > 0.0 {
-            q[ba] = fa;
-        }
-    }
-    if bb >= 0 {
-        if model.body_inv_mass[bb] > 0.0 {
-            q[bb] = fb;
-        }
-    }
+    out
 }
 
-/// The position solve of the manifolds of colours `colors.x .. colors.y`, one
-/// colour after another (colour `c`'s manifolds are `list[start[c]..][..count[c]]`),
-/// a thread taking every `stride`-th manifold of each. A GPU launches one colour
-/// at a time with a thread per manifold; a CPU solving a small scene launches one
-/// thread for every colour (the same Gauss–Seidel order, without a launch per
-/// colour).
+/// The position solve of the manifolds of colours `colors.x .. colors.y`, in
+/// place in `q`, one colour after another (colour `c`'s manifolds are
+/// `list[start[c]..][..count[c]]`), a thread taking every `stride`-th manifold
+/// of each; λ from `lambda_in` (or 0 when `first`) into `lambda_out`, and
+/// `slid[m]` set by friction passes. A GPU launches one colour at a time with
+/// a thread per manifold; a CPU solving a small scene launches one thread for
+/// every colour (the same Gauss–Seidel order, without a launch per colour).
 #[weft::kernel]
 pub fn solve_positions(
     model: &Model,
@@ -502,7 +509,8 @@ pub fn solve_positions(
     q0: &Array<Transform>,
     carry: &Array<Vec4>,
     slid: &mut Array<i32>,
-    lambda: &mut Array<f32>,
+    lambda_in: &Array<f32>,
+    lambda_out: &mut Array<f32>,
 ) {
     for color in colors.x..colors.y {
         let n = count[color] as i32;
@@ -510,10 +518,32 @@ pub fn solve_positions(
         let mut i = tid();
         while i < n {
             let m = list[base + i];
-            solve_manifold_positions(
-                model, contacts, manifolds, m, sweeps, max_push, first, friction, q, q0, carry,
-                slid, lambda,
+            let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
+            let mut xa = Transform::new(Vec3::ZERO, Quat::IDENTITY);
+            let mut xb = xa;
+            if ba >= 0 {
+                xa = q[ba];
+            }
+            if bb >= 0 {
+                xb = q[bb];
+            }
+            let (fa, fb, kinetic) = manifold_positions(
+                model, contacts, manifolds, m, xa, xb, sweeps, max_push, first, friction, true, q0,
+                carry, lambda_in, lambda_out,
             );
+            if friction {
+                slid[m] = kinetic;
+            }
+            if ba >= 0 {
+                if model.body_inv_mass[ba] > 0.0 {
+                    q[ba] = fa;
+                }
+            }
+            if bb >= 0 {
+                if model.body_inv_mass[bb] > 0.0 {
+                    q[bb] = fb;
+                }
+            }
             i += stride;
         }
     }
@@ -561,51 +591,54 @@ pub fn velocity_row(
     (n, ra, rb, wn, max(-e * vn0, 0.0))
 }
 
-/// The velocity pass of manifold `m` in place in `qd`, over its contacts that
+/// The velocity pass of manifold `m` (bodies at poses `q`, velocities `va`,
+/// `vb` now and `qd_prev` at the substep's start) over its contacts that
 /// pushed this substep (`lambda > 0`), in `sweeps` Gauss–Seidel sweeps with
-/// each contact's impulse accumulated in `impulse`: each one's normal speed
-/// goes to its [`velocity_row`] target (from `qd_prev`, the substep's start).
+/// each contact's impulse accumulated (the first 32 in registers, more — a
+/// mesh manifold — in `impulse`; all stored there when `store`): each one's
+/// normal speed goes to its [`velocity_row`] target.
 /// The impulse may pull, but never by more than the contact's positional push
 /// this substep as an impulse (`lambda / h`, substep `h`): so pushing a deep
 /// penetration out (a corner that turned in during the last step) does not
 /// become a separating speed of depth / h — which threw tumbling boxes off a
 /// mesh at 10 m/s — while a contact can never pull bodies together harder
 /// than it pushed them apart. The rows of the first 8 contacts are computed
-/// once.
+/// once. Returns the new velocities.
 #[weft::func]
-pub fn solve_manifold_velocities(
+pub fn manifold_velocities(
     model: &Model,
     contacts: &Contacts,
     manifolds: &Manifolds,
     m: i32,
-    sweeps: i32,
     q: &Array<Transform>,
-    qd: &mut Array<SpatialVector>,
+    va_in: SpatialVector,
+    vb_in: SpatialVector,
     qd_prev: &Array<SpatialVector>,
     lambda: &Array<f32>,
     threshold: f32,
     h: f32,
+    sweeps: i32,
+    store: bool,
     impulse: &mut Array<f32>,
-) {
+) -> (SpatialVector, SpatialVector) {
     let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
     let s = manifolds.start[m] as i32;
     let k = manifolds.len[m] as i32;
-    for i in 0..k {
-        impulse[manifolds.contacts[s + i]] = 0.0;
+    let mut imps = [0.0f32; 32];
+    for j in 32..k {
+        impulse[manifolds.contacts[s + j]] = 0.0;
     }
     let xa = body_pose(q, ba);
     let xb = body_pose(q, bb);
     let zero = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
-    let mut va = zero;
-    let mut vb = zero;
+    let mut va = va_in;
+    let mut vb = vb_in;
     let mut va0 = zero;
     let mut vb0 = zero;
     if ba >= 0 {
-        va = qd[ba];
         va0 = qd_prev[ba];
     }
     if bb >= 0 {
-        vb = qd[bb];
         vb0 = qd_prev[bb];
     }
     let ca = body_com_world(model, ba, xa);
@@ -673,25 +706,35 @@ pub fn solve_manifold_velocities(
                     n,
                     (vb.top + cross(vb.bottom, rb)) - (va.top + cross(va.bottom, ra)),
                 );
-                let acc = impulse[c];
+                let mut acc = 0.0;
+                if j < 32 {
+                    acc = imps[j];
+                } else {
+                    acc = impulse[c];
+                }
                 let a1 = max(acc + (target - vn) / wn, floor);
-                impulse[c] = a1;
+                if j < 32 {
+                    imps[j] = a1;
+                } else {
+                    impulse[c] = a1;
+                }
                 let p = n * (a1 - acc);
                 vb = SpatialVector::new(vb.top + p * wb, vb.bottom + ib * cross(rb, p));
                 va = SpatialVector::new(va.top - p * wa, va.bottom - ia * cross(ra, p));
             }
         }
     }
-    if wa > 0.0 {
-        qd[ba] = va;
+    if store {
+        for j in 0..min(k, 32) {
+            impulse[manifolds.contacts[s + j]] = imps[j];
+        }
     }
-    if wb > 0.0 {
-        qd[bb] = vb;
-    }
+    (va, vb)
 }
 
-/// The velocity pass of the manifolds of colours `colors.x .. colors.y`, a
-/// thread taking every `stride`-th of each (see [`solve_positions`]).
+/// The velocity pass of the manifolds of colours `colors.x .. colors.y` in
+/// place in `qd`, a thread taking every `stride`-th of each (see
+/// [`solve_positions`]).
 #[weft::kernel]
 pub fn solve_velocities(
     model: &Model,
@@ -711,16 +754,36 @@ pub fn solve_velocities(
     h: f32,
     impulse: &mut Array<f32>,
 ) {
+    let zero = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
     for color in colors.x..colors.y {
         let n = count[color] as i32;
         let base = start[color] as i32;
         let mut i = tid();
         while i < n {
             let m = list[base + i];
-            solve_manifold_velocities(
-                model, contacts, manifolds, m, sweeps, q, qd, qd_prev, lambda, threshold, h,
-                impulse,
+            let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
+            let mut va = zero;
+            let mut vb = zero;
+            if ba >= 0 {
+                va = qd[ba];
+            }
+            if bb >= 0 {
+                vb = qd[bb];
+            }
+            let (na, nb) = manifold_velocities(
+                model, contacts, manifolds, m, q, va, vb, qd_prev, lambda, threshold, h, sweeps,
+                true, impulse,
             );
+            if ba >= 0 {
+                if model.body_inv_mass[ba] > 0.0 {
+                    qd[ba] = na;
+                }
+            }
+            if bb >= 0 {
+                if model.body_inv_mass[bb] > 0.0 {
+                    qd[bb] = nb;
+                }
+            }
             i += stride;
         }
     }
@@ -763,4 +826,18 @@ pub fn velocities_from_positions(
         out = SpatialVector::new(v.top + dc / dt, v.bottom + w);
     }
     qd_out[b] = out;
+}
+
+/// Copies body poses and velocities (`q`, `qd` into `q_out`, `qd_out`) as a
+/// launch, so a tape carries gradients through the copy.
+#[weft::kernel]
+pub fn copy_body_state(
+    q: &Array<Transform>,
+    qd: &Array<SpatialVector>,
+    q_out: &mut Array<Transform>,
+    qd_out: &mut Array<SpatialVector>,
+) {
+    let b = tid();
+    q_out[b] = q[b];
+    qd_out[b] = qd[b];
 }
