@@ -70,6 +70,14 @@ impl XpbdRigid {
                 &mut q_pred,
                 &mut qd_pred,
             )?;
+            if groups == 0 || self.iterations == 0 {
+                // Nothing to solve: the plain step keeps the integrator's
+                // velocities exactly (and a launch may not read one array
+                // as two of its inputs under a tape).
+                q = q_pred;
+                qd = qd_pred;
+                continue;
+            }
             q = q_pred.share();
             for pass in 0..self.iterations {
                 let (first, friction) = (pass == 0, pass + 1 == self.iterations);
