@@ -177,7 +177,7 @@ fn a_taped_step_equals_a_plain_one_bit_for_bit() {
         let plain = rollout(&model, &v0, steps, 16).unwrap();
         let mut tape = Tape::new();
         let taped = tape.record(|| rollout(&model, &v0, steps, 16)).unwrap();
-        assert!(tape.len() > 0, "{name}: nothing was recorded");
+        assert!(!tape.is_empty(), "{name}: nothing was recorded");
         let (a, b) = (plain[steps].body_q.to_vec(), taped[steps].body_q.to_vec());
         let (va, vb) = (plain[steps].body_qd.to_vec(), taped[steps].body_qd.to_vec());
         for i in 0..a.len() {
