@@ -47,20 +47,30 @@ fn sliding() -> Material {
     }
 }
 
+/// Adds a 20 cm box of friction 0.3 at pose `x` with velocity `v`.
+fn add_box(b: &mut ModelBuilder, x: Transform, v: SpatialVector) {
+    let mut d = BodyDesc::new(x);
+    d.velocity = v;
+    let s = b.add_body(d) as i32;
+    let half_extents = Vec3::splat(0.1);
+    b.add_body_shape_with(
+        s,
+        Transform::IDENTITY,
+        Geometry::Box { half_extents },
+        sliding(),
+    );
+}
+
 /// A box sliding on the ground at 2 m/s into a resting box 10 cm away.
 fn box_into_box() -> Model {
     let mut b = ModelBuilder::new();
     ground(&mut b, sliding());
     for (x, vx) in [(0.0, 2.0), (0.3, 0.0)] {
-        let mut d = BodyDesc::new(Transform::from_translation(Vec3::new(x, 0.0, 0.1)));
-        d.velocity = SpatialVector::new(Vec3::new(vx, 0.05, 0.0), Vec3::ZERO);
-        let s = b.add_body(d) as i32;
-        let half_extents = Vec3::splat(0.1);
-        b.add_body_shape_with(
-            s,
-            Transform::IDENTITY,
-            Geometry::Box { half_extents },
-            sliding(),
+        let v = SpatialVector::new(Vec3::new(vx, 0.05, 0.0), Vec3::ZERO);
+        add_box(
+            &mut b,
+            Transform::from_translation(Vec3::new(x, 0.0, 0.1)),
+            v,
         );
     }
     b.finalize(Device::Cpu).unwrap()
@@ -70,15 +80,11 @@ fn box_into_box() -> Model {
 fn sliding_box() -> Model {
     let mut b = ModelBuilder::new();
     ground(&mut b, sliding());
-    let mut d = BodyDesc::new(Transform::from_translation(Vec3::new(0.0, 0.0, 0.1)));
-    d.velocity = SpatialVector::new(Vec3::new(2.0, 0.3, 0.0), Vec3::ZERO);
-    let s = b.add_body(d) as i32;
-    let half_extents = Vec3::splat(0.1);
-    b.add_body_shape_with(
-        s,
-        Transform::IDENTITY,
-        Geometry::Box { half_extents },
-        sliding(),
+    let v = SpatialVector::new(Vec3::new(2.0, 0.3, 0.0), Vec3::ZERO);
+    add_box(
+        &mut b,
+        Transform::from_translation(Vec3::new(0.0, 0.0, 0.1)),
+        v,
     );
     b.finalize(Device::Cpu).unwrap()
 }
@@ -113,19 +119,9 @@ fn heap() -> Model {
         for i in 0..count {
             let x = 0.2 * i as f32 + 0.1 * row as f32;
             let p = Vec3::new(x, 0.0, 0.1 + 0.2 * row as f32);
-            let mut d = BodyDesc::new(Transform::new(
-                p,
-                Quat::from_rotation_z(0.02 * (i + row) as f32),
-            ));
-            d.velocity = SpatialVector::new(Vec3::new(0.1, -0.05, 0.0), Vec3::new(0.0, 0.0, 0.2));
-            let s = b.add_body(d) as i32;
-            let half_extents = Vec3::splat(0.1);
-            b.add_body_shape_with(
-                s,
-                Transform::IDENTITY,
-                Geometry::Box { half_extents },
-                sliding(),
-            );
+            let x = Transform::new(p, Quat::from_rotation_z(0.02 * (i + row) as f32));
+            let v = SpatialVector::new(Vec3::new(0.1, -0.05, 0.0), Vec3::new(0.0, 0.0, 0.2));
+            add_box(&mut b, x, v);
         }
     }
     b.finalize(Device::Cpu).unwrap()
