@@ -947,6 +947,19 @@ fn float_lit_f64(x: f64) -> TokenStream {
     }
 }
 
+/// How an emitted func asks to be inlined into its callers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inlining {
+    /// `#[inline(always)]`, as GPU back ends inline funcs: kernel loops see
+    /// through them (a func's forward code).
+    Always,
+    /// `#[inline]`: available to every caller, inlined where LLVM finds it pays
+    /// (a func's adjoint, which recomputes its callees forward and calls their
+    /// adjoints: inlining those trees whole made single functions so large that
+    /// LLVM spent most of half an hour on one of them).
+    Hint,
+}
+
 /// Emits a func as a plain Rust function `#vis fn #name(params) -> ret`.
 ///
 /// `written` optionally gives the parameter and result types as the user wrote them
@@ -956,6 +969,7 @@ pub fn emit_func(
     f: &Function,
     vis: &TokenStream,
     written: Option<(Vec<TokenStream>, TokenStream)>,
+    inlining: Inlining,
 ) -> TokenStream {
     let e = Emitter {
         f,
@@ -986,11 +1000,13 @@ pub fn emit_func(
     let prologue = e.prologue();
     let body = e.block(&f.body);
     let body = quote!(#prologue #body);
+    let inline = match inlining {
+        Inlining::Always => quote!(#[inline(always)]),
+        Inlining::Hint => quote!(#[inline]),
+    };
     quote! {
         #[allow(unused, unused_mut, unused_variables, unreachable_code, unused_assignments, non_snake_case, clippy::all)]
-        // Inlined into every caller, as GPU back ends do: kernel loops then see
-        // through funcs and their adjoints.
-        #[inline(always)]
+        #inline
         #vis fn #name(#(#params),*) -> #ret { #body }
     }
 }

@@ -3,7 +3,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use weft_ir::emit_rust::emit_func;
+use weft_ir::emit_rust::{Inlining, emit_func};
 use weft_ir::{Error, FnKind, Type};
 
 use super::{Site, parse_target};
@@ -85,12 +85,17 @@ fn emit(
         syn::ReturnType::Default => quote!(()),
         syn::ReturnType::Type(_, t) => quote!(#t),
     };
-    let native = emit_func(ir, &vis_tokens, Some((written_params, written_ret)));
+    let native = emit_func(
+        ir,
+        &vis_tokens,
+        Some((written_params, written_ret)),
+        Inlining::Always,
+    );
     let adj = weft_ir::autodiff::adjoint(ir);
     let mut adj_fn = adj.function;
     adj_fn.name = "adjoint".into();
     let adj_native = match custom {
-        None => emit_func(&adj_fn, &vis_tokens, None),
+        None => emit_func(&adj_fn, &vis_tokens, None, Inlining::Hint),
         Some(path) => {
             // Same signature as the generated adjoint; the body calls the user's.
             let params: Vec<_> = adj_fn
