@@ -13,9 +13,16 @@
 //! are found by key, so the slot order (thread timing) does not change the
 //! result. A pair that finds no entry (new, or its owner's table was full)
 //! carries nothing.
+//!
+//! Under a tape the slip carried must carry gradients too (it is a function
+//! of the last step's poses): a taped step also keeps each manifold's slip
+//! in an array of its own ([`anchors_left`], recorded), the table remembers
+//! which manifold wrote each entry, and the next taped step gathers its
+//! carry from that array ([`anchors_gather`], recorded): the same numbers.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};
+use weft::Tape;
 use weft::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use weft_collide::{Contacts, Manifolds, ShapeSet};
@@ -55,7 +62,8 @@ pub fn anchor_owner(model: &Model, ba: i32, bb: i32) -> i32 {
 
 /// A thread per manifold slot: `carry[m]` is the slip its pair left last
 /// step (in world axes at the step's starting poses `q`), from last step's
-/// table (`count`, `key`, `left`), else zero; `slid[m]` is cleared.
+/// table (`count`, `key`, `left`), else zero; `slid[m]` is cleared and
+/// `prev[m]` is the last step's manifold slot that left it (`from`), or -1.
 #[weft::kernel]
 pub fn anchors_load(
     model: &Model,
@@ -65,11 +73,14 @@ pub fn anchors_load(
     count: &Array<i32>,
     key: &Array<IVec2>,
     left: &Array<Vec4>,
+    from: &Array<i32>,
     carry: &mut Array<Vec4>,
     slid: &mut Array<i32>,
+    prev: &mut Array<i32>,
 ) {
     let m = tid();
     let mut r = Vec4::ZERO;
+    let mut p = -1;
     if manifolds.len[m] > 0 {
         let c0 = manifolds.contacts[manifolds.start[m] as i32];
         let sa = contacts.shape_a[c0];
@@ -82,20 +93,118 @@ pub fn anchors_load(
                 let k = key[o * 8 + i];
                 if k.x == sa && k.y == sb {
                     let l = left[o * 8 + i];
-                    let v = quat_rotate(body_pose(q, ba).q, Vec3::new(l.x, l.y, l.z));
-                    r = Vec4::new(v.x, v.y, v.z, l.w);
+                    r = carried(body_pose(q, ba), l);
+                    p = from[o * 8 + i];
                 }
             }
         }
     }
     carry[m] = r;
     slid[m] = 0;
+    prev[m] = p;
+}
+
+/// The slip `left` (xyz in a's frame, w the twist) in world axes at a's pose
+/// `xa`.
+#[weft::func]
+pub fn carried(xa: Transform, left: Vec4) -> Vec4 {
+    let v = quat_rotate(xa.q, Vec3::new(left.x, left.y, left.z));
+    Vec4::new(v.x, v.y, v.z, left.w)
+}
+
+/// A thread per manifold slot, recorded by a tape: `carry[m]` from the last
+/// taped step's per-manifold slip `left` at slot `prev[m]` (as
+/// [`anchors_load`] finds it in the table), else zero.
+#[weft::kernel]
+pub fn anchors_gather(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    q: &Array<Transform>,
+    prev: &Array<i32>,
+    left: &Array<Vec4>,
+    carry: &mut Array<Vec4>,
+) {
+    let m = tid();
+    let mut r = Vec4::ZERO;
+    let p = prev[m];
+    if p >= 0 {
+        let (ba, _bb) = manifold_bodies(model, contacts, manifolds, m);
+        r = carried(body_pose(q, ba), left[p]);
+    }
+    carry[m] = r;
+}
+
+/// The slip a manifold that pushed (some `lambda > 0`) and did not slide
+/// leaves at the step's end (poses `q`, start `q0`), in a's frame with the
+/// twist in w; `keep` is 0 (and the slip zero) for one that leaves none, else 1.
+#[weft::func]
+pub fn left_slip(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    m: i32,
+    q: &Array<Transform>,
+    q0: &Array<Transform>,
+    lambda: &Array<f32>,
+    carry: Vec4,
+    slid: i32,
+) -> (Vec4, i32) {
+    let k = manifolds.len[m] as i32;
+    let s = manifolds.start[m] as i32;
+    let mut lam = 0.0;
+    for i in 0..k {
+        lam += lambda[manifolds.contacts[s + i]];
+    }
+    let mut out = Vec4::ZERO;
+    let mut keep = 0;
+    if lam > 0.0 && slid == 0 {
+        let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
+        if anchor_owner(model, ba, bb) >= 0 {
+            let xa = body_pose(q, ba);
+            let xb = body_pose(q, bb);
+            let (la, lb, n, _) = friction_patch(contacts, manifolds, m, xa, xb);
+            let (st, twist) = patch_slip(
+                xa,
+                xb,
+                body_pose(q0, ba),
+                body_pose(q0, bb),
+                la,
+                lb,
+                n,
+                carry,
+            );
+            let v = quat_rotate(quat_inverse(xa.q), st);
+            out = Vec4::new(v.x, v.y, v.z, twist);
+            keep = 1;
+        }
+    }
+    (out, keep)
+}
+
+/// A thread per manifold slot, recorded by a tape: `left[m]` is the slip
+/// manifold `m` leaves ([`left_slip`]; zero where none).
+#[weft::kernel]
+pub fn anchors_left(
+    model: &Model,
+    contacts: &Contacts,
+    manifolds: &Manifolds,
+    q: &Array<Transform>,
+    q0: &Array<Transform>,
+    lambda: &Array<f32>,
+    carry: &Array<Vec4>,
+    slid: &Array<i32>,
+    left: &mut Array<Vec4>,
+) {
+    let m = tid();
+    let (v, _keep) = left_slip(model, contacts, manifolds, m, q, q0, lambda, carry[m], slid[m]);
+    left[m] = v;
 }
 
 /// A thread per manifold slot: a manifold that pushed in the step's last
 /// substep (some `lambda > 0`) and did not slide puts the slip its pair is
 /// left with at the step's end (poses `q`, start `q0`) into its owner's
-/// entries of the next table (`count` zeroed before).
+/// entries of the next table (`count` zeroed before; `from` the slot `m`).
 #[weft::kernel]
 pub fn anchors_store(
     model: &Model,
@@ -109,38 +218,19 @@ pub fn anchors_store(
     count: &mut Array<i32>,
     key: &mut Array<IVec2>,
     left: &mut Array<Vec4>,
+    from: &mut Array<i32>,
 ) {
     let m = tid();
-    let k = manifolds.len[m] as i32;
-    let s = manifolds.start[m] as i32;
-    let mut lam = 0.0;
-    for i in 0..k {
-        lam += lambda[manifolds.contacts[s + i]];
-    }
-    if lam > 0.0 && slid[m] == 0 {
+    let (v, keep) = left_slip(model, contacts, manifolds, m, q, q0, lambda, carry[m], slid[m]);
+    if keep == 1 {
         let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
         let o = anchor_owner(model, ba, bb);
-        let xa = body_pose(q, ba);
-        let xb = body_pose(q, bb);
-        let (la, lb, n, _) = friction_patch(contacts, manifolds, m, xa, xb);
-        if o >= 0 {
-            let (st, twist) = patch_slip(
-                xa,
-                xb,
-                body_pose(q0, ba),
-                body_pose(q0, bb),
-                la,
-                lb,
-                n,
-                carry[m],
-            );
-            let v = quat_rotate(quat_inverse(xa.q), st);
-            let slot = atomic_add(&mut count[o], 1);
-            if slot < 8 {
-                let c0 = manifolds.contacts[s];
-                key[o * 8 + slot] = IVec2::new(contacts.shape_a[c0], contacts.shape_b[c0]);
-                left[o * 8 + slot] = Vec4::new(v.x, v.y, v.z, twist);
-            }
+        let slot = atomic_add(&mut count[o], 1);
+        if slot < 8 {
+            let c0 = manifolds.contacts[manifolds.start[m] as i32];
+            key[o * 8 + slot] = IVec2::new(contacts.shape_a[c0], contacts.shape_b[c0]);
+            left[o * 8 + slot] = v;
+            from[o * 8 + slot] = m;
         }
     }
 }
@@ -150,6 +240,8 @@ struct Table {
     count: Array<i32>,
     key: Array<IVec2>,
     left: Array<Vec4>,
+    /// The manifold slot that wrote each entry.
+    from: Array<i32>,
 }
 
 impl Table {
@@ -158,6 +250,7 @@ impl Table {
             count: Array::try_zeros(device, [bodies])?,
             key: Array::try_zeros(device, [bodies * SLOTS])?,
             left: Array::try_zeros(device, [bodies * SLOTS])?,
+            from: Array::try_zeros(device, [bodies * SLOTS])?,
         })
     }
 }
@@ -168,6 +261,11 @@ pub(crate) struct Anchors {
     pub(crate) carry: Array<Vec4>,
     /// Per manifold slot: 1 when its friction slid in the last substep.
     pub(crate) slid: Array<i32>,
+    /// Per manifold slot: the last step's slot whose slip it carries, or -1.
+    prev_slot: Array<i32>,
+    /// The last step's slip per manifold slot, when that step was taped
+    /// (what the next taped step gathers its carry from).
+    taped_left: Option<Array<Vec4>>,
     prev: Table,
     next: Table,
 }
@@ -178,6 +276,8 @@ impl Anchors {
         Ok(Anchors {
             carry: Array::try_zeros(device, [slots.max(1)])?,
             slid: Array::try_zeros(device, [slots.max(1)])?,
+            prev_slot: Array::try_zeros(device, [slots.max(1)])?,
+            taped_left: None,
             prev: Table::new(device, bodies.max(1))?,
             next: Table::new(device, bodies.max(1))?,
         })
@@ -188,11 +288,13 @@ impl Anchors {
     pub(crate) fn renew(&mut self, device: Device) -> Result<()> {
         self.carry = Array::try_zeros(device, [self.carry.len()])?;
         self.slid = Array::try_zeros(device, [self.slid.len()])?;
+        self.prev_slot = Array::try_zeros(device, [self.prev_slot.len()])?;
         Ok(())
     }
 
     /// Forgets every pair's slip (the next step starts afresh).
     pub(crate) fn clear(&mut self) -> Result<()> {
+        self.taped_left = None;
         self.prev.count.try_fill(0)?;
         Ok(())
     }
@@ -215,9 +317,68 @@ impl Anchors {
             &p.count,
             &p.key,
             &p.left,
+            &p.from,
             &mut self.carry,
             &mut self.slid,
+            &mut self.prev_slot,
         )?;
+        Ok(())
+    }
+
+    /// [`load`](Self::load) in a taped step: the table is read off the tape,
+    /// then, when the last step was taped too, `carry` is gathered again
+    /// from its per-manifold slip on the tape (the same numbers).
+    pub(crate) fn load_taped(
+        &mut self,
+        model: &Model,
+        contacts: &Contacts,
+        manifolds: &Manifolds,
+        q: &Array<Transform>,
+    ) -> Result<()> {
+        Tape::pause(|| self.load(model, contacts, manifolds, q))?;
+        if let Some(left) = self.taped_left.take() {
+            let mut carry = Array::try_zeros(model.device(), [self.carry.len()])?;
+            anchors_gather::launch(
+                manifolds.len.len(),
+                model,
+                contacts,
+                manifolds,
+                q,
+                &self.prev_slot,
+                &left,
+                &mut carry,
+            )?;
+            self.carry = carry;
+        }
+        Ok(())
+    }
+
+    /// [`store`](Self::store) in a taped step: the table off the tape, and
+    /// each manifold's slip on it, for the next taped step to gather.
+    pub(crate) fn store_taped(
+        &mut self,
+        model: &Model,
+        contacts: &Contacts,
+        manifolds: &Manifolds,
+        q: &Array<Transform>,
+        q0: &Array<Transform>,
+        lambda: &Array<f32>,
+    ) -> Result<()> {
+        Tape::pause(|| self.store(model, contacts, manifolds, q, q0, lambda))?;
+        let mut left = Array::try_zeros(model.device(), [self.carry.len()])?;
+        anchors_left::launch(
+            manifolds.len.len(),
+            model,
+            contacts,
+            manifolds,
+            q,
+            q0,
+            lambda,
+            &self.carry,
+            &self.slid,
+            &mut left,
+        )?;
+        self.taped_left = Some(left);
         Ok(())
     }
 
@@ -232,6 +393,7 @@ impl Anchors {
         q0: &Array<Transform>,
         lambda: &Array<f32>,
     ) -> Result<()> {
+        self.taped_left = None;
         let t = &mut self.next;
         t.count.try_fill(0)?;
         anchors_store::launch(
@@ -247,11 +409,13 @@ impl Anchors {
             &mut t.count,
             &mut t.key,
             &mut t.left,
+            &mut t.from,
         )?;
         // Copied, not swapped: a CUDA graph keeps the addresses it captured.
         self.prev.count.copy_from(&self.next.count)?;
         self.prev.key.copy_from(&self.next.key)?;
         self.prev.left.copy_from(&self.next.left)?;
+        self.prev.from.copy_from(&self.next.from)?;
         Ok(())
     }
 }

@@ -8,10 +8,11 @@
 //! a fresh array: the body's manifold in the group is solved by both of its
 //! bodies' threads alike, and each thread keeps its own half. The order of the
 //! manifolds, and so the result, is the plain step's: a taped step equals an
-//! untaped one bit for bit (tested). Contacts, colours and the friction
-//! carried from earlier steps are found off the tape (constants of the step,
-//! as in the plain step); gradients flow through the poses, velocities,
-//! masses, inertias and materials.
+//! untaped one bit for bit (tested). Contacts and colours are found off the
+//! tape (constants of the step, as in the plain step); the static friction
+//! carried from the last step is gathered on the tape when that step was
+//! taped too (`Anchors::load_taped`); gradients flow through the poses,
+//! velocities, masses, inertias, materials and the carried slip.
 
 use weft::{Array, SpatialVector, Tape};
 
@@ -47,7 +48,8 @@ impl XpbdRigid {
         // Fresh per-manifold arrays, so launches of earlier taped steps that
         // read the last ones keep what they read.
         self.anchors.renew(device)?;
-        Tape::pause(|| self.anchors.load(model, contacts, manifolds, &s_in.body_q))?;
+        self.anchors
+            .load_taped(model, contacts, manifolds, &s_in.body_q)?;
         let (slot, groups) = self.groups(model)?;
         let h = dt / self.substeps as f32;
         let threshold = 2.0 * model.gravity.length() * h;
@@ -119,10 +121,8 @@ impl XpbdRigid {
             }
             qd = v;
         }
-        Tape::pause(|| {
-            self.anchors
-                .store(model, contacts, manifolds, &q, &s_in.body_q, &lambda)
-        })?;
+        self.anchors
+            .store_taped(model, contacts, manifolds, &q, &s_in.body_q, &lambda)?;
         k::copy_body_state::launch(n, &q, &qd, &mut s_out.body_q, &mut s_out.body_qd)?;
         s_out
             .body_f
