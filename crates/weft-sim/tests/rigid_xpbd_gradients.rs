@@ -127,6 +127,23 @@ fn bouncing_sphere() -> Model {
     b.finalize(Device::Cpu).unwrap()
 }
 
+/// Two boxes stacked, the upper one (turned 3°) pushed sideways at 0.2 m/s:
+/// it slides on the lower one for a few steps and then sticks, and the
+/// static friction it sticks with is carried from step to step.
+fn nudged_stack() -> Model {
+    let mut b = ModelBuilder::new();
+    ground(&mut b, sliding());
+    add_box(
+        &mut b,
+        Transform::from_translation(Vec3::new(0.0, 0.0, 0.1)),
+        SpatialVector::ZERO,
+    );
+    let x = Transform::new(Vec3::new(0.0, 0.0, 0.3), Quat::from_rotation_z(0.05));
+    let v = SpatialVector::new(Vec3::new(0.2, 0.06, 0.0), Vec3::ZERO);
+    add_box(&mut b, x, v);
+    b.finalize(Device::Cpu).unwrap()
+}
+
 /// Six boxes in a pyramid of three rows, nudged: the middle box of the
 /// bottom row touches the ground, two neighbours and two boxes above, so its
 /// manifolds need at least five colours.
@@ -276,6 +293,36 @@ fn box_into_box_friction_gradient_matches_finite_differences() {
     .unwrap();
     println!("XPBD box into box, kinetic friction: {rep}");
     assert!(rep.max_rel < 2e-2, "{rep}");
+}
+
+/// The nudged stack at 1 substep: the slip a sticking pair is left with at a
+/// step's end is carried into the next step's friction on the tape too.
+/// Without that path the tape gave 0.105 for the upper box's d loss / d vx
+/// where differences give 0.0267; with it 0.0292 (the rest, 2.5e-3, is not
+/// explained yet: contacts are constants of each step, one suspect).
+#[test]
+fn sticking_friction_carried_across_steps_is_differentiated() {
+    let model = nudged_stack();
+    let w = Array::from_vec(
+        Device::Cpu,
+        vec![Vec3::new(1.0, 0.5, 0.3), Vec3::new(2.0, 0.5, 0.3)],
+    );
+    let base = model.body_qd.share();
+    let mut vxy = Array::from_vec(
+        Device::Cpu,
+        base.to_vec()
+            .iter()
+            .map(|v| Vec2::new(v.top.x, v.top.y))
+            .collect(),
+    );
+    let rep = gradcheck(&mut [&mut vxy], Some(3e-3), |v, l| {
+        let mut v0 = Array::zeros(Device::Cpu, [2]);
+        planar_velocity::launch(2, v[0], &base, &mut v0)?;
+        loss_of(&model, &v0, (20, 1), &w, l)
+    })
+    .unwrap();
+    println!("XPBD nudged stack (carried static friction), planar velocities: {rep}");
+    assert!(rep.max_abs < 5e-3, "{rep}");
 }
 
 /// A box sliding on the ground with the default 16 substeps, against
