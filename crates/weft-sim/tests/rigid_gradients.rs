@@ -149,20 +149,18 @@ fn sphere_bounce_gradients_match_finite_differences() {
     let mut r = Rollout::new(&model, 150, vec![Vec3::new(1.0, -0.5, 2.0)]);
     let v0 = model.body_qd.share();
     let mut inv_mass = Array::from_vec(Device::Cpu, model.body_inv_mass.to_vec());
-    let rep = gradcheck(&mut [&mut inv_mass], Some(1e-3), |m, loss| {
+    // Over ±1e-3 (0.4 % of the inverse mass) the differences ride the
+    // curvature of the loss's friction kinks (one-sided differences at ±0.4 %:
+    // 0.202 and 0.229, at ±0.03 %: 0.1998 and 0.1894, tape 0.1964), so this
+    // check takes a step of 1e-4 (0.04 %).
+    let rep = gradcheck(&mut [&mut inv_mass], Some(1e-4), |m, loss| {
         let mut mm = model.share();
         mm.body_inv_mass = m[0].share();
         r.loss(&mm, &v0, loss)
     })
     .unwrap();
     println!("bouncing sphere, inverse mass: {rep}");
-    // Measured 0.12 over the 150-step bounce (2.1e-5 after 1 step, 6e-4 after
-    // 20: tests/f64_probe-style checks in docs/notes/rigid.md); the error
-    // grows through the stick/slip kinks of the regularised friction.
-    // Bounded loosely, with the sign checked, until that is understood.
-    assert!(rep.max_rel < 0.15, "{rep}");
-    let (_, _, _, tape, fd) = rep.worst.unwrap();
-    assert!(tape * fd > 0.0, "{rep}");
+    assert!(rep.max_rel < 2e-2, "{rep}");
     let mut ke = Array::from_vec(Device::Cpu, model.rigid_shapes.ke.to_vec());
     let rep = gradcheck(&mut [&mut ke], Some(1e-3), |k, loss| {
         let mut mm = model.share();
