@@ -20,9 +20,9 @@
 //! which manifold wrote each entry, and the next taped step gathers its
 //! carry from that array ([`anchors_gather`], recorded): the same numbers.
 
+use weft::Tape;
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};
-use weft::Tape;
 use weft::prelude::*;
 #[allow(unused_imports)] // named by the generated code
 use weft_collide::{Contacts, Manifolds, ShapeSet};
@@ -197,7 +197,9 @@ pub fn anchors_left(
     left: &mut Array<Vec4>,
 ) {
     let m = tid();
-    let (v, _keep) = left_slip(model, contacts, manifolds, m, q, q0, lambda, carry[m], slid[m]);
+    let (v, _keep) = left_slip(
+        model, contacts, manifolds, m, q, q0, lambda, carry[m], slid[m],
+    );
     left[m] = v;
 }
 
@@ -221,7 +223,9 @@ pub fn anchors_store(
     from: &mut Array<i32>,
 ) {
     let m = tid();
-    let (v, keep) = left_slip(model, contacts, manifolds, m, q, q0, lambda, carry[m], slid[m]);
+    let (v, keep) = left_slip(
+        model, contacts, manifolds, m, q, q0, lambda, carry[m], slid[m],
+    );
     if keep == 1 {
         let (ba, bb) = manifold_bodies(model, contacts, manifolds, m);
         let o = anchor_owner(model, ba, bb);
