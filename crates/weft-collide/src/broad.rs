@@ -97,13 +97,18 @@ pub fn shape_bounds(shapes: &ShapeSet, s: i32, x: Transform) -> (Vec3, Vec3) {
     (lo, hi)
 }
 
-/// Whether shapes `a` and `b` may touch: different bodies, the same world (or
+/// Whether shapes `a` and `b` may touch: different bodies, neither one's body
+/// the other's `skip_body` (a link and its parent link), the same world (or
 /// one in every world), and each one's group in the other's mask.
 #[weft::func]
 pub fn can_collide(shapes: &ShapeSet, a: i32, b: i32) -> bool {
     let wa = shapes.world[a];
     let wb = shapes.world[b];
-    shapes.body[a] != shapes.body[b]
+    let ba = shapes.body[a];
+    let bb = shapes.body[b];
+    ba != bb
+        && (ba < 0 || shapes.skip_body[b] != ba)
+        && (bb < 0 || shapes.skip_body[a] != bb)
         && (wa == wb || wa < 0 || wb < 0)
         && (shapes.group[a] & shapes.mask[b]) != 0
         && (shapes.group[b] & shapes.mask[a]) != 0

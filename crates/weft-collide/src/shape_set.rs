@@ -78,6 +78,10 @@ pub struct ShapeDesc {
     pub filter: Filter,
     /// The world it belongs to (-1: every world, for shared static geometry).
     pub world: i32,
+    /// A body whose shapes this one never touches (-1: none, the default):
+    /// an articulated link's parent link, which `weft_sim::ModelBuilder`
+    /// fills in from the joints.
+    pub skip_body: i32,
 }
 
 impl ShapeDesc {
@@ -90,6 +94,7 @@ impl ShapeDesc {
             material: Material::default(),
             filter: Filter::default(),
             world: 0,
+            skip_body: -1,
         }
     }
 }
@@ -127,6 +132,8 @@ pub struct ShapeSet {
     pub mask: Array<u32>,
     /// World index (-1: all worlds).
     pub world: Array<i32>,
+    /// A body whose shapes this one never touches (-1: none).
+    pub skip_body: Array<i32>,
     /// Index of the shape's hull, mesh or height field in the tables below
     /// (by its kind; -1 for the other kinds).
     pub source: Array<i32>,
@@ -189,6 +196,7 @@ impl ShapeSet {
         let group: Vec<u32> = shapes.iter().map(|s| s.filter.group).collect();
         let mask: Vec<u32> = shapes.iter().map(|s| s.filter.mask).collect();
         let world: Vec<i32> = shapes.iter().map(|s| s.world).collect();
+        let skip_body: Vec<i32> = shapes.iter().map(|s| s.skip_body).collect();
         let hulls = HullTables::new(shapes);
         let meshes = MeshTables::new(shapes);
         let source: Vec<i32> = hulls
@@ -212,6 +220,7 @@ impl ShapeSet {
             group: Array::try_from_slice(device, &group)?,
             mask: Array::try_from_slice(device, &mask)?,
             world: Array::try_from_slice(device, &world)?,
+            skip_body: Array::try_from_slice(device, &skip_body)?,
             source: Array::try_from_slice(device, &source)?,
             hull_vertices: Array::try_from_slice(device, &hulls.hull_vertices)?,
             hull_faces: Array::try_from_slice(device, &hulls.hull_faces)?,
@@ -263,6 +272,7 @@ impl ShapeSet {
             group: self.group.share(),
             mask: self.mask.share(),
             world: self.world.share(),
+            skip_body: self.skip_body.share(),
             source: self.source.share(),
             hull_vertices: self.hull_vertices.share(),
             hull_faces: self.hull_faces.share(),
@@ -290,6 +300,12 @@ fn validate(i: usize, s: &ShapeDesc, body_count: usize) -> Result<()> {
         return Err(bad(format!(
             "is attached to body {}, but there are {body_count} bodies (-1: static)",
             s.body
+        )));
+    }
+    if s.skip_body < -1 || s.skip_body >= body_count as i32 {
+        return Err(bad(format!(
+            "skips body {}, but there are {body_count} bodies (-1: none)",
+            s.skip_body
         )));
     }
     s.geometry.validate().map_err(bad)?;

@@ -318,6 +318,22 @@ fn filters_and_worlds_keep_pairs_apart() {
         )
         .is_empty()
     );
+    // A shape skips its `skip_body`'s shapes (a link and its parent), either
+    // way round, and only those.
+    a.filter.mask = u32::MAX;
+    b.skip_body = 0;
+    assert!(contacts(&[a.clone(), b.clone()], &poses, Default::default()).is_empty());
+    assert!(contacts(&[b.clone(), a.clone()], &poses, Default::default()).is_empty());
+    let c = on(2, s.clone());
+    let three = [
+        at(Vec3::ZERO),
+        at(Vec3::new(0.5, 0.0, 0.0)),
+        at(Vec3::new(0.25, 0.4, 0.0)),
+    ];
+    let found = contacts(&[a.clone(), b.clone(), c], &three, Default::default());
+    let pairs: Vec<(i32, i32)> = found.iter().map(|(c, _)| (c.shape_a, c.shape_b)).collect();
+    assert_eq!(found.len(), 2, "{pairs:?}");
+    assert!(pairs.iter().all(|&(x, y)| x == 2 || y == 2), "{pairs:?}");
 }
 
 #[test]
@@ -350,4 +366,7 @@ fn bad_shapes_are_errors_naming_the_shape() {
     let mut s = on(0, Geometry::Sphere { radius: 1.0 });
     s.transform.q = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
     assert!(err(&[s]).contains("unit quaternion"));
+    let mut s = on(0, Geometry::Sphere { radius: 1.0 });
+    s.skip_body = 5;
+    assert!(err(&[s]).contains("skips body 5"));
 }

@@ -356,6 +356,15 @@ impl ModelBuilder {
         // Rigid bodies, and their shapes plus the ground as a static plane.
         let bodies = self.body_arrays()?;
         let mut rigid_shapes = self.rigid_shapes.clone();
+        if self.filter_parent_contacts && !self.joints.is_empty() {
+            let parent = self.parent_links(&bodies.mass);
+            for s in rigid_shapes
+                .iter_mut()
+                .filter(|s| s.body >= 0 && s.skip_body < 0)
+            {
+                s.skip_body = parent[s.body as usize];
+            }
+        }
         if ground && !self.bodies.is_empty() {
             let nrm = Vec3::new(ground_plane.x, ground_plane.y, ground_plane.z);
             let pose = Transform::new(
@@ -487,5 +496,30 @@ impl ModelBuilder {
             joint_f: arr(joints.effort)?,
             articulation_start: ints(joints.articulation_start)?,
         })
+    }
+}
+
+impl ModelBuilder {
+    /// Per body: the link its shapes skip — its parent joint's parent body,
+    /// or past massless links the nearest ancestor with mass (-1: none).
+    fn parent_links(&self, mass: &[f32]) -> Vec<i32> {
+        let n = self.bodies.len();
+        let mut direct = vec![-1i32; n];
+        for j in &self.joints {
+            if j.child >= 0 && (j.child as usize) < n {
+                direct[j.child as usize] = j.parent;
+            }
+        }
+        (0..n)
+            .map(|b| {
+                let mut p = direct[b];
+                let mut guard = 0;
+                while p >= 0 && mass[p as usize] <= 0.0 && guard < n {
+                    p = direct[p as usize];
+                    guard += 1;
+                }
+                p
+            })
+            .collect()
     }
 }

@@ -190,6 +190,11 @@ pub struct ModelBuilder {
     pub mesh_thickness: f32,
     /// Friction coefficient against mesh shapes.
     pub mesh_mu: f32,
+    /// Whether a jointed link's shapes skip its parent link's (default on, as
+    /// MuJoCo's `filterparent`): the parent is the joint's parent body, or,
+    /// past massless links (the axes of a multi-axis joint), the nearest
+    /// ancestor with mass. A shape whose `skip_body` is set keeps it.
+    pub filter_parent_contacts: bool,
     pub(crate) particles: Vec<ParticleDef>,
     pub(crate) springs: Vec<SpringDef>,
     pub(crate) triangles: Vec<TriangleDef>,
@@ -216,6 +221,7 @@ impl ModelBuilder {
             particle_contact: ParticleContactParams::default(),
             mesh_thickness: 0.0,
             mesh_mu: 0.5,
+            filter_parent_contacts: true,
             particles: Vec::new(),
             springs: Vec::new(),
             triangles: Vec::new(),
