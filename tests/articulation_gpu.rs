@@ -5,7 +5,7 @@
 //! (`eval_ik`, the batched `IkSolver`), and the gradients of the rollout and
 //! of the articulated-body algorithm through the tape, and a two-link chain
 //! and a free box in contact with a plane and each other (rollout and its
-//! gradient) (skipped without CUDA;
+//! gradient), and joints as constraints in `XpbdRigid` (skipped without CUDA;
 //! failing then when `WEFT_REQUIRE_CUDA=1`). Every kernel's PTX and adjoint
 //! PTX are checked without a GPU too.
 
@@ -186,6 +186,47 @@ fn cuda_matches_cpu() {
     assert!(worst < 1e-4, "{worst}");
 }
 
+/// The robot stepped 60 times by `XpbdRigid` (joints as constraints, a
+/// thread per joint of a colour on CUDA) under a control with feed-forward
+/// efforts: the final body poses and the number of joint colours.
+fn xpbd_results(device: Device) -> (Vec<f32>, usize) {
+    let model = robot(device);
+    let mut state = State::new(&model).unwrap();
+    eval_fk(&model, &mut state).unwrap();
+    let mut solver = weft_sim::XpbdRigid::new(&model, Default::default()).unwrap();
+    let mut control = Control::new(&model).unwrap();
+    let nd = model.joint_dof_count();
+    control.joint_f = Array::from_vec(device, (0..nd).map(|i| 0.2 - 0.03 * i as f32).collect());
+    let mut next = State::new(&model).unwrap();
+    for _ in 0..60 {
+        solver
+            .step(&model, &mut state, &mut next, &control, 1.0 / 60.0)
+            .unwrap();
+        std::mem::swap(&mut state, &mut next);
+    }
+    let mut out = Vec::new();
+    for x in state.body_q.to_vec() {
+        out.extend([x.p.x, x.p.y, x.p.z, x.q.x, x.q.y, x.q.z, x.q.w]);
+    }
+    (out, solver.joint_color_count())
+}
+
+#[test]
+fn cuda_xpbd_joints_match_cpu() {
+    let (c, colors) = xpbd_results(Device::Cpu);
+    assert!(c.iter().all(|v| v.is_finite()));
+    assert_eq!(colors, 3, "joint colours");
+    let Some(gpu) = cuda() else { return };
+    let (g, _) = xpbd_results(gpu);
+    let worst = c
+        .iter()
+        .zip(&g)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    println!("XPBD joints, 60 steps, CUDA vs CPU: worst difference {worst:.2e}");
+    assert!(worst < 1e-3, "{worst}");
+}
+
 /// The gradient of a 20-step rollout's final coordinates with respect to the
 /// initial ones and the efforts, on both devices.
 fn rollout_gradient(device: Device) -> Vec<f32> {
@@ -286,6 +327,7 @@ fn every_articulation_kernel_has_ptx() {
             ik_kernels::apply_ik_step,
             contacts::eval_link_states,
             contacts::eval_link_contacts,
+            weft_sim::rigid::joint_kernels::solve_joints,
         ),
         &[],
     );

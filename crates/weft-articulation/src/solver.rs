@@ -102,6 +102,12 @@ impl FeatherstoneSolver {
     /// A solver for `model`'s articulations that finds the accelerations by
     /// `dynamics`. Both give the same steps up to rounding.
     pub fn with_dynamics(model: &Model, dynamics: ForwardDynamics) -> Result<Self> {
+        if model.loop_joint_count() > 0 {
+            return Err(SimError::Mismatch(format!(
+                "the model has {} loop joints; reduced coordinates cannot close loops (step it with weft_sim::XpbdRigid)",
+                model.loop_joint_count()
+            )));
+        }
         Ok(FeatherstoneSolver {
             collision: CollisionOptions::default(),
             enable_contacts: true,

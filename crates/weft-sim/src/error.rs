@@ -23,6 +23,16 @@ pub enum SimError {
         /// What is wrong with it.
         message: String,
     },
+    /// A loop joint does not fit the model; names it (and its name, if any).
+    #[error("loop joint {index}{}: {message}", quoted(name))]
+    InvalidLoopJoint {
+        /// The loop joint's index.
+        index: usize,
+        /// The loop joint's name (may be empty).
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A parameter of the builder or an integrator is out of range.
     #[error("parameter `{name}`: {message}")]
     InvalidParameter {

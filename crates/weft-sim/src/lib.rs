@@ -38,6 +38,7 @@
 
 mod builder;
 mod error;
+pub mod joint_angles;
 pub mod kernels;
 mod model;
 pub mod rigid;
@@ -53,7 +54,8 @@ pub use builder::{
 pub use error::{Result, SimError};
 pub use model::{
     JOINT_BALL, JOINT_D6, JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE,
-    JOINT_UNIVERSAL, Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE, SHAPE_SPHERE,
+    JOINT_UNIVERSAL, LoopJoints, Model, PARTICLE_ACTIVE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_PLANE,
+    SHAPE_SPHERE,
 };
 pub use rigid::{PhaseTimes, XpbdRigid};
 pub use semi_implicit::SemiImplicit;

@@ -34,6 +34,34 @@ pub const JOINT_UNIVERSAL: i32 = 5;
 /// Joint type code of a D6 joint.
 pub const JOINT_D6: i32 = 6;
 
+/// Joints that close loops ([`ModelBuilder::add_loop_joint`](crate::ModelBuilder::add_loop_joint)):
+/// constraints outside the joint trees, solved by [`XpbdRigid`](crate::XpbdRigid).
+/// Frames, kinds and axes as [`Model::joint_type`] and its neighbours; no
+/// coordinates, no drives.
+#[weft::structure]
+pub struct LoopJoints {
+    /// Joint kind ([`JOINT_REVOLUTE`] …; never free).
+    pub kind: Array<i32>,
+    /// First body (-1: the world).
+    pub parent: Array<i32>,
+    /// Second body (-1: the world).
+    pub child: Array<i32>,
+    /// Joint frame in the first body's frame.
+    pub parent_frame: Array<Transform>,
+    /// Joint frame in the second body's frame.
+    pub child_frame: Array<Transform>,
+    /// Number of linear and angular axes.
+    pub dof_dim: Array<IVec2>,
+    /// First axis of each loop joint in `axis`; one more entry holds the total.
+    pub dof_start: Array<i32>,
+    /// Axes in the joint frame (linear first).
+    pub axis: Array<Vec3>,
+    /// Lower limit per axis (`-inf`: none).
+    pub lower: Array<f32>,
+    /// Upper limit per axis (`inf`: none).
+    pub upper: Array<f32>,
+}
+
 /// A simulation model on one device, made by [`ModelBuilder::finalize`](crate::ModelBuilder::finalize)
 /// (crate::ModelBuilder::finalize). Kernels take it as `&Model`.
 ///
@@ -222,6 +250,8 @@ pub struct Model {
     /// First joint of each articulation; one more entry at the end holds the
     /// number of joints.
     pub articulation_start: Array<i32>,
+    /// Joints that close loops (maximal-coordinate solvers only).
+    pub loop_joints: LoopJoints,
 }
 
 impl Model {
@@ -268,6 +298,11 @@ impl Model {
     /// Number of degrees of freedom of all joints (`joint_qd`'s length).
     pub fn joint_dof_count(&self) -> usize {
         self.joint_qd.len()
+    }
+
+    /// Number of loop joints ([`Model::loop_joints`]).
+    pub fn loop_joint_count(&self) -> usize {
+        self.loop_joints.kind.len()
     }
 
     /// Number of articulations (trees of joints).
@@ -362,6 +397,18 @@ impl Model {
             joint_target_vel: self.joint_target_vel.share(),
             joint_f: self.joint_f.share(),
             articulation_start: self.articulation_start.share(),
+            loop_joints: LoopJoints {
+                kind: self.loop_joints.kind.share(),
+                parent: self.loop_joints.parent.share(),
+                child: self.loop_joints.child.share(),
+                parent_frame: self.loop_joints.parent_frame.share(),
+                child_frame: self.loop_joints.child_frame.share(),
+                dof_dim: self.loop_joints.dof_dim.share(),
+                dof_start: self.loop_joints.dof_start.share(),
+                axis: self.loop_joints.axis.share(),
+                lower: self.loop_joints.lower.share(),
+                upper: self.loop_joints.upper.share(),
+            },
             ..*self
         }
     }

@@ -51,15 +51,15 @@ fn bodies_out_of_range_are_named() {
 fn second_parents_and_cycles_are_refused() {
     assert_eq!(
         refused(JointDesc::revolute(-1, 1, Vec3::X)),
-        "joint 2: child body 1 already has a parent joint (joint 1); a body has one parent joint (close loops with constraints)"
+        "joint 2: child body 1 already has a parent joint (joint 1); a body has one parent joint (close loops with `add_loop_joint`)"
     );
     assert_eq!(
         refused(JointDesc::revolute(1, 0, Vec3::X)),
-        "joint 2: would close a cycle: child body 0 is an ancestor of parent body 1 (close loops with constraints)"
+        "joint 2: would close a cycle: child body 0 is an ancestor of parent body 1 (close loops with `add_loop_joint`)"
     );
     assert_eq!(
         refused(JointDesc::revolute(2, 1, Vec3::X)),
-        "joint 2: child body 1 already has a parent joint (joint 1); a body has one parent joint (close loops with constraints)"
+        "joint 2: child body 1 already has a parent joint (joint 1); a body has one parent joint (close loops with `add_loop_joint`)"
     );
 }
 
@@ -241,4 +241,77 @@ fn massless_links_are_joint_children_only() {
     b.add_body(free);
     let e = b.finalize(Device::Cpu).unwrap_err().to_string();
     assert!(e.contains("mass properties"), "{e}");
+}
+
+/// The message of adding loop joint `j` to a builder of three bodies (body 2
+/// static) with a free joint on body 0 and a hinge from 0 to 1.
+fn loop_refused(j: JointDesc) -> String {
+    let mut b = ModelBuilder::new();
+    for k in 0..3 {
+        let mut d = BodyDesc::new(Transform::IDENTITY);
+        if k == 2 {
+            d.kind = BodyKind::Static;
+        } else {
+            d.mass = BodyMass::Given(MassProperties {
+                mass: 1.0,
+                com: Vec3::ZERO,
+                inertia: Mat3::from_diagonal(Vec3::splat(0.1)),
+            });
+        }
+        b.add_body(d);
+    }
+    b.add_joint(JointDesc::free(0)).unwrap();
+    b.add_joint(JointDesc::revolute(0, 1, Vec3::X)).unwrap();
+    let e = b.add_loop_joint(j).unwrap_err().to_string();
+    assert_eq!(b.loop_joint_count(), 0, "a refused loop joint is not added");
+    e
+}
+
+#[test]
+fn loop_joints_are_checked_like_joints() {
+    assert_eq!(
+        loop_refused(JointDesc::revolute(1, 7, Vec3::X).named("rod")),
+        "loop joint 0 `rod`: child body 7 out of range (-1 for the world, or one of 3 bodies)"
+    );
+    assert_eq!(
+        loop_refused(JointDesc::ball(1, 1)),
+        "loop joint 0: joins body 1 to itself"
+    );
+    assert_eq!(
+        loop_refused(JointDesc::fixed(-1, 2)),
+        "loop joint 0: neither body -1 nor body 2 is dynamic; a loop joint needs one that moves"
+    );
+    assert_eq!(
+        loop_refused(JointDesc::free(1)),
+        "loop joint 0: a free joint constrains nothing; a loop joint is revolute, prismatic, ball, fixed, universal or D6"
+    );
+    assert_eq!(
+        loop_refused(JointDesc::revolute(0, 1, Vec3::ZERO)),
+        "loop joint 0: angular axis 0 must be finite and non-zero, got Vec3(0.0, 0.0, 0.0)"
+    );
+    let mut j = JointDesc::revolute(1, 2, Vec3::X);
+    j.angular[0].drive.stiffness = 10.0;
+    assert_eq!(
+        loop_refused(j),
+        "loop joint 0: axis 0 has a drive, damping, friction or armature; a loop joint has no coordinates to act on (put them on a tree joint)"
+    );
+    let mut j = JointDesc::prismatic(0, 1, Vec3::Y);
+    j.linear[0] = j.linear[0].with_limits(0.5, 0.1);
+    let e = loop_refused(j);
+    assert!(e.starts_with("loop joint 0: linear axis 0: "), "{e}");
+    // A loop joint between two bodies that already have parents is fine, and
+    // the model carries it.
+    let mut b = bodies(2);
+    b.add_joint(JointDesc::free(0)).unwrap();
+    b.add_joint(JointDesc::revolute(0, 1, Vec3::X)).unwrap();
+    let at = Transform::from_translation(Vec3::new(0.0, 0.3, 0.0));
+    assert_eq!(
+        b.add_loop_joint(JointDesc::universal(-1, 1, Vec3::X, Vec3::Y).with_frames(at, at))
+            .unwrap(),
+        0
+    );
+    let m = b.finalize(Device::Cpu).unwrap();
+    assert_eq!(m.loop_joint_count(), 1);
+    assert_eq!(m.loop_joints.dof_start.to_vec(), vec![0, 2]);
+    assert_eq!(m.loop_joints.kind.to_vec(), vec![weft_sim::JOINT_UNIVERSAL]);
 }

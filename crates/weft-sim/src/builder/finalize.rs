@@ -495,6 +495,7 @@ impl ModelBuilder {
             joint_target_vel: arr(joints.target_vel)?,
             joint_f: arr(joints.effort)?,
             articulation_start: ints(joints.articulation_start)?,
+            loop_joints: self.loop_joint_arrays(device)?,
         })
     }
 }

@@ -179,7 +179,7 @@ impl JointDof {
 /// let e = b.add_joint(JointDesc::fixed(-1, link).named("weld")).unwrap_err();
 /// assert_eq!(
 ///     e.to_string(),
-///     "joint 1 `weld`: child body 0 already has a parent joint (joint 0); a body has one parent joint (close loops with constraints)"
+///     "joint 1 `weld`: child body 0 already has a parent joint (joint 0); a body has one parent joint (close loops with `add_loop_joint`)"
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -417,9 +417,10 @@ impl ModelBuilder {
     }
 
     fn check_joint(&self, index: usize, j: &mut JointDesc) -> Result<()> {
+        let name = j.name.clone();
         let err = |message: String| SimError::InvalidJoint {
             index,
-            name: j.name.clone(),
+            name: name.clone(),
             message,
         };
         let nb = self.bodies.len() as i32;
@@ -447,12 +448,12 @@ impl ModelBuilder {
         if let Some(k) = self.parent_joint_of(j.child) {
             if self.is_ancestor(j.child, j.parent) {
                 return Err(err(format!(
-                    "would close a cycle: child body {} is an ancestor of parent body {} (close loops with constraints)",
+                    "would close a cycle: child body {} is an ancestor of parent body {} (close loops with `add_loop_joint`)",
                     j.child, j.parent
                 )));
             }
             return Err(err(format!(
-                "child body {} already has a parent joint (joint {k}); a body has one parent joint (close loops with constraints)",
+                "child body {} already has a parent joint (joint {k}); a body has one parent joint (close loops with `add_loop_joint`)",
                 j.child
             )));
         }
@@ -479,75 +480,8 @@ impl ModelBuilder {
                 )));
             }
         }
-        if !finite_pose(&j.parent_frame) || !finite_pose(&j.child_frame) {
-            return Err(err(format!(
-                "joint frames must be finite with non-zero rotations, got {:?} and {:?}",
-                j.parent_frame, j.child_frame
-            )));
-        }
-        j.parent_frame.q = j.parent_frame.q.normalize();
-        j.child_frame.q = j.child_frame.q.normalize();
+        check_joint_geometry(j).map_err(err)?;
         let kind = j.kind.name();
-        let (nl, na) = (j.linear.len(), j.angular.len());
-        let counts_ok = match j.kind {
-            JointType::Revolute => (nl, na) == (0, 1),
-            JointType::Prismatic => (nl, na) == (1, 0),
-            JointType::Ball => (nl, na) == (0, 3),
-            JointType::Fixed => (nl, na) == (0, 0),
-            JointType::Free => (nl, na) == (3, 3),
-            JointType::Universal => (nl, na) == (0, 2),
-            JointType::D6 => nl <= 3 && na <= 3,
-        };
-        if !counts_ok {
-            return Err(err(format!(
-                "a {kind} joint cannot have {nl} linear and {na} angular axes"
-            )));
-        }
-        for (group, dofs) in [("linear", &mut j.linear), ("angular", &mut j.angular)] {
-            for (k, d) in dofs.iter_mut().enumerate() {
-                let at = format!("{group} axis {k}");
-                d.axis = d.axis.try_normalize().ok_or_else(|| {
-                    err(format!(
-                        "{at} must be finite and non-zero, got {:?}",
-                        d.axis
-                    ))
-                })?;
-                check_dof(d).map_err(|m| err(format!("{at}: {m}")))?;
-            }
-            for a in 0..dofs.len() {
-                for b in 0..a {
-                    if dofs[a].axis.cross(dofs[b].axis).length() < 1e-3 {
-                        return Err(err(format!(
-                            "{group} axes {b} and {a} are parallel ({:?}, {:?})",
-                            dofs[b].axis, dofs[a].axis
-                        )));
-                    }
-                }
-            }
-        }
-        if matches!(j.kind, JointType::Ball | JointType::Free) {
-            let xyz = [Vec3::X, Vec3::Y, Vec3::Z];
-            let axes_ok = j.angular.iter().zip(xyz).all(|(d, a)| d.axis == a)
-                && j.linear.iter().zip(xyz).all(|(d, a)| d.axis == a);
-            if !axes_ok {
-                return Err(err(format!(
-                    "a {kind} joint's axes are the joint frame's X, Y, Z (turn the frames instead)"
-                )));
-            }
-            // Position drives and limits need scalar coordinates.
-            if j.dofs().any(|d| {
-                d.drive.stiffness != 0.0 || d.lower != f32::NEG_INFINITY || d.upper != f32::INFINITY
-            }) {
-                return Err(err(format!(
-                    "a {kind} joint takes no limits or position drive (stiffness) yet; use velocity drives, damping and friction"
-                )));
-            }
-        }
-        for (name, v) in [("limit_ke", j.limit_ke), ("limit_kd", j.limit_kd)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(err(format!("{name} must be finite and ≥ 0, got {v}")));
-            }
-        }
         let (nq, nqd) = (j.coord_count(), j.dof_count());
         if j.q.is_empty() {
             j.q = vec![0.0; nq];
@@ -674,6 +608,81 @@ fn check_dof(d: &JointDof) -> std::result::Result<(), String> {
             "drive effort_limit must be ≥ 0 (inf: none), got {}",
             dr.effort_limit
         ));
+    }
+    Ok(())
+}
+
+/// The checks every joint gets, in a tree or closing a loop: finite frames
+/// (rotations normalised), axes of the right number for the kind (normalised,
+/// none parallel), each degree of freedom's parameters, ball and free joints
+/// on the frame's axes without limits or position drives, limit gains.
+pub(super) fn check_joint_geometry(j: &mut JointDesc) -> std::result::Result<(), String> {
+    if !finite_pose(&j.parent_frame) || !finite_pose(&j.child_frame) {
+        return Err(format!(
+            "joint frames must be finite with non-zero rotations, got {:?} and {:?}",
+            j.parent_frame, j.child_frame
+        ));
+    }
+    j.parent_frame.q = j.parent_frame.q.normalize();
+    j.child_frame.q = j.child_frame.q.normalize();
+    let kind = j.kind.name();
+    let (nl, na) = (j.linear.len(), j.angular.len());
+    let counts_ok = match j.kind {
+        JointType::Revolute => (nl, na) == (0, 1),
+        JointType::Prismatic => (nl, na) == (1, 0),
+        JointType::Ball => (nl, na) == (0, 3),
+        JointType::Fixed => (nl, na) == (0, 0),
+        JointType::Free => (nl, na) == (3, 3),
+        JointType::Universal => (nl, na) == (0, 2),
+        JointType::D6 => nl <= 3 && na <= 3,
+    };
+    if !counts_ok {
+        return Err(format!(
+            "a {kind} joint cannot have {nl} linear and {na} angular axes"
+        ));
+    }
+    for (group, dofs) in [("linear", &mut j.linear), ("angular", &mut j.angular)] {
+        for (k, d) in dofs.iter_mut().enumerate() {
+            let at = format!("{group} axis {k}");
+            d.axis = d
+                .axis
+                .try_normalize()
+                .ok_or_else(|| format!("{at} must be finite and non-zero, got {:?}", d.axis))?;
+            check_dof(d).map_err(|m| format!("{at}: {m}"))?;
+        }
+        for a in 0..dofs.len() {
+            for b in 0..a {
+                if dofs[a].axis.cross(dofs[b].axis).length() < 1e-3 {
+                    return Err(format!(
+                        "{group} axes {b} and {a} are parallel ({:?}, {:?})",
+                        dofs[b].axis, dofs[a].axis
+                    ));
+                }
+            }
+        }
+    }
+    if matches!(j.kind, JointType::Ball | JointType::Free) {
+        let xyz = [Vec3::X, Vec3::Y, Vec3::Z];
+        let axes_ok = j.angular.iter().zip(xyz).all(|(d, a)| d.axis == a)
+            && j.linear.iter().zip(xyz).all(|(d, a)| d.axis == a);
+        if !axes_ok {
+            return Err(format!(
+                "a {kind} joint's axes are the joint frame's X, Y, Z (turn the frames instead)"
+            ));
+        }
+        // Position drives and limits need scalar coordinates.
+        if j.dofs().any(|d| {
+            d.drive.stiffness != 0.0 || d.lower != f32::NEG_INFINITY || d.upper != f32::INFINITY
+        }) {
+            return Err(format!(
+                "a {kind} joint takes no limits or position drive (stiffness) yet; use velocity drives, damping and friction"
+            ));
+        }
+    }
+    for (name, v) in [("limit_ke", j.limit_ke), ("limit_kd", j.limit_kd)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(format!("{name} must be finite and ≥ 0, got {v}"));
+        }
     }
     Ok(())
 }

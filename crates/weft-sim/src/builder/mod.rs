@@ -6,6 +6,7 @@ mod bodies;
 mod cloth;
 mod finalize;
 mod joints;
+mod loop_joints;
 mod shapes;
 
 pub use bodies::{BodyDesc, BodyKind, BodyMass};
@@ -203,6 +204,7 @@ pub struct ModelBuilder {
     pub(crate) bodies: Vec<BodyDesc>,
     pub(crate) rigid_shapes: Vec<weft_collide::ShapeDesc>,
     pub(crate) joints: Vec<JointDesc>,
+    pub(crate) loop_joints: Vec<JointDesc>,
 }
 
 impl Default for ModelBuilder {
@@ -230,6 +232,7 @@ impl ModelBuilder {
             bodies: Vec::new(),
             rigid_shapes: Vec::new(),
             joints: Vec::new(),
+            loop_joints: Vec::new(),
         }
     }
 

@@ -24,6 +24,8 @@ pub mod anchors;
 pub mod coloring;
 pub mod contact_math;
 pub mod integrate;
+pub mod joint_kernels;
+mod joints;
 pub mod penalty;
 mod phase_times;
 mod xpbd;

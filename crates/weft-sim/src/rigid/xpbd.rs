@@ -6,10 +6,11 @@ use weft_collide::{CollisionOptions, CollisionPipeline, ContactReport};
 use super::anchors::Anchors;
 use super::coloring::{COLORS, Coloring};
 use super::integrate::integrate_bodies;
+use super::joints::{DriveInputs, JointSolve};
 use super::phase_times::{PhaseClock, PhaseTimes};
 use super::xpbd_kernels as k;
 use crate::error::{Result, SimError};
-use crate::{Model, State};
+use crate::{Control, Model, State};
 
 /// Substepped XPBD for rigid bodies: contacts are found once per step (with a
 /// margin, so contacts about to touch are in) and grouped into manifolds, the
@@ -22,6 +23,11 @@ use crate::{Model, State};
 /// [`anchors`](super::anchors)), derives velocities, and applies
 /// restitution manifold by manifold. On a CPU, scenes with few manifolds per
 /// colour run every colour on one thread in one launch (the same order).
+/// Joints — the model's trees and its loop joints — are constraints solved
+/// before the contacts in every pass, coloured once (no two of a colour share
+/// a body; see [`joint_kernels`](super::joint_kernels)), with their limits,
+/// drives (targets and efforts from a [`Control`] through
+/// [`step`](Self::step)), damping and friction.
 /// Nothing is read back on a GPU, so a step can be captured in a CUDA graph
 /// (`weft::cuda::Graph::capture`) and replayed; step once before capturing,
 /// so the buffers exist, and keep the captured states (copy the output into
@@ -77,6 +83,7 @@ pub struct XpbdRigid {
     pub(super) pipeline: CollisionPipeline,
     pub(super) coloring: Coloring,
     pub(super) anchors: Anchors,
+    joints: Option<JointSolve>,
     scratch: Option<Scratch>,
 }
 
@@ -135,6 +142,7 @@ impl XpbdRigid {
             pipeline,
             coloring,
             anchors,
+            joints: JointSolve::new(model)?,
             scratch: None,
         })
     }
@@ -145,6 +153,12 @@ impl XpbdRigid {
     /// would take back slip they never made.
     pub fn forget_contacts(&mut self) -> Result<()> {
         self.anchors.clear()
+    }
+
+    /// Number of colours the joints (tree and loop) were split into: joint
+    /// launches per pass on a GPU (0 without joints).
+    pub fn joint_color_count(&self) -> usize {
+        self.joints.as_ref().map_or(0, JointSolve::colors)
     }
 
     /// Time per phase summed over the steps taken with [`profile`](Self::profile) on.
@@ -174,13 +188,49 @@ impl XpbdRigid {
     }
 
     /// Steps the bodies of `s_in` over `dt` into `s_out` (`s_in.body_f` acts
-    /// as an external wrench during the step; `s_out.body_f` is cleared).
-    /// Particles are not touched.
+    /// as an external wrench during the step; `s_out.body_f` is cleared);
+    /// joint drives take the model's targets and efforts (see
+    /// [`step`](Self::step)). Particles are not touched.
     pub fn simulate(
         &mut self,
         model: &Model,
         s_in: &mut State,
         s_out: &mut State,
+        dt: f32,
+    ) -> Result<()> {
+        self.step_with(model, s_in, s_out, None, dt)
+    }
+
+    /// Steps the bodies of `s_in` over `dt` into `s_out` as
+    /// [`simulate`](Self::simulate), the joints' drives taking their targets
+    /// and feed-forward efforts from `control` (an empty array: the model's).
+    ///
+    /// Joints (tree and loop, [`ModelBuilder::add_loop_joint`](crate::ModelBuilder::add_loop_joint))
+    /// are constraints between the bodies' poses here
+    /// ([`joint_kernels`](super::joint_kernels)); `State::joint_q` and
+    /// `joint_qd` are not read or written (weft-articulation's `eval_ik`
+    /// reads them off the poses). Not yet on a tape. Armature is not
+    /// modelled here, and feed-forward efforts on ball and free joints are
+    /// not applied (their damping, friction and velocity drives are refused
+    /// by [`new`](Self::new)); start from poses that satisfy the joints
+    /// (`eval_fk`), or the first substeps pull them together.
+    pub fn step(
+        &mut self,
+        model: &Model,
+        s_in: &mut State,
+        s_out: &mut State,
+        control: &Control,
+        dt: f32,
+    ) -> Result<()> {
+        self.step_with(model, s_in, s_out, Some(control), dt)
+    }
+
+    fn step_with(
+        &mut self,
+        model: &Model,
+        s_in: &mut State,
+        s_out: &mut State,
+        control: Option<&Control>,
         dt: f32,
     ) -> Result<()> {
         if !(dt.is_finite() && dt > 0.0) {
@@ -215,7 +265,14 @@ impl XpbdRigid {
         if n == 0 {
             return Ok(());
         }
+        let drives = DriveInputs::new(model, control)?;
         if Tape::is_recording() {
+            if self.joints.is_some() {
+                return Err(SimError::InvalidParameter {
+                    name: "tape",
+                    message: "XpbdRigid does not record joints on a tape yet; step articulations with weft-articulation's FeatherstoneSolver to differentiate them".into(),
+                });
+            }
             return self.simulate_taped(model, s_in, s_out, dt);
         }
         let device = model.device();
@@ -310,6 +367,9 @@ impl XpbdRigid {
             clock.mark(&mut t.integrate)?;
             for pass in 0..self.iterations {
                 let (first, friction) = (pass == 0, pass + 1 == self.iterations);
+                if let Some(j) = &mut self.joints {
+                    j.solve(model, &drives, h, first, &mut s.q, &s.q_prev)?;
+                }
                 // λ of the last pass in, this pass's out.
                 std::mem::swap(&mut s.lambda, &mut s.lambda_in);
                 for &(colors, threads) in &launches {
