@@ -210,7 +210,7 @@ impl FeatherstoneSolver {
         let mut torque = scratch::vec3s(model, nb)?;
         let contacts = &lc.pipeline.contacts;
         eval_link_contacts::launch(
-            contacts.capacity(),
+            contacts.launch_threads().map_err(collide_err)?,
             model,
             contacts,
             &lc.body_parent,

@@ -110,6 +110,19 @@ impl Contacts {
         self.count.device()
     }
 
+    /// Threads for a launch over the stored contacts (each thread checks the
+    /// count itself): on a GPU the capacity, so nothing is read back and the
+    /// launch can be captured in a graph; on a CPU, where reading the count
+    /// is free, the stored count (at least 1) — a launch over the whole
+    /// buffer costs per slot, and its adjoint under a tape much more.
+    pub fn launch_threads(&self) -> Result<usize> {
+        if self.device().is_cpu() {
+            Ok(self.report()?.stored.max(1))
+        } else {
+            Ok(self.capacity())
+        }
+    }
+
     /// Reads the count back (a device synchronisation on a GPU): found,
     /// stored and lost contacts.
     pub fn report(&self) -> Result<ContactReport> {
