@@ -61,13 +61,10 @@ use weft_articulation::{
     ArticulationLayout, FeatherstoneSolver, IkSolver, IkTarget, bias_forces, eval_fk,
     inverse_dynamics, mass_matrix,
 };
-use weft_import::{
-    GeomRole, ImportOptions, RobotDescription, RobotHandles, RobotOptions, add_robot,
-    pose_to_transform,
-};
+use weft_import::{ImportOptions, RobotOptions, add_robot};
 use weft_sim::{Control, Model, ModelBuilder, State};
 use weft_viewer::{
-    App, AppResult, Color, Lines, Mesh, Options, OrbitCamera, Params, Scene, Settings, Shape,
+    App, AppResult, Color, Lines, Options, OrbitCamera, Params, Scene, Settings, Shape,
 };
 
 /// The arm opened unless `--robot PATH` says otherwise.
@@ -87,112 +84,10 @@ const TOLERANCE: f32 = 0.01;
 /// Simulated seconds ignored after a change in the panel.
 const SETTLE: f32 = 1.0;
 
-// ---------------------------------------------------------------------------
-// Drawing a robot description at the model's body poses (as in robot_viewer).
-// ---------------------------------------------------------------------------
+#[path = "common/robot_drawing.rs"]
+mod robot_drawing;
 
-enum PartKind {
-    Shape(Shape),
-    Mesh { mesh: usize, scale: Vec3 },
-}
-
-/// One drawn geom on a body (or the world).
-struct Part {
-    body: Option<usize>,
-    local: Transform,
-    kind: PartKind,
-    color: Color,
-}
-
-/// The visual geoms of each body (or its collision geoms where it has no
-/// visual one); planes are the viewer's ground grid.
-struct RobotDrawing {
-    parts: Vec<Part>,
-    meshes: Vec<(Vec<Vec3>, Vec<[u32; 3]>)>,
-}
-
-impl RobotDrawing {
-    fn new(robot: &RobotDescription, handles: &RobotHandles) -> Self {
-        let has_visual = |body: Option<usize>| {
-            robot
-                .geoms
-                .iter()
-                .any(|g| g.body == body && g.role != GeomRole::Collision)
-        };
-        let mut parts = Vec::new();
-        for g in &robot.geoms {
-            if (g.role == GeomRole::Collision && has_visual(g.body)) || g.rgba[3] <= 0.0 {
-                continue;
-            }
-            let kind = match g.shape {
-                weft_import::Shape::Sphere { radius } => {
-                    PartKind::Shape(Shape::sphere(radius as f32))
-                }
-                weft_import::Shape::Capsule {
-                    radius,
-                    half_length,
-                } => PartKind::Shape(Shape::capsule(radius as f32, half_length as f32)),
-                weft_import::Shape::Cylinder {
-                    radius,
-                    half_length,
-                } => PartKind::Shape(Shape::cylinder(radius as f32, half_length as f32)),
-                weft_import::Shape::Box { half_extents } => {
-                    PartKind::Shape(Shape::cuboid(half_extents.as_vec3()))
-                }
-                weft_import::Shape::Mesh { mesh, scale } => PartKind::Mesh {
-                    mesh,
-                    scale: scale.as_vec3(),
-                },
-                weft_import::Shape::Plane { .. } => continue,
-            };
-            let [r, gr, b, _] = g.rgba.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
-            parts.push(Part {
-                body: g.body.map(|b| handles.bodies[b]),
-                local: pose_to_transform(&g.pose),
-                kind,
-                color: Color::rgb(r, gr, b),
-            });
-        }
-        let meshes = robot
-            .meshes
-            .iter()
-            .map(|m| {
-                let v = m.vertices.iter().map(|&p| Vec3::from(p)).collect();
-                (v, m.triangles.clone())
-            })
-            .collect();
-        RobotDrawing { parts, meshes }
-    }
-
-    fn draw(
-        &self,
-        scene: &mut Scene,
-        name: &str,
-        body_q: &[Transform],
-    ) -> Result<(), weft_viewer::Error> {
-        let mut shapes = Vec::new();
-        for (k, part) in self.parts.iter().enumerate() {
-            let pose = match part.body {
-                Some(b) => body_q[b] * part.local,
-                None => part.local,
-            };
-            match &part.kind {
-                PartKind::Shape(s) => shapes.push(s.at(pose).color(part.color)),
-                PartKind::Mesh { mesh, scale } => {
-                    let (v, t) = &self.meshes[*mesh];
-                    scene.log_mesh(
-                        &format!("{name} mesh {k}"),
-                        Mesh::from_triangles(v, t)
-                            .transform(pose)
-                            .scale(*scale)
-                            .color(part.color),
-                    )?;
-                }
-            }
-        }
-        scene.log_shapes(name, &shapes)
-    }
-}
+use robot_drawing::RobotDrawing;
 
 // ---------------------------------------------------------------------------
 // The arm.
@@ -274,7 +169,7 @@ impl Arm {
             start_q.copy_from_slice(&SEED);
         }
         set_drives(&mut model, &start_q)?;
-        let drawing = RobotDrawing::new(&robot, &handles);
+        let drawing = RobotDrawing::new(&robot, &handles, Transform::IDENTITY);
         Ok(Arm {
             damping: model.joint_damping.to_vec(),
             model,
