@@ -1,0 +1,317 @@
+//! CPU rates of weft-articulation (issue 26 point 9), to set beside MuJoCo's
+//! and Pinocchio's (`scripts/references/bench_peers.py`):
+//!
+//! - **Rollouts**: the ant and the humanoid of `assets/robots`, 64 copies in one
+//!   model (`add_robot` 64 times into one `ModelBuilder`, 4 m apart on an 8 × 8
+//!   grid, the file's floor plane once, links colliding with each other except
+//!   with their parent, as MuJoCo's defaults), stepped by `FeatherstoneSolver`
+//!   (CRBA, its default, and ABA) with link contacts, zero controls, after 4 s
+//!   of settling (the humanoid falls over and lies on the floor, the ant
+//!   stands). Criterion's throughput is elements = 64 per step, so its
+//!   `elem/s` is steps per second summed over the worlds.
+//!   Each robot runs at its file's time step and at a smaller one
+//!   ([`ANT_DT`], [`HUMANOID_DT`]): Weft's contacts are explicit penalty
+//!   springs, and at the files' 10 ms (ant) and 5 ms (humanoid) some copies
+//!   bounce off the floor and blow up. A rollout whose copies have not
+//!   settled (a coordinate not finite, or a torso above its starting height)
+//!   is reported and not timed.
+//! - **Per call**: `forward_dynamics_aba` (ABA), `mass_matrix` (CRBA),
+//!   `inverse_dynamics` (RNEA) on one humanoid and on 64 humanoids in one
+//!   model (one call for all), at a fixed random state; and the full ABA
+//!   derivatives ∂q̈/∂(q, q̇, τ) from the tape (record, then one reverse pass
+//!   per degree of freedom; for the 64 copies one pass per degree of freedom
+//!   serves all, the copies being independent).
+//!
+//! Threads: weft's CPU device runs a launch on as many threads as rayon's
+//! global pool has (`rayon::current_num_threads()`, fixed for the process by
+//! `RAYON_NUM_THREADS`; its helper team is built once at that size). So this
+//! bench runs itself twice, with `RAYON_NUM_THREADS=1` and `=2` (set the
+//! variable yourself to run one count only); the groups are named `..._1t` /
+//! `..._2t`.
+//!
+//! `cargo bench --bench articulation` (about 4 minutes on the 2-core VM); a filter as usual:
+//! `cargo bench --bench articulation -- rollout`.
+
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode, Throughput};
+use glam::Vec3;
+use weft::{Array, Device, Tape, Transform};
+use weft_articulation::{
+    AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, forward_dynamics_aba,
+    inverse_dynamics, mass_matrix,
+};
+use weft_import::{ImportOptions, RobotDescription, RobotHandles, RobotOptions, add_robot, load};
+use weft_sim::{Control, Model, ModelBuilder, State};
+
+/// Copies of a robot in the batched model.
+const WORLDS: usize = 64;
+/// Distance between neighbouring copies (m): no two touch.
+const SPACING: f32 = 4.0;
+/// The ant's time step in its second rollout (s): at the file's 10 ms the
+/// explicit penalty contacts are unstable (the ants bounce off the floor, the
+/// state turns NaN within 2 s); at 4 ms they stand, torso at 0.56–0.58 m
+/// after 4 s (MuJoCo's 0.58–0.60 m); at 5 ms they settle lower (0.36 m).
+const ANT_DT: f32 = 0.004;
+/// The humanoid's time step in its second rollout (s): at the file's 5 ms
+/// copies bounce (torsos up to 2–4 m after 4 s, some NaN), at 3 ms they do
+/// not all lie down (torso 0.19–0.30 m); at 2 ms they lie still, torso at
+/// 0.08 m and 12.5 contacts each (MuJoCo at 5 ms: 0.08 m, 9 contacts).
+const HUMANOID_DT: f32 = 0.002;
+/// Simulated settling time before a rollout is timed (s).
+const SETTLE_S: f64 = 4.0;
+
+fn robot(name: &str) -> RobotDescription {
+    let path = format!("{}/assets/robots/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    load(&path, &ImportOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `copies` of `robot` in one CPU model, 4 m apart (so copies never touch:
+/// their links collide with each other, as in MuJoCo), the file's world
+/// geoms (the floor plane) added once, the file's gravity.
+fn batch(robot: &RobotDescription, copies: usize) -> (Model, Vec<RobotHandles>) {
+    let mut no_floor = robot.clone();
+    no_floor.geoms.retain(|g| g.body.is_some());
+    let mut b = ModelBuilder::new();
+    b.ground = None; // the file has its floor
+    b.gravity = robot.options.gravity.as_vec3();
+    let side = (copies as f64).sqrt().ceil() as usize;
+    // MuJoCo's contacts: a robot's links touch each other too, except a link
+    // and its parent (the builder's parent filter, on by default).
+    let options = RobotOptions {
+        self_collisions: true,
+        ..RobotOptions::default()
+    };
+    let handles = (0..copies)
+        .map(|i| {
+            let at = Vec3::new((i % side) as f32, (i / side) as f32, 0.0) * SPACING;
+            let d = if i == 0 { robot } else { &no_floor };
+            add_robot(&mut b, d, Transform::from_translation(at), &options).unwrap()
+        })
+        .collect();
+    (b.finalize(Device::Cpu).unwrap(), handles)
+}
+
+/// A small deterministic generator (xorshift) for the per-call states.
+struct Rng(u64);
+
+impl Rng {
+    /// Uniform in `[-a, a]`.
+    fn sym(&mut self, a: f32) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * a
+    }
+}
+
+fn threads() -> usize {
+    rayon::current_num_threads()
+}
+
+fn group_name(what: &str) -> String {
+    format!("{what}_{}t", threads())
+}
+
+/// Steps per second of the 64 copies of `name`, CRBA and ABA, at `dt` (the
+/// file's time step when `None`).
+fn rollouts(c: &mut Criterion, name: &str, dt: Option<f32>) {
+    let robot = robot(name);
+    let file_dt = robot.options.timestep.unwrap_or(0.002) as f32;
+    let dt = dt.unwrap_or(file_dt);
+    let label = if dt == file_dt {
+        name.to_string()
+    } else {
+        format!("{name}_dt{}ms", (dt * 1e3).round())
+    };
+    let (model, handles) = batch(&robot, WORLDS);
+    let control = Control::new(&model).unwrap();
+    let torso = |s: &State| {
+        let q = s.body_q.to_vec();
+        handles
+            .iter()
+            .map(|h| q[h.bodies[0]].p.z)
+            .collect::<Vec<f32>>()
+    };
+    let start_z = torso(&State::new(&model).unwrap())[0];
+    let mut group = c.benchmark_group(group_name("rollout"));
+    group
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(WORLDS as u64));
+    for (tag, dynamics) in [
+        ("crba", ForwardDynamics::CompositeRigidBody),
+        ("aba", ForwardDynamics::ArticulatedBody),
+    ] {
+        let mut solver = FeatherstoneSolver::with_dynamics(&model, dynamics).unwrap();
+        let (mut s, mut next) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+        let settle = (SETTLE_S / dt as f64).round() as usize;
+        let t0 = std::time::Instant::now();
+        for _ in 0..settle {
+            solver.step(&model, &s, &mut next, &control, dt).unwrap();
+            std::mem::swap(&mut s, &mut next);
+        }
+        let settle_time = t0.elapsed().as_secs_f64();
+        let report = solver.contact_report().unwrap();
+        let z = torso(&s);
+        let finite = s.joint_q.to_vec().iter().all(|x| x.is_finite());
+        let settled = finite && z.iter().all(|&z| z < start_z);
+        println!(
+            "{label} x{WORLDS} {tag}, {} threads: dt {dt} s, {} joints, {} dofs, {} shapes; after {settle} \
+             settling steps ({:.0} steps/s): contacts {} ({:.1} per world), overflow {}/{}, torso z in \
+             [{:.3}, {:.3}] m (starts at {start_z:.3}), finite {finite}{}",
+            threads(),
+            model.joint_count(),
+            model.joint_dof_count(),
+            model.rigid_shapes.len(),
+            (settle * WORLDS) as f64 / settle_time,
+            report.found,
+            report.found as f64 / WORLDS as f64,
+            report.overflow,
+            report.pair_overflow,
+            z.iter().cloned().fold(f32::INFINITY, f32::min),
+            z.iter().cloned().fold(f32::NEG_INFINITY, f32::max),
+            if settled {
+                ""
+            } else {
+                ": NOT SETTLED, not timed"
+            },
+        );
+        if !settled {
+            continue;
+        }
+        group.bench_function(format!("{label}_x{WORLDS}_{tag}"), |b| {
+            b.iter(|| {
+                solver.step(&model, &s, &mut next, &control, dt).unwrap();
+                std::mem::swap(&mut s, &mut next);
+            })
+        });
+        let report = solver.contact_report().unwrap();
+        let finite = s.joint_q.to_vec().iter().all(|x| x.is_finite());
+        println!(
+            "{label} x{WORLDS} {tag} after the timed steps: contacts {} ({:.1} per world), finite {finite}",
+            report.found,
+            report.found as f64 / WORLDS as f64
+        );
+    }
+    group.finish();
+}
+
+/// A random state of every copy: the file's pose, hinges moved by up to
+/// ±0.3 rad, velocities ±1, efforts ±5 (the free joint's pose kept).
+fn random_state(model: &Model, handles: &[RobotHandles]) -> [Array<f32>; 3] {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut q = model.joint_q.to_vec();
+    for h in handles {
+        for x in &mut q[h.q_range.start + 7..h.q_range.end] {
+            *x += rng.sym(0.3);
+        }
+    }
+    let nd = model.joint_dof_count();
+    let qd: Vec<f32> = (0..nd).map(|_| rng.sym(1.0)).collect();
+    let tau: Vec<f32> = (0..nd).map(|_| rng.sym(5.0)).collect();
+    [q, qd, tau].map(|v| Array::from_vec(Device::Cpu, v))
+}
+
+/// ABA, CRBA, RNEA and the ABA derivatives per call, on `copies` humanoids in
+/// one model.
+fn per_call(c: &mut Criterion, copies: usize) {
+    let (model, handles) = batch(&robot("humanoid"), copies);
+    let nv = handles[0].qd_range.len();
+    let [q, qd, tau] = random_state(&model, &handles);
+    let aba = AbaLayout::new(&model).unwrap();
+    let layout = ArticulationLayout::new(&model).unwrap();
+    let qdd = forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap();
+    if copies == 1 {
+        // Launches per call (each costs a view of every model array): what
+        // dominates a single humanoid's call.
+        let launches = |f: &dyn Fn()| {
+            let mut tape = Tape::new();
+            tape.record(f);
+            tape.len()
+        };
+        println!(
+            "kernel launches per call: ABA {}, CRBA {}, RNEA {}",
+            launches(&|| drop(forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap())),
+            launches(&|| drop(mass_matrix(&model, &layout, &q).unwrap())),
+            launches(&|| drop(inverse_dynamics(&model, &q, &qd, &qdd).unwrap())),
+        );
+    }
+    let mut group = c.benchmark_group(group_name("humanoid_call"));
+    group.throughput(Throughput::Elements(copies as u64));
+    group.bench_function(format!("aba_x{copies}"), |b| {
+        b.iter(|| forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap())
+    });
+    group.bench_function(format!("crba_x{copies}"), |b| {
+        b.iter(|| mass_matrix(&model, &layout, &q).unwrap())
+    });
+    group.bench_function(format!("rnea_x{copies}"), |b| {
+        b.iter(|| inverse_dynamics(&model, &q, &qd, &qdd).unwrap())
+    });
+    // The full Jacobians of q̈ (as Pinocchio's computeABADerivatives): record
+    // ABA once, then one reverse pass per degree of freedom of a copy, seeding
+    // that q̈ entry of every copy.
+    let (gq, gqd, gtau) = (
+        q.clone().requires_grad(),
+        qd.clone().requires_grad(),
+        tau.clone().requires_grad(),
+    );
+    let nd = model.joint_dof_count();
+    let seeds: Vec<Vec<f32>> = (0..nv)
+        .map(|i| {
+            let mut s = vec![0.0f32; nd];
+            for h in &handles {
+                s[h.qd_range.start + i] = 1.0;
+            }
+            s
+        })
+        .collect();
+    group.bench_function(format!("aba_derivatives_x{copies}"), |b| {
+        b.iter(|| {
+            let mut tape = Tape::new();
+            let mut out =
+                tape.record(|| forward_dynamics_aba(&model, &aba, &gq, &gqd, &gtau).unwrap());
+            for seed in &seeds {
+                tape.zero();
+                tape.backward_from(&mut out, seed).unwrap();
+            }
+            gtau.grad_to_vec()
+        })
+    });
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    println!("weft CPU device: {} threads (rayon global pool)", threads());
+    rollouts(c, "ant", None);
+    rollouts(c, "ant", Some(ANT_DT));
+    rollouts(c, "humanoid", None);
+    rollouts(c, "humanoid", Some(HUMANOID_DT));
+    per_call(c, 1);
+    per_call(c, WORLDS);
+}
+
+fn main() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // One process per thread count: the CPU device's pool is sized once.
+        let exe = std::env::current_exe().expect("the bench's own path");
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        for n in ["1", "2"] {
+            let status = std::process::Command::new(&exe)
+                .args(&args)
+                .env("RAYON_NUM_THREADS", n)
+                .status()
+                .expect("running the bench with RAYON_NUM_THREADS set");
+            assert!(status.success(), "RAYON_NUM_THREADS={n}: {status}");
+        }
+        return;
+    }
+    // Short defaults (the whole run takes a few minutes); the command line's
+    // `--warm-up-time`, `--measurement-time`, `--sample-size` override them.
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+    benches(&mut c);
+    c.final_summary();
+}
