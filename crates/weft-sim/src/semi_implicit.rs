@@ -169,7 +169,9 @@ impl SemiImplicit {
         let mut torque = Array::<Vec3>::try_zeros(device, [nb])?;
         let contacts = &pipeline.contacts;
         crate::rigid::penalty::eval_rigid_contacts::launch(
-            contacts.launch_threads().map_err(crate::rigid::collide_err)?,
+            contacts
+                .launch_threads()
+                .map_err(crate::rigid::collide_err)?,
             model,
             contacts,
             &s_in.body_q,
