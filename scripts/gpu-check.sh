@@ -97,11 +97,16 @@ for t in $tests; do
     # H100; run it in a device call of its own: ONLY=rigid_gpu).
     limit=300
     [ "${t%-*}" = rigid_gpu ] && limit=450
-    timeout "$limit" "$bin/$t" --test-threads=4 >"$log" 2>&1
+    # LIMIT=s overrides the limit; TEST_ARGS="--test-threads=1 name" narrows a run.
+    limit=${LIMIT:-$limit}
+    timeout "$limit" "$bin/$t" ${TEST_ARGS:---test-threads=4} >"$log" 2>&1
     rc=$?
     if [ $rc -eq 0 ]; then status=ok; else
         status=FAILED
         [ $rc -eq 124 ] && status=TIMEOUT
+        # The whole log comes back for a failure or a hang: the tests that
+        # finished are listed there, so the one still running is the rest.
+        cp "$log" "$out/${t%-*}.log" 2>/dev/null || true
         # Only the failures come back (the device tool returns a few files).
         failures+="=== ${t%-*}"$'\n'"$(grep -A25 -- '---- .* stdout ----' "$log" | head -120)"$'\n'
     fi

@@ -339,6 +339,44 @@ fn reads_and_writes_of_one_array_split_across_funcs_refuse() {
     assert!(e.contains("reads and writes array `y`"), "{e}");
 }
 
+/// `a[i] + 1`, through a read-only array parameter.
+#[weft::func]
+fn plus_one(a: &Array<f64>, i: i32) -> f64 {
+    a[i] + 1.0
+}
+
+/// Writes `y[i]`, then reads it back through [`plus_one`]: a `&mut` array
+/// goes where a func wants `&` (as `&mut T` coerces to `&T` in Rust).
+#[weft::kernel]
+fn write_then_read(x: &Array<f64>, y: &mut Array<f64>, out: &mut Array<f64>) {
+    let i = tid();
+    y[i] = 2.0 * x[i];
+    out[i] = plus_one(y, i);
+}
+
+#[test]
+fn writable_arrays_go_to_funcs_that_read() {
+    for d in weft_examples::devices::devices() {
+        let x = Array::from_slice(d, &[1.0, -2.5, 4.0]);
+        let mut y = Array::<f64>::zeros(d, [3]);
+        let mut out = Array::<f64>::zeros(d, [3]);
+        write_then_read::launch(3, &x, &mut y, &mut out).unwrap();
+        assert_eq!(out.to_vec(), vec![3.0, -4.0, 9.0], "{d:?}");
+    }
+    // On a tape the read of a written array is refused, as everywhere.
+    let x = Array::from_slice(Device::Cpu, &[1.0, 2.0]).requires_grad();
+    let mut y = Array::<f64>::zeros(Device::Cpu, [2]).requires_grad();
+    let mut out = Array::<f64>::zeros(Device::Cpu, [2]).requires_grad();
+    let mut tape = Tape::new();
+    tape.record(|| write_then_read::launch(2, &x, &mut y, &mut out))
+        .unwrap();
+    let e = tape
+        .backward_from(&mut out, &[1.0, 1.0])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("reads and writes array `y`"), "{e}");
+}
+
 #[test]
 fn every_kernel_here_has_ptx() {
     weft_examples::devices::check_all_ptx(
@@ -353,7 +391,8 @@ fn every_kernel_here_has_ptx() {
             cubes,
             ranks,
             squares,
-            read_then_put
+            read_then_put,
+            write_then_read
         ),
         // (The other refusals are the kernels' own, after their PTX is built.)
         &[("squares", "reads and writes array `x`")],

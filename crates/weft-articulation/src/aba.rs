@@ -56,6 +56,50 @@ pub fn blocks_to_parent(t: Transform, a: Mat3, b: Mat3, c: Mat3) -> (Mat3, Mat3,
     )
 }
 
+/// One step of ABA's projection through a degree of freedom with motion
+/// subspace `sd`: from the articulated inertia `(a, b, c)` and bias force `p`
+/// below it, the column `U = I s`, the pivot `D = sᵀ U + extra` (armature,
+/// implicit terms), `u = τ − sᵀ p`, and the inertia and bias the next degree
+/// of freedom up sees: `I − U Uᵀ / D`, `p + U u / D`.
+#[weft::func]
+pub fn project_dof(
+    a: Mat3,
+    b: Mat3,
+    c: Mat3,
+    p: SpatialVector,
+    sd: SpatialVector,
+    tau: f32,
+    extra: f32,
+) -> (SpatialVector, f32, f32, Mat3, Mat3, Mat3, SpatialVector) {
+    let u = blocks_times(a, b, c, sd);
+    let pivot = dot(sd, u) + extra;
+    let bias = tau - dot(sd, p);
+    (
+        u,
+        pivot,
+        bias,
+        a - outer(u.top, u.top) / pivot,
+        b - outer(u.top, u.bottom) / pivot,
+        c - outer(u.bottom, u.bottom) / pivot,
+        p + u * (bias / pivot),
+    )
+}
+
+/// One step of ABA's accelerations through a degree of freedom: from the
+/// acceleration `a` before it, `q̈ = (u − Uᵀ a) / D` (`db = (D, u)` and `U`
+/// of [`project_dof`]) and the acceleration after it, `a + s q̈`.
+#[weft::func]
+pub fn dof_acceleration(
+    sd: SpatialVector,
+    u: SpatialVector,
+    pivot: f32,
+    bias: f32,
+    a: SpatialVector,
+) -> (f32, SpatialVector) {
+    let x = (bias - dot(u, a)) / pivot;
+    (x, a + sd * x)
+}
+
 /// The leaf-to-root pass for the joints `joints` of one tree level: each
 /// joint's articulated inertia and bias force (its child body's, plus its
 /// children's projected ones `next_*` from the level below, brought into its
@@ -113,17 +157,14 @@ pub fn aba_backward_level(
     let n = model.joint_qd_start[j + 1] - ds;
     for step in 0..n {
         let d = ds + n - 1 - step;
-        let sd = s[d];
-        let u = blocks_times(ia, ib, ic, sd);
-        let pivot = dot(sd, u) + diag_d[d];
-        let bias = tau[d] - dot(sd, p);
+        let (u, pivot, bias, a2, b2, c2, p2) = project_dof(ia, ib, ic, p, s[d], tau[d], diag_d[d]);
         dof_u[d] = u;
         dof_db[2 * d] = pivot;
         dof_db[2 * d + 1] = bias;
-        ia -= outer(u.top, u.top) / pivot;
-        ib -= outer(u.top, u.bottom) / pivot;
-        ic -= outer(u.bottom, u.bottom) / pivot;
-        p += u * (bias / pivot);
+        ia = a2;
+        ib = b2;
+        ic = c2;
+        p = p2;
     }
     out_i[3 * j] = ia;
     out_i[3 * j + 1] = ib;
@@ -142,13 +183,18 @@ pub fn eval_local_wrenches(
 ) {
     let j = tid();
     let b = model.joint_child[j];
-    let r = body_q[b].q;
-    let fe = body_f[b];
+    fext[j] = wrench_in_body(model, b, body_q[b].q, body_f[b]);
+}
+
+/// Body `b`'s external wrench `fe` (force at the centre of mass, torque;
+/// world) in the body's frame (rotation `r` in the world) about its origin.
+#[weft::func]
+pub fn wrench_in_body(model: &Model, b: i32, r: Quat, fe: SpatialVector) -> SpatialVector {
     let lin = quat_rotate_inv(r, fe.top);
-    fext[j] = SpatialVector::new(
+    SpatialVector::new(
         lin,
         quat_rotate_inv(r, fe.bottom) + cross(model.body_com[b], lin),
-    );
+    )
 }
 
 /// The root-to-leaf pass for the joints `joints` of one tree level: the
@@ -177,9 +223,9 @@ pub fn aba_forward_level(
     }
     a = motion_to_child(x_local[j], a) + c[j];
     for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
-        let x = (dof_db[2 * d + 1] - dot(dof_u[d], a)) / dof_db[2 * d];
+        let (x, next) = dof_acceleration(s[d], dof_u[d], dof_db[2 * d], dof_db[2 * d + 1], a);
         qdd[d] = x;
-        a += s[d] * x;
+        a = next;
     }
     acc[j] = a;
 }
@@ -270,8 +316,11 @@ pub fn forward_dynamics_aba(
     let nd = model.joint_dof_count();
     crate::check_len("tau", tau.len(), nd)?;
     layout.check(model)?;
-    let kin = Kinematics::eval(model, q, qd)?;
     let none = scratch::vectors(model, 0)?;
+    if !Tape::is_recording() {
+        return crate::tree::accelerations(model, q, qd, tau, &model.joint_armature, &none);
+    }
+    let kin = Kinematics::eval(model, q, qd)?;
     accelerations(model, layout, &kin, tau, &model.joint_armature, &none)
 }
 

@@ -125,6 +125,26 @@ pub fn eval_joint_velocities(
     }
     let vj = joint_twist(model, s, qd, j);
     let vc = vp + vj;
+    let cj = velocity_product(model, s, qd, j, vp, vj);
+    v[j] = vc;
+    c[j] = cj;
+    w_parent[j] = vp.bottom;
+}
+
+/// Joint `j`'s velocity-product acceleration `c = Ṡ q̇` in its child body's
+/// frame, from its parent's twist `vp` and its own motion twist `vj` (both in
+/// that frame): for each coordinate, the twist of the frame its axis is fixed
+/// in, crossed with its motion.
+#[weft::func]
+pub fn velocity_product(
+    model: &Model,
+    s: &Array<SpatialVector>,
+    qd: &Array<f32>,
+    j: i32,
+    vp: SpatialVector,
+    vj: SpatialVector,
+) -> SpatialVector {
+    let vc = vp + vj;
     let kind = model.joint_type[j];
     let ds = model.joint_qd_start[j];
     let mut cj = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
@@ -147,9 +167,7 @@ pub fn eval_joint_velocities(
             cj += spatial_cross(run, m);
         }
     }
-    v[j] = vc;
-    c[j] = cj;
-    w_parent[j] = vp.bottom;
+    cj
 }
 
 /// `body_qd[child]` (linear velocity of the centre of mass, angular velocity;

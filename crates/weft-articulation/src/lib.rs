@@ -57,6 +57,7 @@ mod layout;
 mod scratch;
 pub mod solve;
 mod solver;
+mod tree;
 
 pub use aba::{AbaLayout, forward_dynamics_aba};
 pub use dynamics::{bias_forces, inverse_dynamics, mass_matrix};

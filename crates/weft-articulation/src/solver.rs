@@ -287,7 +287,18 @@ impl FeatherstoneSolver {
                     &mut r,
                     &mut d,
                 )?;
-                aba::accelerations(model, aba, &kin, &r, &d, &body_f)?
+                if Tape::is_recording() {
+                    aba::accelerations(model, aba, &kin, &r, &d, &body_f)?
+                } else {
+                    crate::tree::accelerations(
+                        model,
+                        &s_in.joint_q,
+                        &s_in.joint_qd,
+                        &r,
+                        &d,
+                        &body_f,
+                    )?
+                }
             } else {
                 let bias = kin.efforts(model, &self.zero_qdd, &body_f)?;
                 let mass = kin.mass_matrix(model, &self.layout)?;

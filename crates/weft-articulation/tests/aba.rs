@@ -189,33 +189,73 @@ fn featherstone_steps_agree_with_either_forward_dynamics() {
             })
             .collect(),
     );
-    let rollout = |dynamics: ForwardDynamics| -> Vec<f32> {
+    // Off the tape ABA runs one thread per tree (`tree.rs`); on it, one
+    // launch per level: the taped rollout checks the one against the other.
+    let rollout = |dynamics: ForwardDynamics, taped: bool| -> Vec<f32> {
         let mut solver = FeatherstoneSolver::with_dynamics(&model, dynamics).unwrap();
         assert_eq!(solver.dynamics(), dynamics);
         let mut s = weft_sim::State::new(&model).unwrap();
-        let mut next = weft_sim::State::new(&model).unwrap();
+        let mut tape = Tape::new();
         for _ in 0..200 {
+            // A new output state per step, as the tape wants.
+            let mut next = weft_sim::State::new(&model).unwrap();
             s.body_f.copy_from(&push).unwrap();
-            solver.step(&model, &s, &mut next, &control, 2e-3).unwrap();
-            std::mem::swap(&mut s, &mut next);
+            if taped {
+                tape.record(|| solver.step(&model, &s, &mut next, &control, 2e-3))
+                    .unwrap();
+            } else {
+                solver.step(&model, &s, &mut next, &control, 2e-3).unwrap();
+            }
+            s = next;
         }
         let mut out = s.joint_q.to_vec();
         out.extend(s.joint_qd.to_vec());
         out
     };
-    let (c, a) = (
-        rollout(ForwardDynamics::CompositeRigidBody),
-        rollout(ForwardDynamics::ArticulatedBody),
-    );
+    let c = rollout(ForwardDynamics::CompositeRigidBody, false);
     assert!(c.iter().all(|x| x.is_finite()));
-    let worst = c
-        .iter()
-        .zip(&a)
-        .fold(0.0f32, |m, (x, y)| m.max((x - y).abs() / x.abs().max(1.0)));
+    let worst = |x: &[f32], y: &[f32]| {
+        x.iter()
+            .zip(y)
+            .fold(0.0f32, |m, (x, y)| m.max((x - y).abs() / x.abs().max(1.0)))
+    };
+    let a = rollout(ForwardDynamics::ArticulatedBody, false);
+    let levels = rollout(ForwardDynamics::ArticulatedBody, true);
+    let (w, wl) = (worst(&c, &a), worst(&a, &levels));
     println!(
-        "200 steps with drives, limits, friction and pushes: CRBA vs ABA solver worst {worst:.1e}"
+        "200 steps with drives, limits, friction and pushes: CRBA vs ABA solver worst {w:.1e}; \
+         ABA one thread per tree vs per level (taped) {wl:.1e}"
     );
-    assert!(worst < 1e-4, "{worst}");
+    assert!(w < 1e-4, "{w}");
+    assert!(wl < 1e-4, "{wl}");
+}
+
+#[test]
+fn one_thread_per_tree_matches_the_taped_levels() {
+    // Several articulations of different depths in one model.
+    let model = model_with_armature();
+    let aba = AbaLayout::new(&model).unwrap();
+    let mut rng = Rng(29);
+    let mut worst = 0.0f32;
+    for _ in 0..20 {
+        let q = Array::from_vec(Device::Cpu, random_q(&model, &mut rng));
+        let qd = Array::from_vec(Device::Cpu, random_dofs(&model, &mut rng, 2.0));
+        let tau = Array::from_vec(Device::Cpu, random_dofs(&model, &mut rng, 5.0));
+        let tree = forward_dynamics_aba(&model, &aba, &q, &qd, &tau)
+            .unwrap()
+            .to_vec();
+        let mut tape = Tape::new();
+        let levels = tape
+            .record(|| forward_dynamics_aba(&model, &aba, &q, &qd, &tau))
+            .unwrap()
+            .to_vec();
+        let scale = levels.iter().fold(1.0f32, |m, x| m.max(x.abs()));
+        for (a, b) in tree.iter().zip(&levels) {
+            worst = worst.max((a - b).abs() / scale);
+        }
+    }
+    println!("ABA one thread per tree vs one launch per level: worst {worst:.1e} of max |q̈|");
+    assert!(worst < 1e-5, "{worst}");
 }
 
 #[test]

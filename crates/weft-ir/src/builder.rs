@@ -216,6 +216,25 @@ impl<'e> Builder<'e> {
         if self.ty(v) == want {
             return Ok(v);
         }
+        // A writable array may be passed where a read-only one is wanted (as
+        // `&mut T` coerces to `&T`): both are the same view.
+        if let (
+            Type::Array {
+                elem,
+                ndim,
+                access: crate::types::Access::Write,
+            },
+            Type::Array {
+                elem: we,
+                ndim: wn,
+                access: crate::types::Access::Read,
+            },
+        ) = (self.ty(v), want)
+            && elem == we
+            && ndim == wn
+        {
+            return Ok(v);
+        }
         let span = self.span(v);
         if let (Some(fl), Type::Scalar(s)) = (self.flex.get(&v).copied(), want) {
             match fl {

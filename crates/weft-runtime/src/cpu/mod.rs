@@ -33,17 +33,45 @@ pub const SERIAL_BELOW: usize = 4096;
 #[doc(hidden)]
 pub fn launch(dims: &Dims, chunk: &(dyn Fn(Range<usize>) + Sync)) {
     let n = dims.total();
-    if n < SERIAL_BELOW {
+    let grain = GRAIN.get();
+    if n < grain.map_or(SERIAL_BELOW, |g| 2 * g) {
         chunk(0..n);
         return;
     }
     let runners = runners::runner_count();
-    let pieces = runners::Pieces::new(n, runners);
+    let pieces = runners::Pieces::with_min(n, runners, grain.unwrap_or(runners::MIN_PIECE));
     runners::run(runners, &|_| {
         while let Some(range) = pieces.claim() {
             chunk(range);
         }
     });
+}
+
+thread_local! {
+    static GRAIN: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with the CPU launches it makes (on this thread) split into pieces of
+/// at least `grain` threads, and run in parallel from `2 · grain` threads up,
+/// instead of the defaults (pieces of ≥ 1,024, parallel from
+/// [`SERIAL_BELOW`]): for kernels whose threads are heavy, such as one thread
+/// per articulation or per world, where a few dozen threads are already worth
+/// spreading over the cores. Scopes nest; the innermost wins.
+///
+/// ```
+/// use weft_runtime::cpu::with_grain;
+/// let n = with_grain(1, || 2 + 2);
+/// assert_eq!(n, 4);
+/// ```
+pub fn with_grain<R>(grain: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<usize>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GRAIN.set(self.0);
+        }
+    }
+    let _restore = Restore(GRAIN.replace(Some(grain.max(1))));
+    f()
 }
 
 /// Runs `f` compiled for the `fma` target feature where the CPU has it, so that

@@ -13,7 +13,7 @@ use super::team::Team;
 const PIECES_PER_RUNNER: usize = 4;
 /// No piece is smaller than this many threads (each piece costs an atomic claim
 /// and, when privatised, nothing more).
-const MIN_PIECE: usize = 1024;
+pub(crate) const MIN_PIECE: usize = 1024;
 
 /// How many threads run a parallel launch: the rayon pool's size, the calling
 /// thread counting as one of them (it takes pieces too).
@@ -32,8 +32,14 @@ pub(crate) struct Pieces {
 impl Pieces {
     /// Pieces of `0..n` for `runners` runners.
     pub(crate) fn new(n: usize, runners: usize) -> Pieces {
+        Self::with_min(n, runners, MIN_PIECE)
+    }
+
+    /// Pieces of `0..n` for `runners` runners, none smaller than `min` threads
+    /// (unless `n` is).
+    pub(crate) fn with_min(n: usize, runners: usize, min: usize) -> Pieces {
         let want = (runners * PIECES_PER_RUNNER)
-            .min(n.div_ceil(MIN_PIECE))
+            .min(n.div_ceil(min.max(1)))
             .max(1);
         let size = n.div_ceil(want).max(1);
         Pieces {

@@ -1,0 +1,185 @@
+//! Featherstone's recursions as loops in one thread per articulation, for
+//! work that needs no gradients.
+//!
+//! The kernels of [`crate::aba`], [`crate::dynamics`] and
+//! [`crate::kinematics`] never read what their own launch writes, so the
+//! tape can replay them; the price is a launch per tree level (ABA) or
+//! sums over every joint's ancestors or descendants (`O(n d)`). Off the
+//! tape nothing forbids updating arrays in place, so here one thread walks
+//! its articulation's joints (stored parents first) root to leaves, leaves
+//! to root and back, as Featherstone writes the algorithms and as Warp and
+//! MuJoCo run them: `O(n)` work in a single launch, parallel over
+//! articulations. The arithmetic is the same funcs in the same frames as the
+//! differentiable path, so both give the same results up to the order of a
+//! few additions. Callers choose this path when no tape records
+//! ([`Tape::is_recording`]).
+
+#[allow(unused_imports)] // named by the generated code
+use weft::geom::{BvhNode, DeviceMesh};
+use weft::prelude::*;
+#[allow(unused_imports)] // named by the generated code
+use weft_collide::ShapeSet;
+use weft_sim::Model;
+
+use crate::aba::{blocks_times, blocks_to_parent, dof_acceleration, project_dof, wrench_in_body};
+use crate::joint_math::{body_inertia, force_to_parent, joint_local, joint_twist, motion_to_child};
+use crate::kinematics::{velocity_product, write_motion_subspace};
+use crate::{Result, scratch};
+
+/// Forward dynamics of articulation `tid()` by the articulated-body
+/// algorithm: `q̈` at `(q, qd)` under gravity, efforts `tau` and external
+/// wrenches `body_f` (per body, world, at the centre of mass; or empty), the
+/// pivots raised by `diag_d`. The other arrays are per-joint scratch
+/// (`inertia` three per joint, `s`, `dof_u` per degree of freedom, `dof_db`
+/// two per degree of freedom), overwritten; `x_local`, `world` (child body
+/// poses) and `s` hold the kinematics afterwards, and `v` the children's
+/// accelerations.
+#[weft::kernel]
+pub fn aba_tree(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    tau: &Array<f32>,
+    diag_d: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+    x_local: &mut Array<Transform>,
+    world: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+    v: &mut Array<SpatialVector>,
+    c: &mut Array<SpatialVector>,
+    inertia: &mut Array<Mat3>,
+    bias: &mut Array<SpatialVector>,
+    dof_u: &mut Array<SpatialVector>,
+    dof_db: &mut Array<f32>,
+    qdd: &mut Array<f32>,
+) {
+    let first = model.articulation_start[tid()];
+    let end = model.articulation_start[tid() + 1];
+    // Roots to leaves: transforms, subspaces, twists, each child body's own
+    // inertia and bias force.
+    for j in first..end {
+        let x = joint_local(model, q, j);
+        x_local[j] = x;
+        write_motion_subspace(model, q, 0, j, s, 0);
+        let k = model.joint_ancestor[j];
+        let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+        let mut w = x;
+        if k >= 0 {
+            vp = motion_to_child(x, v[k]);
+            w = world[k] * x;
+        }
+        world[j] = w;
+        let vj = joint_twist(model, s, qd, j);
+        let vc = vp + vj;
+        v[j] = vc;
+        c[j] = velocity_product(model, s, qd, j, vp, vj);
+        let b = model.joint_child[j];
+        let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
+        let ia = diag(Vec3::splat(m));
+        let ib = -skew(h);
+        inertia[3 * j] = ia;
+        inertia[3 * j + 1] = ib;
+        inertia[3 * j + 2] = i;
+        let mut p = spatial_cross_dual(vc, blocks_times(ia, ib, i, vc));
+        if body_f.len() > 0 {
+            p -= wrench_in_body(model, b, w.q, body_f[b]);
+        }
+        bias[j] = p;
+    }
+    // Leaves to roots: project each joint's articulated inertia and bias
+    // through its degrees of freedom and add them to its parent's.
+    for step in 0..end - first {
+        let j = end - 1 - step;
+        let mut ia = inertia[3 * j];
+        let mut ib = inertia[3 * j + 1];
+        let mut ic = inertia[3 * j + 2];
+        let mut p = bias[j];
+        let ds = model.joint_qd_start[j];
+        let n = model.joint_qd_start[j + 1] - ds;
+        for m in 0..n {
+            let d = ds + n - 1 - m;
+            let (u, pivot, b, a2, b2, c2, p2) = project_dof(ia, ib, ic, p, s[d], tau[d], diag_d[d]);
+            dof_u[d] = u;
+            dof_db[2 * d] = pivot;
+            dof_db[2 * d + 1] = b;
+            ia = a2;
+            ib = b2;
+            ic = c2;
+            p = p2;
+        }
+        let k = model.joint_ancestor[j];
+        if k >= 0 {
+            let x = x_local[j];
+            let (xa, xb, xc) = blocks_to_parent(x, ia, ib, ic);
+            inertia[3 * k] = inertia[3 * k] + xa;
+            inertia[3 * k + 1] = inertia[3 * k + 1] + xb;
+            inertia[3 * k + 2] = inertia[3 * k + 2] + xc;
+            bias[k] = bias[k] + force_to_parent(x, p + blocks_times(ia, ib, ic, c[j]));
+        }
+    }
+    // Roots to leaves: accelerations (the twists in `v` are no longer needed;
+    // a parent's slot holds its acceleration by the time its children read it).
+    for j in first..end {
+        let k = model.joint_ancestor[j];
+        let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
+        if k >= 0 {
+            a = v[k];
+        }
+        a = motion_to_child(x_local[j], a) + c[j];
+        for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+            let (x, next) = dof_acceleration(s[d], dof_u[d], dof_db[2 * d], dof_db[2 * d + 1], a);
+            qdd[d] = x;
+            a = next;
+        }
+        v[j] = a;
+    }
+}
+
+/// `q̈` by [`aba_tree`] (see [`crate::aba::accelerations`] for the
+/// arguments); not for a recording tape.
+pub(crate) fn accelerations(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    tau: &Array<f32>,
+    diag: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+) -> Result<Array<f32>> {
+    debug_assert!(!Tape::is_recording());
+    let (nj, nd) = (model.joint_count(), model.joint_dof_count());
+    let mut qdd = scratch::floats(model, nd)?;
+    if nj == 0 {
+        return Ok(qdd);
+    }
+    let mut x_local = scratch::joint_transforms(model)?;
+    let mut world = scratch::joint_transforms(model)?;
+    let mut s = scratch::dof_vectors(model)?;
+    let mut v = scratch::joint_vectors(model)?;
+    let mut c = scratch::joint_vectors(model)?;
+    let mut inertia = scratch::mat3s(model, 3 * nj)?;
+    let mut bias = scratch::joint_vectors(model)?;
+    let mut dof_u = scratch::dof_vectors(model)?;
+    let mut dof_db = scratch::floats(model, 2 * nd)?;
+    weft::cpu::with_grain(1, || {
+        aba_tree::launch(
+            model.articulation_count(),
+            model,
+            q,
+            qd,
+            tau,
+            diag,
+            body_f,
+            &mut x_local,
+            &mut world,
+            &mut s,
+            &mut v,
+            &mut c,
+            &mut inertia,
+            &mut bias,
+            &mut dof_u,
+            &mut dof_db,
+            &mut qdd,
+        )
+    })?;
+    Ok(qdd)
+}
