@@ -282,12 +282,49 @@ fn per_call(c: &mut Criterion, copies: usize) {
 
 fn benches(c: &mut Criterion) {
     println!("weft CPU device: {} threads (rayon global pool)", threads());
-    rollouts(c, "ant", None);
-    rollouts(c, "ant", Some(ANT_DT));
-    rollouts(c, "humanoid", None);
-    rollouts(c, "humanoid", Some(HUMANOID_DT));
-    per_call(c, 1);
-    per_call(c, WORLDS);
+    // Criterion filters the timed functions only; skip the setup (seconds of
+    // settling) of groups a filter leaves out.
+    let filter = positional_filter();
+    let wanted =
+        |group: &str| filter.is_empty() || filter.contains(group) || group.contains(&filter);
+    if wanted("rollout") {
+        rollouts(c, "ant", None);
+        rollouts(c, "ant", Some(ANT_DT));
+        rollouts(c, "humanoid", None);
+        rollouts(c, "humanoid", Some(HUMANOID_DT));
+    }
+    if wanted("humanoid_call") {
+        per_call(c, 1);
+        per_call(c, WORLDS);
+    }
+}
+
+/// Criterion's filter: the positional argument (flags that take a value
+/// skip it).
+fn positional_filter() -> String {
+    const VALUED: [&str; 12] = [
+        "--warm-up-time",
+        "--measurement-time",
+        "--sample-size",
+        "--save-baseline",
+        "--baseline",
+        "--load-baseline",
+        "--profile-time",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--nresamples",
+        "--color",
+    ];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if VALUED.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            return a;
+        }
+    }
+    String::new()
 }
 
 fn main() {

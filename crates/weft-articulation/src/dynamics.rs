@@ -197,12 +197,32 @@ pub fn eval_mass_matrix(
     mass: &mut Array<f32>,
 ) {
     let j = tid();
+    write_mass_columns(
+        model, m_start, x_local, s, ic_m[j], ic_h[j], ic_i[j], j, mass,
+    );
+}
+
+/// Writes the mass matrix entries of joint `j`'s columns (see
+/// [`eval_mass_matrix`]) from the composite inertia `(m, h, i)` of its
+/// subtree.
+#[weft::func]
+pub fn write_mass_columns(
+    model: &Model,
+    m_start: &Array<i32>,
+    x_local: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    m: f32,
+    h: Vec3,
+    i: Mat3,
+    j: i32,
+    mass: &mut Array<f32>,
+) {
     let art = model.joint_articulation[j];
     let d0 = model.joint_qd_start[model.articulation_start[art]];
     let n = model.joint_qd_start[model.articulation_start[art + 1]] - d0;
     let base = m_start[art];
     for col in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
-        let fc = inertia_times(ic_m[j], ic_h[j], ic_i[j], s[col]);
+        let fc = inertia_times(m, h, i, s[col]);
         // The pose of j's child in the child body of joint k.
         let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
         let mut k = j;
@@ -243,7 +263,21 @@ impl Kinematics {
             c: scratch::joint_vectors(model)?,
             w_parent: scratch::vec3s(model, model.joint_count())?,
         };
-        if nj > 0 {
+        if nj > 0 && !Tape::is_recording() {
+            let mut none = scratch::vectors(model, 0)?;
+            crate::tree::kinematics(
+                model,
+                q,
+                qd,
+                &mut k.x_local,
+                &mut k.body_q,
+                &mut k.s,
+                &mut k.v,
+                &mut k.c,
+                &mut k.w_parent,
+                &mut none,
+            )?;
+        } else if nj > 0 {
             eval_joint_transforms::launch(nj, model, q, &mut k.x_local)?;
             eval_body_poses::launch(nj, model, &k.x_local, &mut k.body_q)?;
             eval_motion_subspace::launch(nj, model, q, &mut k.s)?;
@@ -271,7 +305,9 @@ impl Kinematics {
     ) -> Result<Array<f32>> {
         let nj = model.joint_count();
         let mut tau = scratch::floats(model, model.joint_dof_count())?;
-        if nj > 0 {
+        if nj > 0 && !Tape::is_recording() {
+            crate::tree::efforts(model, self, qdd, body_f, &mut tau)?;
+        } else if nj > 0 {
             let mut f = scratch::joint_vectors(model)?;
             eval_body_forces::launch(
                 nj,
@@ -295,7 +331,9 @@ impl Kinematics {
     pub fn mass_matrix(&self, model: &Model, layout: &ArticulationLayout) -> Result<Array<f32>> {
         let nj = model.joint_count();
         let mut mass = scratch::floats(model, layout.mass_len())?;
-        if nj > 0 {
+        if nj > 0 && !Tape::is_recording() {
+            crate::tree::mass_matrix(model, layout, self, &mut mass)?;
+        } else if nj > 0 {
             let mut ic_m = scratch::floats(model, nj)?;
             let mut ic_h = scratch::vec3s(model, nj)?;
             let mut ic_i = scratch::mat3s(model, nj)?;

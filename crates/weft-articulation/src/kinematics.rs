@@ -264,6 +264,21 @@ pub fn eval_fk(model: &Model, state: &mut State) -> Result<()> {
         scratch::joint_vectors(model)?,
         scratch::vec3s(model, nj)?,
     );
+    if !Tape::is_recording() {
+        // One thread per articulation (`tree.rs`).
+        return crate::tree::kinematics(
+            model,
+            &state.joint_q,
+            &state.joint_qd,
+            &mut x_local,
+            &mut state.body_q,
+            &mut s,
+            &mut v,
+            &mut c,
+            &mut w_parent,
+            &mut state.body_qd,
+        );
+    }
     eval_joint_transforms::launch(nj, model, &state.joint_q, &mut x_local)?;
     eval_body_poses::launch(nj, model, &x_local, &mut state.body_q)?;
     eval_motion_subspace::launch(nj, model, &state.joint_q, &mut s)?;

@@ -22,9 +22,12 @@ use weft_collide::ShapeSet;
 use weft_sim::Model;
 
 use crate::aba::{blocks_times, blocks_to_parent, dof_acceleration, project_dof, wrench_in_body};
-use crate::joint_math::{body_inertia, force_to_parent, joint_local, joint_twist, motion_to_child};
+use crate::dynamics::{Kinematics, write_mass_columns};
+use crate::joint_math::{
+    body_inertia, force_to_parent, inertia_times, joint_local, joint_twist, motion_to_child,
+};
 use crate::kinematics::{velocity_product, write_motion_subspace};
-use crate::{Result, scratch};
+use crate::{Result, layout::ArticulationLayout, scratch};
 
 /// Forward dynamics of articulation `tid()` by the articulated-body
 /// algorithm: `q̈` at `(q, qd)` under gravity, efforts `tau` and external
@@ -182,4 +185,262 @@ pub(crate) fn accelerations(
         )
     })?;
     Ok(qdd)
+}
+
+/// Forward kinematics of articulation `tid()`: each joint's transform
+/// `x_local`, its child body's world pose `body_q` (at the body's index),
+/// the motion subspaces `s`, the children's twists `v`, velocity products
+/// `c` and parents' angular velocities `w_parent` (as
+/// [`crate::kinematics::eval_joint_velocities`] writes them), and, unless
+/// `body_qd` is empty, the child bodies' velocities (centre of mass, world).
+#[weft::kernel]
+pub fn kinematics_tree(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    x_local: &mut Array<Transform>,
+    body_q: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+    v: &mut Array<SpatialVector>,
+    c: &mut Array<SpatialVector>,
+    w_parent: &mut Array<Vec3>,
+    body_qd: &mut Array<SpatialVector>,
+) {
+    let first = model.articulation_start[tid()];
+    let end = model.articulation_start[tid() + 1];
+    for j in first..end {
+        let x = joint_local(model, q, j);
+        x_local[j] = x;
+        write_motion_subspace(model, q, 0, j, s, 0);
+        let k = model.joint_ancestor[j];
+        let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+        let mut w = x;
+        if k >= 0 {
+            vp = motion_to_child(x, v[k]);
+            w = body_q[model.joint_child[k]] * x;
+        }
+        let b = model.joint_child[j];
+        body_q[b] = w;
+        let vj = joint_twist(model, s, qd, j);
+        let vc = vp + vj;
+        v[j] = vc;
+        c[j] = velocity_product(model, s, qd, j, vp, vj);
+        w_parent[j] = vp.bottom;
+        if body_qd.len() > 0 {
+            body_qd[b] = SpatialVector::new(
+                quat_rotate(w.q, vc.top + cross(vc.bottom, model.body_com[b])),
+                quat_rotate(w.q, vc.bottom),
+            );
+        }
+    }
+}
+
+/// Launches [`kinematics_tree`] over `model`'s articulations (not for a
+/// recording tape).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn kinematics(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    x_local: &mut Array<Transform>,
+    body_q: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+    v: &mut Array<SpatialVector>,
+    c: &mut Array<SpatialVector>,
+    w_parent: &mut Array<Vec3>,
+    body_qd: &mut Array<SpatialVector>,
+) -> Result<()> {
+    debug_assert!(!Tape::is_recording());
+    weft::cpu::with_grain(1, || {
+        kinematics_tree::launch(
+            model.articulation_count(),
+            model,
+            q,
+            qd,
+            x_local,
+            body_q,
+            s,
+            v,
+            c,
+            w_parent,
+            body_qd,
+        )
+    })?;
+    Ok(())
+}
+
+/// A composite inertia `(m, h, i)` (mass, first moment, rotational inertia
+/// about the origin, as [`body_inertia`] gives them) of a frame whose pose in
+/// its parent is `x`, in the parent's frame about its origin:
+/// `h' = R h + m p`, `I' = R I Rᵀ − [p]×[Rh]× − [Rh]×[p]× − m [p]×²`.
+#[weft::func]
+pub fn inertia_to_parent(x: Transform, m: f32, h: Vec3, i: Mat3) -> (f32, Vec3, Mat3) {
+    let r = quat_to_matrix(x.q);
+    let rh = r * h;
+    let p = skew(x.p);
+    let sh = skew(rh);
+    (
+        m,
+        rh + x.p * m,
+        r * i * transpose(r) - p * sh - sh * p - p * p * m,
+    )
+}
+
+/// Inverse dynamics of articulation `tid()` by recursive Newton–Euler in
+/// spatial form, from the kinematics of [`kinematics_tree`]: each child's
+/// acceleration `a = X a_parent + c + S q̈` (the base's `−g` for a root), its
+/// net wrench `f = I a + v ×* I v − f_ext` (`body_f` per body, world, or
+/// empty), then from the leaves `τ = Sᵀ f + armature · q̈` and each `f` added
+/// to its parent's. `acc` and `f` are per-joint scratch.
+#[weft::kernel]
+pub fn rnea_tree(
+    model: &Model,
+    x_local: &Array<Transform>,
+    body_q: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    v: &Array<SpatialVector>,
+    c: &Array<SpatialVector>,
+    qdd: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+    acc: &mut Array<SpatialVector>,
+    f: &mut Array<SpatialVector>,
+    tau: &mut Array<f32>,
+) {
+    let first = model.articulation_start[tid()];
+    let end = model.articulation_start[tid() + 1];
+    for j in first..end {
+        let k = model.joint_ancestor[j];
+        let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
+        if k >= 0 {
+            a = acc[k];
+        }
+        a = motion_to_child(x_local[j], a) + c[j];
+        for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+            a += s[d] * qdd[d];
+        }
+        acc[j] = a;
+        let b = model.joint_child[j];
+        let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
+        let vj = v[j];
+        let mut fj = inertia_times(m, h, i, a) + spatial_cross_dual(vj, inertia_times(m, h, i, vj));
+        if body_f.len() > 0 {
+            fj -= wrench_in_body(model, b, body_q[b].q, body_f[b]);
+        }
+        f[j] = fj;
+    }
+    for step in 0..end - first {
+        let j = end - 1 - step;
+        let fj = f[j];
+        for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+            tau[d] = dot(s[d], fj) + model.joint_armature[d] * qdd[d];
+        }
+        let k = model.joint_ancestor[j];
+        if k >= 0 {
+            f[k] = f[k] + force_to_parent(x_local[j], fj);
+        }
+    }
+}
+
+/// The mass matrix of articulation `tid()` by composite rigid bodies: each
+/// subtree's composite inertia summed from the leaves in place (`ic_*`,
+/// per-joint scratch), then each joint's columns by
+/// [`write_mass_columns`] (layout as [`crate::dynamics::eval_mass_matrix`]).
+#[weft::kernel]
+pub fn crba_tree(
+    model: &Model,
+    m_start: &Array<i32>,
+    x_local: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    ic_m: &mut Array<f32>,
+    ic_h: &mut Array<Vec3>,
+    ic_i: &mut Array<Mat3>,
+    mass: &mut Array<f32>,
+) {
+    let first = model.articulation_start[tid()];
+    let end = model.articulation_start[tid() + 1];
+    for j in first..end {
+        let (m, h, i) = body_inertia(
+            model,
+            model.joint_child[j],
+            Transform::new(Vec3::ZERO, Quat::IDENTITY),
+        );
+        ic_m[j] = m;
+        ic_h[j] = h;
+        ic_i[j] = i;
+    }
+    for step in 0..end - first {
+        let j = end - 1 - step;
+        let k = model.joint_ancestor[j];
+        if k >= 0 {
+            let (m, h, i) = inertia_to_parent(x_local[j], ic_m[j], ic_h[j], ic_i[j]);
+            ic_m[k] = ic_m[k] + m;
+            ic_h[k] = ic_h[k] + h;
+            ic_i[k] = ic_i[k] + i;
+        }
+    }
+    for j in first..end {
+        write_mass_columns(
+            model, m_start, x_local, s, ic_m[j], ic_h[j], ic_i[j], j, mass,
+        );
+    }
+}
+
+/// Joint efforts by [`rnea_tree`] from evaluated kinematics (see
+/// [`Kinematics::efforts`]); not for a recording tape.
+pub(crate) fn efforts(
+    model: &Model,
+    kin: &Kinematics,
+    qdd: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+    tau: &mut Array<f32>,
+) -> Result<()> {
+    debug_assert!(!Tape::is_recording());
+    let mut acc = scratch::joint_vectors(model)?;
+    let mut f = scratch::joint_vectors(model)?;
+    weft::cpu::with_grain(1, || {
+        rnea_tree::launch(
+            model.articulation_count(),
+            model,
+            &kin.x_local,
+            &kin.body_q,
+            &kin.s,
+            &kin.v,
+            &kin.c,
+            qdd,
+            body_f,
+            &mut acc,
+            &mut f,
+            tau,
+        )
+    })?;
+    Ok(())
+}
+
+/// The mass matrices by [`crba_tree`] from evaluated kinematics (see
+/// [`Kinematics::mass_matrix`]); not for a recording tape.
+pub(crate) fn mass_matrix(
+    model: &Model,
+    layout: &ArticulationLayout,
+    kin: &Kinematics,
+    mass: &mut Array<f32>,
+) -> Result<()> {
+    debug_assert!(!Tape::is_recording());
+    let nj = model.joint_count();
+    let mut ic_m = scratch::floats(model, nj)?;
+    let mut ic_h = scratch::vec3s(model, nj)?;
+    let mut ic_i = scratch::mat3s(model, nj)?;
+    weft::cpu::with_grain(1, || {
+        crba_tree::launch(
+            model.articulation_count(),
+            model,
+            &layout.m_start,
+            &kin.x_local,
+            &kin.s,
+            &mut ic_m,
+            &mut ic_h,
+            &mut ic_i,
+            mass,
+        )
+    })?;
+    Ok(())
 }

@@ -202,9 +202,13 @@ impl CollisionPipeline {
             self.contacts = Contacts::new(device, capacity)?;
             self.manifolds = ManifoldBuilder::new(device, self.pairs.len(), capacity)?;
         }
-        Tape::pause(|| {
-            self.broad_phase_untaped(shapes, body_q, body_qd, dt)?;
-            self.narrow_phase_untaped(shapes, body_q)
+        // Pair searches and narrow-phase tests are heavy per thread: on a
+        // CPU even a few hundred of them are worth spreading over the cores.
+        weft::cpu::with_grain(PAIR_GRAIN, || {
+            Tape::pause(|| {
+                self.broad_phase_untaped(shapes, body_q, body_qd, dt)?;
+                self.narrow_phase_untaped(shapes, body_q)
+            })
         })
     }
 
@@ -219,14 +223,18 @@ impl CollisionPipeline {
         dt: f32,
     ) -> Result<()> {
         check_moving(body_q, body_qd, dt)?;
-        Tape::pause(|| self.broad_phase_untaped(shapes, body_q, body_qd, dt))
+        weft::cpu::with_grain(PAIR_GRAIN, || {
+            Tape::pause(|| self.broad_phase_untaped(shapes, body_q, body_qd, dt))
+        })
     }
 
     /// The second half of [`collide_moving`](Self::collide_moving): contacts of
     /// the candidate pairs the last [`broad_phase`](Self::broad_phase) found,
     /// grouped into manifolds.
     pub fn narrow_phase(&mut self, shapes: &ShapeSet, body_q: &Array<Transform>) -> Result<()> {
-        Tape::pause(|| self.narrow_phase_untaped(shapes, body_q))
+        weft::cpu::with_grain(PAIR_GRAIN, || {
+            Tape::pause(|| self.narrow_phase_untaped(shapes, body_q))
+        })
     }
 
     fn broad_phase_untaped(
@@ -362,6 +370,10 @@ impl CollisionPipeline {
 
 /// One velocity per pose and a finite `dt >= 0`, or an error saying what is
 /// wrong.
+/// The smallest piece of a collision launch on a CPU's threads (see
+/// `weft::cpu::with_grain`).
+const PAIR_GRAIN: usize = 128;
+
 fn check_moving(body_q: &Array<Transform>, body_qd: &Array<SpatialVector>, dt: f32) -> Result<()> {
     if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {
         return Err(CollideError::InvalidParameter {
