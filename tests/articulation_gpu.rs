@@ -297,6 +297,7 @@ fn cuda_aba_gradients_match_cpu() {
 fn every_articulation_kernel_has_ptx() {
     use weft_articulation::{
         aba, contacts, drives, dynamics, ik_kernels, integrate, joint_coords, kinematics, solve,
+        tree,
     };
     weft_examples::devices::check_all_ptx(
         &weft_examples::ptx_of!(
@@ -318,7 +319,7 @@ fn every_articulation_kernel_has_ptx() {
             integrate::integrate_joints,
             integrate::advance_coordinates,
             aba::aba_backward_level,
-            aba::eval_local_wrenches,
+            aba::eval_local_loads,
             aba::aba_forward_level,
             joint_coords::eval_joint_coords,
             ik_kernels::eval_batch_kinematics,
@@ -327,6 +328,10 @@ fn every_articulation_kernel_has_ptx() {
             ik_kernels::apply_ik_step,
             contacts::eval_link_states,
             contacts::eval_link_contacts,
+            tree::aba_tree,
+            tree::kinematics_tree,
+            tree::rnea_tree,
+            tree::crba_tree,
             weft_sim::rigid::joint_kernels::solve_joints,
         ),
         &[],

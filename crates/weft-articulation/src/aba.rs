@@ -25,6 +25,7 @@ use weft::prelude::*;
 use weft_collide::ShapeSet;
 use weft_sim::{Model, SimError};
 
+use crate::contacts::damping_blocks;
 use crate::dynamics::Kinematics;
 use crate::joint_math::{body_inertia, force_to_parent, motion_to_child};
 use crate::{Result, scratch};
@@ -121,7 +122,7 @@ pub fn aba_backward_level(
     c: &Array<SpatialVector>,
     tau: &Array<f32>,
     diag_d: &Array<f32>,
-    fext: &Array<SpatialVector>,
+    loads: &BodyLoads,
     next_i: &Array<Mat3>,
     next_p: &Array<SpatialVector>,
     dof_u: &mut Array<SpatialVector>,
@@ -140,8 +141,13 @@ pub fn aba_backward_level(
     let mut ic = i;
     let vj = v[j];
     let mut p = spatial_cross_dual(vj, blocks_times(ia, ib, ic, vj));
-    if fext.len() > 0 {
-        p -= fext[j];
+    if loads.fext.len() > 0 {
+        p -= loads.fext[j];
+    }
+    if loads.damp.len() > 0 {
+        ia += loads.damp[3 * j];
+        ib += loads.damp[3 * j + 1];
+        ic += loads.damp[3 * j + 2];
     }
     for k in children[j]..children[j + 1] {
         let ch = children[k];
@@ -172,18 +178,84 @@ pub fn aba_backward_level(
     out_p[j] = p + blocks_times(ia, ib, ic, c[j]);
 }
 
+/// What acts on each joint's child body besides gravity, in the body's
+/// frame about its origin, for ABA's leaf-to-root pass: external wrenches
+/// and implicit damping. Either array may be empty (none).
+#[weft::structure]
+pub struct BodyLoads {
+    /// Per joint: its child's external wrench.
+    pub fext: Array<SpatialVector>,
+    /// Per joint, three blocks `(A, B, C)` at `3j..3j + 3`: its child's
+    /// implicit damping times the step (added to its spatial inertia).
+    pub damp: Array<Mat3>,
+}
+
 /// Each joint's child body's external wrench `body_f` (force at the centre
-/// of mass, torque; world) in the body's frame about its origin.
+/// of mass, torque; world) and implicit damping `damp` (nine columns per
+/// body, world axes, about the body origin; see
+/// [`crate::contacts::add_point_damping`]) in the body's frame, into
+/// `loads` (an empty input leaves its output alone).
 #[weft::kernel]
-pub fn eval_local_wrenches(
+pub fn eval_local_loads(
     model: &Model,
     body_q: &Array<Transform>,
     body_f: &Array<SpatialVector>,
-    fext: &mut Array<SpatialVector>,
+    damp: &Array<Vec3>,
+    x_local: &Array<Transform>,
+    c: &Array<SpatialVector>,
+    loads: &mut BodyLoads,
 ) {
     let j = tid();
     let b = model.joint_child[j];
-    fext[j] = wrench_in_body(model, b, body_q[b].q, body_f[b]);
+    let r = body_q[b].q;
+    let mut fe = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+    if body_f.len() > 0 {
+        fe = wrench_in_body(model, b, r, body_f[b]);
+    }
+    if damp.len() > 0 {
+        let (da, db, dc) = damping_blocks(damp, b);
+        let (a2, b2, c2) = blocks_in_body(r, da, db, dc);
+        loads.damp[3 * j] = a2;
+        loads.damp[3 * j + 1] = b2;
+        loads.damp[3 * j + 2] = c2;
+        // The damping resists `J q̈` only (see `tree::aba_tree`): take back
+        // what it would do to the child's acceleration at q̈ = 0.
+        fe += blocks_times(a2, b2, c2, acceleration_at_rest(model, x_local, c, j));
+    }
+    if loads.fext.len() > 0 {
+        loads.fext[j] = fe;
+    }
+}
+
+/// Joint `j`'s child's spatial acceleration at `q̈ = 0` in its frame:
+/// the base's `−g` brought down the tree with each joint's velocity
+/// product `c` added.
+#[weft::func]
+pub fn acceleration_at_rest(
+    model: &Model,
+    x_local: &Array<Transform>,
+    c: &Array<SpatialVector>,
+    j: i32,
+) -> SpatialVector {
+    let mut a = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+    // The pose of j's child in the child body of joint k.
+    let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
+    let mut k = j;
+    while k >= 0 {
+        a += motion_to_child(t, c[k]);
+        t = x_local[k] * t;
+        k = model.joint_ancestor[k];
+    }
+    a + motion_to_child(t, SpatialVector::new(-model.gravity, Vec3::ZERO))
+}
+
+/// Blocks `(A, B, C)` of a 6 × 6 matrix in world axes in the axes of a body
+/// turned by `r`: `Rᵀ X R` each.
+#[weft::func]
+pub fn blocks_in_body(r: Quat, a: Mat3, b: Mat3, c: Mat3) -> (Mat3, Mat3, Mat3) {
+    let m = quat_to_matrix(r);
+    let mt = transpose(m);
+    (mt * a * m, mt * b * m, mt * c * m)
 }
 
 /// Body `b`'s external wrench `fe` (force at the centre of mass, torque;
@@ -317,11 +389,28 @@ pub fn forward_dynamics_aba(
     crate::check_len("tau", tau.len(), nd)?;
     layout.check(model)?;
     let none = scratch::vectors(model, 0)?;
+    let no_damping = scratch::vec3s(model, 0)?;
     if !Tape::is_recording() {
-        return crate::tree::accelerations(model, q, qd, tau, &model.joint_armature, &none);
+        return crate::tree::accelerations(
+            model,
+            q,
+            qd,
+            tau,
+            &model.joint_armature,
+            &none,
+            &no_damping,
+        );
     }
     let kin = Kinematics::eval(model, q, qd)?;
-    accelerations(model, layout, &kin, tau, &model.joint_armature, &none)
+    accelerations(
+        model,
+        layout,
+        &kin,
+        tau,
+        &model.joint_armature,
+        &none,
+        &no_damping,
+    )
 }
 
 /// `q̈` by ABA from evaluated kinematics: efforts `tau`, the diagonal `diag`
@@ -335,16 +424,32 @@ pub(crate) fn accelerations(
     tau: &Array<f32>,
     diag: &Array<f32>,
     body_f: &Array<SpatialVector>,
+    damp: &Array<Vec3>,
 ) -> Result<Array<f32>> {
     let (nj, nd) = (model.joint_count(), model.joint_dof_count());
     let mut qdd = scratch::floats(model, nd)?;
     if nj == 0 {
         return Ok(qdd);
     }
-    let mut fext = scratch::vectors(model, 0)?;
-    if !body_f.is_empty() {
-        fext = scratch::joint_vectors(model)?;
-        eval_local_wrenches::launch(nj, model, &kin.body_q, body_f, &mut fext)?;
+    let mut loads = BodyLoads {
+        fext: scratch::vectors(model, 0)?,
+        damp: scratch::mat3s(model, 0)?,
+    };
+    if !body_f.is_empty() || !damp.is_empty() {
+        loads.fext = scratch::joint_vectors(model)?;
+        if !damp.is_empty() {
+            loads.damp = scratch::mat3s(model, 3 * nj)?;
+        }
+        eval_local_loads::launch(
+            nj,
+            model,
+            &kin.body_q,
+            body_f,
+            damp,
+            &kin.x_local,
+            &kin.c,
+            &mut loads,
+        )?;
     }
     let mut dof_u = scratch::dof_vectors(model)?;
     let mut dof_db = scratch::floats(model, 2 * nd)?;
@@ -368,7 +473,7 @@ pub(crate) fn accelerations(
             &kin.c,
             tau,
             diag,
-            &fext,
+            &loads,
             &next.0,
             &next.1,
             &mut dof_u,

@@ -77,8 +77,10 @@ pub fn eval_link_contacts(
     body_parent: &Array<i32>,
     q: &Array<Transform>,
     qd: &Array<SpatialVector>,
+    h: f32,
     force: &mut Array<Vec3>,
     torque: &mut Array<Vec3>,
+    damp: &mut Array<Vec3>,
 ) {
     let c = tid();
     if c < min(contacts.count[0], contacts.shape_a.len() as i32) {
@@ -115,7 +117,18 @@ pub fn eval_link_contacts(
                 let ra = p - body_com_world(model, ba, body_pose(q, ba));
                 let rb = p - body_com_world(model, bb, body_pose(q, bb));
                 let vrel = point_velocity(qd, bb, rb) - point_velocity(qd, ba, ra);
-                let f = contact_force(n, vrel, d, ke, kd, kf, mu);
+                let mut f = contact_force(n, vrel, d, ke, kd, kf, mu);
+                if damp.len() > 0 {
+                    let (fi, cn, ct) = implicit_contact_force(n, vrel, d, ke, kd, kf, mu, h);
+                    f = fi;
+                    let dm = (outer(n, n) * (cn - ct) + diag(Vec3::splat(ct))) * h;
+                    if bb >= 0 {
+                        add_point_damping(damp, bb, p - body_pose(q, bb).p, dm);
+                    }
+                    if ba >= 0 {
+                        add_point_damping(damp, ba, p - body_pose(q, ba).p, dm);
+                    }
+                }
                 if bb >= 0 {
                     atomic_add(&mut force[bb], f);
                     atomic_add(&mut torque[bb], cross(rb, f));
@@ -127,6 +140,78 @@ pub fn eval_link_contacts(
             }
         }
     }
+}
+
+/// The penalty contact force of [`contact_force`] made implicit in the
+/// velocity for a step of `h` (backward Euler on the spring–damper): the
+/// normal force `−ke (d + h vₙ⁺) − kd vₙ⁺` (`kd` while approaching), whose
+/// part at the current relative velocity `v` is returned with the damping
+/// coefficients `cₙ = h ke + kd` along `n` and `cₜ = kf` across it (zero
+/// when the contact separates, and `cₜ` zero while sliding, where friction
+/// is at its cap) that act on the velocity change.
+#[weft::func]
+pub fn implicit_contact_force(
+    n: Vec3,
+    v: Vec3,
+    d: f32,
+    ke: f32,
+    kd: f32,
+    kf: f32,
+    mu: f32,
+    h: f32,
+) -> (Vec3, f32, f32) {
+    let vn = dot(n, v);
+    let mut cn = h * ke;
+    if vn < 0.0 {
+        cn += kd;
+    }
+    // Negative: pushing the bodies apart.
+    let f_n = d * ke + cn * vn;
+    let mut f = Vec3::ZERO;
+    let mut ct = 0.0;
+    if f_n < 0.0 {
+        let vt = v - n * vn;
+        let vs = length(vt);
+        let cap = -f_n * mu;
+        let mut ft = vs * kf;
+        if ft < cap {
+            ct = kf;
+        } else {
+            ft = cap;
+        }
+        f = n * (-f_n) - normalize(vt) * ft;
+    } else {
+        cn = 0.0;
+    }
+    (f, cn, ct)
+}
+
+/// Adds the damping `dm` (world; `h cₙ n nᵀ + h cₜ (1 − n nᵀ)` for a step
+/// `h`) of a contact at `r` from body `b`'s frame origin (world axes) to the
+/// body's 6 × 6 damping about its origin, world axes: blocks `A += D`,
+/// `B += −D [r]×`, `C += −[r]× D [r]×`, stored as their columns at
+/// `9b..9b + 9` of `damp` (read back by [`damping_blocks`]).
+#[weft::func]
+pub fn add_point_damping(damp: &mut Array<Vec3>, b: i32, r: Vec3, dm: Mat3) {
+    let sr = skew(r);
+    let bm = -(dm * sr);
+    let cm = -(sr * dm * sr);
+    for k in 0..3 {
+        atomic_add(&mut damp[9 * b + k], dm.col(k));
+        atomic_add(&mut damp[9 * b + 3 + k], bm.col(k));
+        atomic_add(&mut damp[9 * b + 6 + k], cm.col(k));
+    }
+}
+
+/// Body `b`'s damping blocks `(A, B, C)` of [`add_point_damping`].
+#[weft::func]
+pub fn damping_blocks(damp: &Array<Vec3>, b: i32) -> (Mat3, Mat3, Mat3) {
+    let o = 9 * b;
+    (
+        Mat3::from_cols(damp[o], damp[o + 1], damp[o + 2]),
+        Mat3::from_cols(damp[o + 3], damp[o + 4], damp[o + 5]),
+        Mat3::from_cols(damp[o + 6], damp[o + 7], damp[o + 8]),
+    )
 }
 
 /// Per body: which joint's child it is (-1: none), and its nearest ancestor

@@ -12,9 +12,9 @@ use weft::prelude::*;
 use weft_collide::ShapeSet;
 use weft_sim::Model;
 
+use crate::aba::{BodyLoads, blocks_times, blocks_to_parent, eval_local_loads};
 use crate::joint_math::{
-    body_inertia, force_to_parent, inertia_times, is_ancestor_or_self, motion_to_child,
-    pose_in_ancestor,
+    body_inertia, force_to_parent, is_ancestor_or_self, motion_to_child, pose_in_ancestor,
 };
 use crate::kinematics::{
     eval_body_poses, eval_joint_transforms, eval_joint_velocities, eval_motion_subspace,
@@ -149,35 +149,52 @@ pub fn eval_joint_torques(
 }
 
 /// The composite inertia of each joint's subtree in its child body's frame,
-/// about that frame's origin: mass, first moment and rotational inertia as in
-/// [`body_inertia`](crate::joint_math::body_inertia).
+/// about that frame's origin, as blocks `(A, B, C)` (see
+/// [`crate::aba::blocks_times`]; a rigid body's are `(m 1, −[h]×, I)` of
+/// [`body_inertia`](crate::joint_math::body_inertia)), at `3j..3j + 3` of
+/// `ic`, each body's implicit damping `damp` (per joint, its child's, three
+/// blocks in the child's frame; or empty) included.
 #[weft::kernel]
 pub fn eval_composite_inertia(
     model: &Model,
     x_local: &Array<Transform>,
-    ic_m: &mut Array<f32>,
-    ic_h: &mut Array<Vec3>,
-    ic_i: &mut Array<Mat3>,
+    damp: &Array<Mat3>,
+    ic: &mut Array<Mat3>,
 ) {
     let j = tid();
     let end = model.articulation_start[model.joint_articulation[j] + 1];
-    let (mut m, mut h, mut i) = body_inertia(
-        model,
-        model.joint_child[j],
-        Transform::new(Vec3::ZERO, Quat::IDENTITY),
-    );
+    let (mut a, mut b, mut c) =
+        body_blocks(model, damp, j, Transform::new(Vec3::ZERO, Quat::IDENTITY));
     for k in j + 1..end {
         if is_ancestor_or_self(model, j, k) {
             let x = pose_in_ancestor(model, x_local, k, j);
-            let (mk, hk, ik) = body_inertia(model, model.joint_child[k], x);
-            m += mk;
-            h += hk;
-            i += ik;
+            let (ak, bk, ck) = body_blocks(model, damp, k, x);
+            a += ak;
+            b += bk;
+            c += ck;
         }
     }
-    ic_m[j] = m;
-    ic_h[j] = h;
-    ic_i[j] = i;
+    ic[3 * j] = a;
+    ic[3 * j + 1] = b;
+    ic[3 * j + 2] = c;
+}
+
+/// Joint `k`'s child body's spatial inertia plus its implicit damping
+/// (`damp`, three blocks per joint in the child's frame, or empty), as blocks
+/// in a frame in which the child's frame has pose `x`.
+#[weft::func]
+pub fn body_blocks(model: &Model, damp: &Array<Mat3>, k: i32, x: Transform) -> (Mat3, Mat3, Mat3) {
+    let (m, h, i) = body_inertia(model, model.joint_child[k], x);
+    let mut a = diag(Vec3::splat(m));
+    let mut b = -skew(h);
+    let mut c = i;
+    if damp.len() > 0 {
+        let (da, db, dc) = blocks_to_parent(x, damp[3 * k], damp[3 * k + 1], damp[3 * k + 2]);
+        a += da;
+        b += db;
+        c += dc;
+    }
+    (a, b, c)
 }
 
 /// The mass matrix's entries of each joint's columns: `M[r][c] = S_rᵀ I_c(j)
@@ -191,29 +208,35 @@ pub fn eval_mass_matrix(
     m_start: &Array<i32>,
     x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
-    ic_m: &Array<f32>,
-    ic_h: &Array<Vec3>,
-    ic_i: &Array<Mat3>,
+    ic: &Array<Mat3>,
     mass: &mut Array<f32>,
 ) {
     let j = tid();
     write_mass_columns(
-        model, m_start, x_local, s, ic_m[j], ic_h[j], ic_i[j], j, mass,
+        model,
+        m_start,
+        x_local,
+        s,
+        ic[3 * j],
+        ic[3 * j + 1],
+        ic[3 * j + 2],
+        j,
+        mass,
     );
 }
 
 /// Writes the mass matrix entries of joint `j`'s columns (see
-/// [`eval_mass_matrix`]) from the composite inertia `(m, h, i)` of its
-/// subtree.
+/// [`eval_mass_matrix`]) from the composite inertia blocks `(a, b, c)` of
+/// its subtree.
 #[weft::func]
 pub fn write_mass_columns(
     model: &Model,
     m_start: &Array<i32>,
     x_local: &Array<Transform>,
     s: &Array<SpatialVector>,
-    m: f32,
-    h: Vec3,
-    i: Mat3,
+    a: Mat3,
+    b: Mat3,
+    c: Mat3,
     j: i32,
     mass: &mut Array<f32>,
 ) {
@@ -222,7 +245,7 @@ pub fn write_mass_columns(
     let n = model.joint_qd_start[model.articulation_start[art + 1]] - d0;
     let base = m_start[art];
     for col in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
-        let fc = inertia_times(m, h, i, s[col]);
+        let fc = blocks_times(a, b, c, s[col]);
         // The pose of j's child in the child body of joint k.
         let mut t = Transform::new(Vec3::ZERO, Quat::IDENTITY);
         let mut k = j;
@@ -327,33 +350,48 @@ impl Kinematics {
         Ok(tau)
     }
 
-    /// The mass matrices (without armature), laid out by `layout`.
-    pub fn mass_matrix(&self, model: &Model, layout: &ArticulationLayout) -> Result<Array<f32>> {
+    /// The mass matrices (without armature), laid out by `layout`, plus
+    /// the bodies' implicit contact damping times the step `damp` (nine
+    /// columns per body, see [`crate::contacts::add_point_damping`]; or
+    /// empty).
+    pub fn mass_matrix(
+        &self,
+        model: &Model,
+        layout: &ArticulationLayout,
+        damp: &Array<Vec3>,
+    ) -> Result<Array<f32>> {
         let nj = model.joint_count();
         let mut mass = scratch::floats(model, layout.mass_len())?;
         if nj > 0 && !Tape::is_recording() {
-            crate::tree::mass_matrix(model, layout, self, &mut mass)?;
+            crate::tree::mass_matrix(model, layout, self, damp, &mut mass)?;
         } else if nj > 0 {
-            let mut ic_m = scratch::floats(model, nj)?;
-            let mut ic_h = scratch::vec3s(model, nj)?;
-            let mut ic_i = scratch::mat3s(model, nj)?;
-            eval_composite_inertia::launch(
-                nj,
-                model,
-                &self.x_local,
-                &mut ic_m,
-                &mut ic_h,
-                &mut ic_i,
-            )?;
+            let none = scratch::vectors(model, 0)?;
+            let mut loads = BodyLoads {
+                fext: scratch::vectors(model, 0)?,
+                damp: scratch::mat3s(model, 0)?,
+            };
+            if !damp.is_empty() {
+                loads.damp = scratch::mat3s(model, 3 * nj)?;
+                eval_local_loads::launch(
+                    nj,
+                    model,
+                    &self.body_q,
+                    &none,
+                    damp,
+                    &self.x_local,
+                    &self.c,
+                    &mut loads,
+                )?;
+            }
+            let mut ic = scratch::mat3s(model, 3 * nj)?;
+            eval_composite_inertia::launch(nj, model, &self.x_local, &loads.damp, &mut ic)?;
             eval_mass_matrix::launch(
                 nj,
                 model,
                 &layout.m_start,
                 &self.x_local,
                 &self.s,
-                &ic_m,
-                &ic_h,
-                &ic_i,
+                &ic,
                 &mut mass,
             )?;
         }
@@ -396,5 +434,6 @@ pub fn mass_matrix(
     let qd = Array::try_zeros(model.device(), [model.joint_dof_count()])?;
     crate::check_coords(model, q, &qd)?;
     layout.check(model)?;
-    Kinematics::eval(model, q, &qd)?.mass_matrix(model, layout)
+    let none = scratch::vec3s(model, 0)?;
+    Kinematics::eval(model, q, &qd)?.mass_matrix(model, layout, &none)
 }

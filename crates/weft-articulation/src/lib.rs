@@ -35,7 +35,9 @@
 //! one step of iterative refinement on it carrying the exact derivatives
 //! ([`solve`]). The articulated-body algorithm ([`forward_dynamics_aba`],
 //! `O(n)`) runs one launch per tree level instead. Limits are stiff
-//! penalties, implicit in the step.
+//! penalties, implicit in the step. When no tape records, all of these run
+//! as Featherstone writes them instead, one thread per articulation walking
+//! its joints in place ([`tree`]): `O(n)` in one launch, the same results.
 //!
 //! Kinematics the other way: [`eval_ik`] recovers joint coordinates and
 //! velocities from body poses and velocities, and [`IkSolver`] moves batches
@@ -57,7 +59,7 @@ mod layout;
 mod scratch;
 pub mod solve;
 mod solver;
-mod tree;
+pub mod tree;
 
 pub use aba::{AbaLayout, forward_dynamics_aba};
 pub use dynamics::{bias_forces, inverse_dynamics, mass_matrix};

@@ -223,7 +223,7 @@ pub fn forward_dynamics(
     let zero = Array::try_zeros(model.device(), [nd])?;
     let none = Array::try_zeros(model.device(), [0])?;
     let bias = kin.efforts(model, &zero, &none)?;
-    let mass = kin.mass_matrix(model, layout)?;
+    let mass = kin.mass_matrix(model, layout, &scratch::vec3s(model, 0)?)?;
     let mut r = scratch::floats(model, nd)?;
     let mut d = scratch::floats(model, nd)?;
     if nd > 0 {

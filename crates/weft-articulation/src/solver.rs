@@ -76,6 +76,12 @@ pub struct FeatherstoneSolver {
     /// steps the articulations as if they had no shapes, as contact-free
     /// references do).
     pub enable_contacts: bool,
+    /// Whether contact forces are implicit in the velocity (default `true`):
+    /// each contact's
+    /// spring and dampers act on the velocity at the end of the step
+    /// (backward Euler), so stiff contacts stay stable at steps the explicit
+    /// springs cannot take (see [`crate::contacts`]).
+    pub implicit_contacts: bool,
     layout: ArticulationLayout,
     aba: Option<AbaLayout>,
     zero_qdd: Array<f32>,
@@ -111,6 +117,7 @@ impl FeatherstoneSolver {
         Ok(FeatherstoneSolver {
             collision: CollisionOptions::default(),
             enable_contacts: true,
+            implicit_contacts: true,
             contacts: None,
             contacts_built: false,
             layout: ArticulationLayout::new(model)?,
@@ -153,15 +160,23 @@ impl FeatherstoneSolver {
 
     /// External wrenches of the step: `s_in.body_f` plus the contacts'
     /// penalty wrenches at the links' poses and velocities of `kin`.
+    ///
+    /// With `implicit` the step's length `h`: the contact forces are made
+    /// implicit in the velocity (see [`crate::contacts::implicit_contact_force`])
+    /// and each body's contact damping times `h` is returned too (nine
+    /// columns per body, see [`crate::contacts::add_point_damping`]; empty
+    /// without contacts or `implicit`).
     fn external_wrenches(
         &mut self,
         model: &Model,
         s_in: &State,
         kin: &Kinematics,
-    ) -> Result<Array<SpatialVector>> {
+        implicit: Option<f32>,
+    ) -> Result<(Array<SpatialVector>, Array<Vec3>)> {
         let nb = model.body_count();
+        let no_damping = scratch::vec3s(model, 0)?;
         if !self.enable_contacts || model.rigid_shapes.is_empty() || nb == 0 {
-            return Ok(s_in.body_f.share());
+            return Ok((s_in.body_f.share(), no_damping));
         }
         if !self.contacts_built {
             let (joint, parent) = body_tree(
@@ -188,7 +203,7 @@ impl FeatherstoneSolver {
             self.contacts_built = true;
         }
         let Some(lc) = self.contacts.as_mut() else {
-            return Ok(s_in.body_f.share());
+            return Ok((s_in.body_f.share(), no_damping));
         };
         let mut q = scratch::poses(model)?;
         let mut qd = scratch::vectors(model, nb)?;
@@ -208,6 +223,10 @@ impl FeatherstoneSolver {
             .map_err(collide_err)?;
         let mut force = scratch::vec3s(model, nb)?;
         let mut torque = scratch::vec3s(model, nb)?;
+        let mut damp = match implicit {
+            Some(_) => scratch::vec3s(model, 9 * nb)?,
+            None => no_damping,
+        };
         let contacts = &lc.pipeline.contacts;
         eval_link_contacts::launch(
             contacts.launch_threads().map_err(collide_err)?,
@@ -216,8 +235,10 @@ impl FeatherstoneSolver {
             &lc.body_parent,
             &q,
             &qd,
+            implicit.unwrap_or(0.0),
             &mut force,
             &mut torque,
+            &mut damp,
         )?;
         let body_f = if s_in.body_f.len() == nb {
             s_in.body_f.share()
@@ -226,7 +247,7 @@ impl FeatherstoneSolver {
         };
         let mut wrench = scratch::vectors(model, nb)?;
         weft_sim::rigid::penalty::add_wrenches::launch(nb, &body_f, &force, &torque, &mut wrench)?;
-        Ok(wrench)
+        Ok((wrench, damp))
     }
 
     /// Steps `s_in` over `dt` into `s_out` under `control` (targets and
@@ -270,7 +291,10 @@ impl FeatherstoneSolver {
         let nj = model.joint_count();
         if nj > 0 {
             let kin = Kinematics::eval(model, &s_in.joint_q, &s_in.joint_qd)?;
-            let body_f = self.external_wrenches(model, s_in, &kin)?;
+            // Implicit contacts: each body's contact damping joins its
+            // inertia (ABA's articulated inertias, CRBA's composite ones).
+            let implicit = self.implicit_contacts.then_some(dt);
+            let (body_f, damp) = self.external_wrenches(model, s_in, &kin, implicit)?;
             let mut r = scratch::floats(model, nd)?;
             let mut d = scratch::floats(model, nd)?;
             let qdd = if let Some(aba) = &self.aba {
@@ -288,7 +312,7 @@ impl FeatherstoneSolver {
                     &mut d,
                 )?;
                 if Tape::is_recording() {
-                    aba::accelerations(model, aba, &kin, &r, &d, &body_f)?
+                    aba::accelerations(model, aba, &kin, &r, &d, &body_f, &damp)?
                 } else {
                     crate::tree::accelerations(
                         model,
@@ -297,11 +321,12 @@ impl FeatherstoneSolver {
                         &r,
                         &d,
                         &body_f,
+                        &damp,
                     )?
                 }
             } else {
                 let bias = kin.efforts(model, &self.zero_qdd, &body_f)?;
-                let mass = kin.mass_matrix(model, &self.layout)?;
+                let mass = kin.mass_matrix(model, &self.layout, &damp)?;
                 drives::eval_joint_efforts::launch(
                     nj,
                     model,

@@ -21,7 +21,10 @@ use weft::prelude::*;
 use weft_collide::ShapeSet;
 use weft_sim::Model;
 
-use crate::aba::{blocks_times, blocks_to_parent, dof_acceleration, project_dof, wrench_in_body};
+use crate::aba::{
+    blocks_in_body, blocks_times, blocks_to_parent, dof_acceleration, project_dof, wrench_in_body,
+};
+use crate::contacts::damping_blocks;
 use crate::dynamics::{Kinematics, write_mass_columns};
 use crate::joint_math::{
     body_inertia, force_to_parent, inertia_times, joint_local, joint_twist, motion_to_child,
@@ -32,10 +35,14 @@ use crate::{Result, layout::ArticulationLayout, scratch};
 /// Forward dynamics of articulation `tid()` by the articulated-body
 /// algorithm: `q̈` at `(q, qd)` under gravity, efforts `tau` and external
 /// wrenches `body_f` (per body, world, at the centre of mass; or empty), the
-/// pivots raised by `diag_d`. The other arrays are per-joint scratch
-/// (`inertia` three per joint, `s`, `dof_u` per degree of freedom, `dof_db`
-/// two per degree of freedom), overwritten; `x_local`, `world` (child body
-/// poses) and `s` hold the kinematics afterwards, and `v` the children's
+/// pivots raised by `diag_d`, each body's implicit damping `damp` (three
+/// blocks per body, see [`crate::aba::eval_local_loads`]; or empty) added to
+/// its inertia. The other arrays are per-joint scratch (`inertia` three per
+/// joint, `vc` the twists, the velocity products and the accelerations at
+/// `q̈ = 0`, three per joint, `s`,
+/// `dof_u` per degree of freedom, `dof_db` two per degree of freedom),
+/// overwritten; `x_local`, `world` (child body poses) and `s` hold the
+/// kinematics afterwards, and `vc`'s first half the children's
 /// accelerations.
 #[weft::kernel]
 pub fn aba_tree(
@@ -45,11 +52,11 @@ pub fn aba_tree(
     tau: &Array<f32>,
     diag_d: &Array<f32>,
     body_f: &Array<SpatialVector>,
+    damp: &Array<Vec3>,
     x_local: &mut Array<Transform>,
     world: &mut Array<Transform>,
     s: &mut Array<SpatialVector>,
-    v: &mut Array<SpatialVector>,
-    c: &mut Array<SpatialVector>,
+    vc: &mut Array<SpatialVector>,
     inertia: &mut Array<Mat3>,
     bias: &mut Array<SpatialVector>,
     dof_u: &mut Array<SpatialVector>,
@@ -58,6 +65,7 @@ pub fn aba_tree(
 ) {
     let first = model.articulation_start[tid()];
     let end = model.articulation_start[tid() + 1];
+    let nj = model.joint_type.len() as i32;
     // Roots to leaves: transforms, subspaces, twists, each child body's own
     // inertia and bias force.
     for j in first..end {
@@ -68,22 +76,42 @@ pub fn aba_tree(
         let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
         let mut w = x;
         if k >= 0 {
-            vp = motion_to_child(x, v[k]);
+            vp = motion_to_child(x, vc[k]);
             w = world[k] * x;
         }
         world[j] = w;
         let vj = joint_twist(model, s, qd, j);
-        let vc = vp + vj;
-        v[j] = vc;
-        c[j] = velocity_product(model, s, qd, j, vp, vj);
+        let vt = vp + vj;
+        vc[j] = vp + vj;
+        let cj = velocity_product(model, s, qd, j, vp, vj);
+        vc[nj + j] = cj;
+        // The child's acceleration at q̈ = 0 (gravity as the base's `−g`).
+        let mut a0 = SpatialVector::new(-model.gravity, Vec3::ZERO);
+        if k >= 0 {
+            a0 = vc[2 * nj + k];
+        }
+        a0 = motion_to_child(x, a0) + cj;
+        vc[2 * nj + j] = a0;
         let b = model.joint_child[j];
         let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
         let ia = diag(Vec3::splat(m));
         let ib = -skew(h);
-        inertia[3 * j] = ia;
-        inertia[3 * j + 1] = ib;
-        inertia[3 * j + 2] = i;
-        let mut p = spatial_cross_dual(vc, blocks_times(ia, ib, i, vc));
+        let mut p = spatial_cross_dual(vt, blocks_times(ia, ib, i, vt));
+        if damp.len() > 0 {
+            let (d0, d1, d2) = damping_blocks(damp, b);
+            let (da, db, dc) = blocks_in_body(w.q, d0, d1, d2);
+            inertia[3 * j] = ia + da;
+            inertia[3 * j + 1] = ib + db;
+            inertia[3 * j + 2] = i + dc;
+            // The damping resists the velocity the joints' accelerations
+            // give (`J q̈`), as CRBA's `M + h D` does: not the part of `a`
+            // that gravity (as a base acceleration) and `c` make.
+            p -= blocks_times(da, db, dc, a0);
+        } else {
+            inertia[3 * j] = ia;
+            inertia[3 * j + 1] = ib;
+            inertia[3 * j + 2] = i;
+        }
         if body_f.len() > 0 {
             p -= wrench_in_body(model, b, w.q, body_f[b]);
         }
@@ -117,7 +145,7 @@ pub fn aba_tree(
             inertia[3 * k] = inertia[3 * k] + xa;
             inertia[3 * k + 1] = inertia[3 * k + 1] + xb;
             inertia[3 * k + 2] = inertia[3 * k + 2] + xc;
-            bias[k] = bias[k] + force_to_parent(x, p + blocks_times(ia, ib, ic, c[j]));
+            bias[k] = bias[k] + force_to_parent(x, p + blocks_times(ia, ib, ic, vc[nj + j]));
         }
     }
     // Roots to leaves: accelerations (the twists in `v` are no longer needed;
@@ -126,15 +154,15 @@ pub fn aba_tree(
         let k = model.joint_ancestor[j];
         let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
         if k >= 0 {
-            a = v[k];
+            a = vc[k];
         }
-        a = motion_to_child(x_local[j], a) + c[j];
+        a = motion_to_child(x_local[j], a) + vc[nj + j];
         for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
             let (x, next) = dof_acceleration(s[d], dof_u[d], dof_db[2 * d], dof_db[2 * d + 1], a);
             qdd[d] = x;
             a = next;
         }
-        v[j] = a;
+        vc[j] = a;
     }
 }
 
@@ -147,6 +175,7 @@ pub(crate) fn accelerations(
     tau: &Array<f32>,
     diag: &Array<f32>,
     body_f: &Array<SpatialVector>,
+    damp: &Array<Vec3>,
 ) -> Result<Array<f32>> {
     debug_assert!(!Tape::is_recording());
     let (nj, nd) = (model.joint_count(), model.joint_dof_count());
@@ -157,8 +186,7 @@ pub(crate) fn accelerations(
     let mut x_local = scratch::joint_transforms(model)?;
     let mut world = scratch::joint_transforms(model)?;
     let mut s = scratch::dof_vectors(model)?;
-    let mut v = scratch::joint_vectors(model)?;
-    let mut c = scratch::joint_vectors(model)?;
+    let mut vc = scratch::vectors(model, 3 * nj)?;
     let mut inertia = scratch::mat3s(model, 3 * nj)?;
     let mut bias = scratch::joint_vectors(model)?;
     let mut dof_u = scratch::dof_vectors(model)?;
@@ -172,11 +200,11 @@ pub(crate) fn accelerations(
             tau,
             diag,
             body_f,
+            damp,
             &mut x_local,
             &mut world,
             &mut s,
-            &mut v,
-            &mut c,
+            &mut vc,
             &mut inertia,
             &mut bias,
             &mut dof_u,
@@ -269,23 +297,6 @@ pub(crate) fn kinematics(
     Ok(())
 }
 
-/// A composite inertia `(m, h, i)` (mass, first moment, rotational inertia
-/// about the origin, as [`body_inertia`] gives them) of a frame whose pose in
-/// its parent is `x`, in the parent's frame about its origin:
-/// `h' = R h + m p`, `I' = R I Rᵀ − [p]×[Rh]× − [Rh]×[p]× − m [p]×²`.
-#[weft::func]
-pub fn inertia_to_parent(x: Transform, m: f32, h: Vec3, i: Mat3) -> (f32, Vec3, Mat3) {
-    let r = quat_to_matrix(x.q);
-    let rh = r * h;
-    let p = skew(x.p);
-    let sh = skew(rh);
-    (
-        m,
-        rh + x.p * m,
-        r * i * transpose(r) - p * sh - sh * p - p * p * m,
-    )
-}
-
 /// Inverse dynamics of articulation `tid()` by recursive Newton–Euler in
 /// spatial form, from the kinematics of [`kinematics_tree`]: each child's
 /// acceleration `a = X a_parent + c + S q̈` (the base's `−g` for a root), its
@@ -342,45 +353,63 @@ pub fn rnea_tree(
 }
 
 /// The mass matrix of articulation `tid()` by composite rigid bodies: each
-/// subtree's composite inertia summed from the leaves in place (`ic_*`,
-/// per-joint scratch), then each joint's columns by
-/// [`write_mass_columns`] (layout as [`crate::dynamics::eval_mass_matrix`]).
+/// subtree's composite inertia blocks (`ic`, three per joint, scratch)
+/// summed from the leaves in place, each body's implicit damping `damp`
+/// (nine columns per body, world; or empty) included, then each joint's
+/// columns by [`write_mass_columns`] (layout as
+/// [`crate::dynamics::eval_mass_matrix`]).
 #[weft::kernel]
 pub fn crba_tree(
     model: &Model,
     m_start: &Array<i32>,
     x_local: &Array<Transform>,
+    body_q: &Array<Transform>,
     s: &Array<SpatialVector>,
-    ic_m: &mut Array<f32>,
-    ic_h: &mut Array<Vec3>,
-    ic_i: &mut Array<Mat3>,
+    damp: &Array<Vec3>,
+    ic: &mut Array<Mat3>,
     mass: &mut Array<f32>,
 ) {
     let first = model.articulation_start[tid()];
     let end = model.articulation_start[tid() + 1];
     for j in first..end {
-        let (m, h, i) = body_inertia(
-            model,
-            model.joint_child[j],
-            Transform::new(Vec3::ZERO, Quat::IDENTITY),
-        );
-        ic_m[j] = m;
-        ic_h[j] = h;
-        ic_i[j] = i;
+        let b = model.joint_child[j];
+        let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
+        let mut ia = diag(Vec3::splat(m));
+        let mut ib = -skew(h);
+        let mut ii = i;
+        if damp.len() > 0 {
+            let (d0, d1, d2) = damping_blocks(damp, b);
+            let (da, db, dc) = blocks_in_body(body_q[b].q, d0, d1, d2);
+            ia += da;
+            ib += db;
+            ii += dc;
+        }
+        ic[3 * j] = ia;
+        ic[3 * j + 1] = ib;
+        ic[3 * j + 2] = ii;
     }
     for step in 0..end - first {
         let j = end - 1 - step;
         let k = model.joint_ancestor[j];
         if k >= 0 {
-            let (m, h, i) = inertia_to_parent(x_local[j], ic_m[j], ic_h[j], ic_i[j]);
-            ic_m[k] = ic_m[k] + m;
-            ic_h[k] = ic_h[k] + h;
-            ic_i[k] = ic_i[k] + i;
+            let (xa, xb, xc) =
+                blocks_to_parent(x_local[j], ic[3 * j], ic[3 * j + 1], ic[3 * j + 2]);
+            ic[3 * k] = ic[3 * k] + xa;
+            ic[3 * k + 1] = ic[3 * k + 1] + xb;
+            ic[3 * k + 2] = ic[3 * k + 2] + xc;
         }
     }
     for j in first..end {
         write_mass_columns(
-            model, m_start, x_local, s, ic_m[j], ic_h[j], ic_i[j], j, mass,
+            model,
+            m_start,
+            x_local,
+            s,
+            ic[3 * j],
+            ic[3 * j + 1],
+            ic[3 * j + 2],
+            j,
+            mass,
         );
     }
 }
@@ -422,23 +451,21 @@ pub(crate) fn mass_matrix(
     model: &Model,
     layout: &ArticulationLayout,
     kin: &Kinematics,
+    damp: &Array<Vec3>,
     mass: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let nj = model.joint_count();
-    let mut ic_m = scratch::floats(model, nj)?;
-    let mut ic_h = scratch::vec3s(model, nj)?;
-    let mut ic_i = scratch::mat3s(model, nj)?;
+    let mut ic = scratch::mat3s(model, 3 * model.joint_count())?;
     weft::cpu::with_grain(1, || {
         crba_tree::launch(
             model.articulation_count(),
             model,
             &layout.m_start,
             &kin.x_local,
+            &kin.body_q,
             &kin.s,
-            &mut ic_m,
-            &mut ic_h,
-            &mut ic_i,
+            damp,
+            &mut ic,
             mass,
         )
     })?;

@@ -373,23 +373,38 @@ fn articulated_body_dynamics_gives_the_same_contact_rollout() {
     )
     .unwrap();
     let model = b.finalize(Device::Cpu).unwrap();
-    let run = |dynamics, contacts| {
+    // Implicit contacts (the default) add each body's contact damping to its
+    // inertia: CRBA's composite inertias, ABA's articulated ones, off the
+    // tape (one thread per articulation) and on it (one launch per joint or
+    // level).
+    let run = |dynamics, contacts, taped: bool| {
         let mut solver = FeatherstoneSolver::with_dynamics(&model, dynamics).unwrap();
         solver.enable_contacts = contacts;
         let control = Control::new(&model).unwrap();
-        let (mut a, mut b) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+        let mut a = State::new(&model).unwrap();
+        let mut tape = weft::Tape::new();
         for _ in 0..400 {
-            solver.step(&model, &a, &mut b, &control, 1e-3).unwrap();
-            std::mem::swap(&mut a, &mut b);
+            let mut b = State::new(&model).unwrap();
+            if taped {
+                tape.record(|| solver.step(&model, &a, &mut b, &control, 1e-3))
+                    .unwrap();
+            } else {
+                solver.step(&model, &a, &mut b, &control, 1e-3).unwrap();
+            }
+            a = b;
         }
         let mut out = a.joint_q.to_vec();
         out.extend(a.joint_qd.to_vec());
         out
     };
     use weft_articulation::ForwardDynamics::{ArticulatedBody, CompositeRigidBody};
-    let crba = run(CompositeRigidBody, true);
-    let aba = run(ArticulatedBody, true);
-    let free = run(CompositeRigidBody, false);
+    let crba = run(CompositeRigidBody, true, false);
+    let aba = run(ArticulatedBody, true, false);
+    let free = run(CompositeRigidBody, false, false);
+    let (crba_taped, aba_taped) = (
+        run(CompositeRigidBody, true, true),
+        run(ArticulatedBody, true, true),
+    );
     let diff = |a: &[f32], b: &[f32]| {
         a.iter()
             .zip(b)
@@ -397,9 +412,11 @@ fn articulated_body_dynamics_gives_the_same_contact_rollout() {
             .fold(0.0f32, f32::max)
     };
     let (worst, contact_effect) = (diff(&crba, &aba), diff(&crba, &free));
+    let taped = diff(&crba, &crba_taped).max(diff(&crba, &aba_taped));
     println!(
-        "chain onto the plane, 400 steps: ABA vs CRBA {worst:.2e}; with vs without contacts {contact_effect:.2e}; final {crba:?}"
+        "chain onto the plane, 400 steps: ABA vs CRBA {worst:.2e}; taped vs not {taped:.2e}; with vs without contacts {contact_effect:.2e}; final {crba:?}"
     );
     assert!(contact_effect > 0.1, "the floor acts: {contact_effect}");
     assert!(worst < 1e-3, "{worst}");
+    assert!(taped < 1e-3, "{taped}");
 }
