@@ -10,9 +10,9 @@
 //!   stands). Criterion's throughput is elements = 64 per step, so its
 //!   `elem/s` is steps per second summed over the worlds.
 //!   Each robot runs at its file's time step and at a smaller one
-//!   ([`ANT_DT`], [`HUMANOID_DT`]): Weft's contacts are explicit penalty
-//!   springs, and at the files' 10 ms (ant) and 5 ms (humanoid) some copies
-//!   bounce off the floor and blow up. A rollout whose copies have not
+//!   ([`ANT_DT`], [`HUMANOID_DT`]), contacts implicit (the solver's
+//!   default; with explicit penalty springs the files' 10 ms (ant) and 5 ms
+//!   (humanoid) blew up). A rollout whose copies have not
 //!   settled (a coordinate not finite, or a torso above its starting height)
 //!   is reported and not timed.
 //! - **Per call**: `forward_dynamics_aba` (ABA), `mass_matrix` (CRBA),

@@ -13,14 +13,20 @@
 //! the coordinates and velocities, so rollouts through contact are
 //! differentiable.
 //!
-//! Limits: the contact forces are explicit (found at the step's start), so
-//! the step must resolve the contact spring: `dt ≲ 2 / ω` with `ω =
-//! √(ke / m)` for the lightest link `m` that touches (and `kd dt / m < 2`,
-//! `kf dt / m < 2` for the damper and the friction); with the default
-//! materials (`ke = 1e5`, `kd = kf = 1e3` per shape, halved in series) a
-//! 1 kg link needs `dt < 4 ms`. Static friction is viscous: a link held by
-//! friction under a tangential load `F` creeps at `F / kf` (raise `kf` to
-//! hold it tighter, within the time-step bound). A link never collides with
+//! Implicit by default ([`FeatherstoneSolver::implicit_contacts`](crate::FeatherstoneSolver)):
+//! the spring and dampers act on the velocity at the end of the step
+//! (backward Euler, [`implicit_contact_force`]), their damping joining each
+//! touching body's inertia, so the robots of `assets/robots` run at their
+//! files' steps (ant 10 ms, humanoid 5 ms) with the default materials.
+//! Explicit (the option off), the step must resolve the contact spring:
+//! `dt ≲ 2 / ω` with `ω = √(ke / m)` for the lightest link `m` that touches
+//! (and `kd dt / m < 2`, `kf dt / m < 2` for the damper and the friction);
+//! with the default materials (`ke = 1e5`, `kd = kf = 1e3` per shape,
+//! halved in series) a 1 kg link needs `dt < 4 ms`. Between two links the
+//! implicit damping of each assumes the other held still (each body's own
+//! term; the coupling is explicit). Static friction is viscous: a link held
+//! by friction under a tangential load `F` creeps at `F / kf` (raise `kf` to
+//! hold it tighter). A link never collides with
 //! its parent link (massless links between the axes of a multi-axis joint
 //! are skipped), nor with another shape of its own body.
 

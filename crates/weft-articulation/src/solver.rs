@@ -42,7 +42,10 @@ pub enum ForwardDynamics {
 /// touch static shapes, bodies that are no joint's child (which do not move:
 /// they are not this solver's), and other links except their parent link.
 ///
-/// Not yet: loops (joints as XPBD constraints); implicit contact stiffness.
+/// Contacts are implicit in the velocity by default
+/// ([`implicit_contacts`](Self::implicit_contacts)). Off the tape every
+/// recursion runs one thread per articulation ([`crate::tree`]). Loops:
+/// not in reduced coordinates (`weft_sim::XpbdRigid` closes them).
 /// Differentiable through the tape (use a new output state per step).
 ///
 /// ```
