@@ -112,6 +112,11 @@ pub struct HashGridQuery {
     pub slot: i32,
     /// The end of that cell's slots.
     pub end: i32,
+    /// The first cube of the query's range along each axis, wrapped into the
+    /// grid (set by [`hash_grid_query`], so `next` need not find it again).
+    pub first: IVec3,
+    /// How many cubes the range spans along each axis (zero: an empty query).
+    pub count: IVec3,
 }
 
 /// Integer cube coordinate of `x` along one axis: `floor(x * inv)`, saturating.
@@ -147,11 +152,37 @@ fn wrap(x: i64, d: i32) -> i64 {
 /// radius (the same rule as `weft_geom::HashGrid::query`).
 #[func(crate = ::weft_runtime)]
 pub fn hash_grid_query(grid: &DeviceHashGrid, p: Vec3, radius: f32) -> HashGridQuery {
+    let mut first = IVec3::new(0, 0, 0);
+    let mut count = IVec3::new(0, 0, 0);
+    let valid = radius >= 0.0
+        && abs(p.x) < f32::INFINITY
+        && abs(p.y) < f32::INFINITY
+        && abs(p.z) < f32::INFINITY
+        && grid.sorted_index.len() > 0;
+    if valid {
+        // Padded by a few ulps, like the host query, so rounding in the distance
+        // test cannot accept a point whose cube is outside the range.
+        let pad = (abs(p) + Vec3::splat(radius)) * 1.0e-6;
+        let inv = grid.inv_cell_size;
+        let lo = p - Vec3::splat(radius) - pad;
+        let hi = p + Vec3::splat(radius) + pad;
+        let (ax, nx) = axis_range(lo.x, hi.x, inv, grid.dim_x);
+        let (ay, ny) = axis_range(lo.y, hi.y, inv, grid.dim_y);
+        let (az, nz) = axis_range(lo.z, hi.z, inv, grid.dim_z);
+        first = IVec3::new(
+            wrap(ax, grid.dim_x) as i32,
+            wrap(ay, grid.dim_y) as i32,
+            wrap(az, grid.dim_z) as i32,
+        );
+        count = IVec3::new(nx as i32, ny as i32, nz as i32);
+    }
     let start = HashGridQuery {
         index: -1,
         cube: -1,
         slot: 0,
         end: 0,
+        first,
+        count,
     };
     hash_grid_query_next(grid, start, p, radius)
 }
@@ -169,44 +200,32 @@ pub fn hash_grid_query_next(
     let mut slot = q.slot;
     let mut end = q.end;
     let mut index = -1;
-    let valid = radius >= 0.0
-        && abs(p.x) < f32::INFINITY
-        && abs(p.y) < f32::INFINITY
-        && abs(p.z) < f32::INFINITY
-        && grid.sorted_index.len() > 0;
-    if valid {
-        // Padded by a few ulps, like the host query, so rounding in the distance
-        // test cannot accept a point whose cube is outside the range.
-        let pad = (abs(p) + Vec3::splat(radius)) * 1.0e-6;
-        let inv = grid.inv_cell_size;
-        let lo = p - Vec3::splat(radius) - pad;
-        let hi = p + Vec3::splat(radius) + pad;
-        let (ax, nx) = axis_range(lo.x, hi.x, inv, grid.dim_x);
-        let (ay, ny) = axis_range(lo.y, hi.y, inv, grid.dim_y);
-        let (az, nz) = axis_range(lo.z, hi.z, inv, grid.dim_z);
-        let total = nx * ny * nz;
-        let r2 = radius * radius;
-        loop {
-            if slot < end {
-                let j = slot;
-                slot += 1;
-                if length_sq(grid.sorted_points[j] - p) <= r2 {
-                    index = grid.sorted_index[j] as i32;
-                    break;
-                }
-            } else {
-                cube += 1;
-                if cube as i64 >= total {
-                    break;
-                }
-                let c = cube as i64;
-                let cx = wrap(ax + c % nx, grid.dim_x);
-                let cy = wrap(ay + (c / nx) % ny, grid.dim_y);
-                let cz = wrap(az + c / (nx * ny), grid.dim_z);
-                let h = ((cz * grid.dim_y as i64 + cy) * grid.dim_x as i64 + cx) as i32;
-                slot = grid.cell_start[h] as i32;
-                end = grid.cell_end[h] as i32;
+    let nx = q.count.x;
+    let ny = q.count.y;
+    // At most the grid's cells, so an i32 holds it.
+    let total = nx * ny * q.count.z;
+    let r2 = radius * radius;
+    loop {
+        if slot < end {
+            let j = slot;
+            slot += 1;
+            if length_sq(grid.sorted_points[j] - p) <= r2 {
+                index = grid.sorted_index[j] as i32;
+                break;
             }
+        } else {
+            cube += 1;
+            if cube >= total {
+                break;
+            }
+            let rest = cube / nx;
+            let cx = wrap_once(q.first.x + (cube - rest * nx), grid.dim_x);
+            let cz = rest / ny;
+            let cy = wrap_once(q.first.y + (rest - cz * ny), grid.dim_y);
+            let cz = wrap_once(q.first.z + cz, grid.dim_z);
+            let h = (cz * grid.dim_y + cy) * grid.dim_x + cx;
+            slot = grid.cell_start[h] as i32;
+            end = grid.cell_end[h] as i32;
         }
     }
     HashGridQuery {
@@ -214,5 +233,17 @@ pub fn hash_grid_query_next(
         cube,
         slot,
         end,
+        first: q.first,
+        count: q.count,
     }
+}
+
+/// `x` in `0..d` for `x` in `0..2d`.
+#[func(crate = ::weft_runtime)]
+fn wrap_once(x: i32, d: i32) -> i32 {
+    let mut y = x;
+    if y >= d {
+        y -= d;
+    }
+    y
 }

@@ -3,4 +3,4 @@
 
 pub use weft_macros::{func, kernel, structure};
 pub use weft_runtime::{Array, Device, Error};
-pub use weft_types::{Mat3, UVec2, Vec3, Vec4};
+pub use weft_types::{IVec3, Mat3, UVec2, Vec3, Vec4};
