@@ -29,6 +29,18 @@ pub fn expand(site: &Site) -> Result<TokenStream, Error> {
             format!("`{name}` is a builtin of the kernel language; give this func another name"),
         ));
     }
+    // The adjoint hands back one gradient per parameter as a tuple, and
+    // tuples hold at most `MAX_TUPLE` values.
+    if let Some(extra) = f.sig.inputs.iter().nth(weft_ir::MAX_TUPLE) {
+        return Err(Error::new(
+            syn::spanned::Spanned::span(extra),
+            format!(
+                "a func takes at most {} parameters (its adjoint returns one gradient per parameter, as a tuple); `{name}` has {}: group some into a `#[weft::structure]`",
+                weft_ir::MAX_TUPLE,
+                f.sig.inputs.len()
+            ),
+        ));
+    }
     // Recursion is not supported: a func does not see itself.
     env.funcs.remove(&name);
     let ir = lower_fn(&env, &f, FnKind::Func)?;
