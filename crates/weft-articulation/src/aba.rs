@@ -159,23 +159,55 @@ pub fn aba_backward_level(
         ic += xc;
         p += force_to_parent(t, next_p[ch]);
     }
+    project_joint(
+        model, j, s, tau, diag_d, ia, ib, ic, p, c[j], dof_u, dof_db, out_i, out_p,
+    );
+}
+
+/// Projects joint `j`'s articulated inertia `(a, b, c)` and bias force `p`
+/// (its subtree's, in its child's frame) through its degrees of freedom
+/// from the last to the first ([`project_dof`]; writes `dof_u`, `dof_db`),
+/// and writes what its parent sees, in its child's frame: the projected
+/// inertia at `3j..3j + 3` of `out_i` and bias plus `I cj` (the velocity
+/// product `cj`) at `out_p[j]`.
+#[weft::func]
+pub fn project_joint(
+    model: &Model,
+    j: i32,
+    s: &Array<SpatialVector>,
+    tau: &Array<f32>,
+    diag_d: &Array<f32>,
+    a: Mat3,
+    b: Mat3,
+    c: Mat3,
+    p: SpatialVector,
+    cj: SpatialVector,
+    dof_u: &mut Array<SpatialVector>,
+    dof_db: &mut Array<f32>,
+    out_i: &mut Array<Mat3>,
+    out_p: &mut Array<SpatialVector>,
+) {
+    let mut ia = a;
+    let mut ib = b;
+    let mut ic = c;
+    let mut pa = p;
     let ds = model.joint_qd_start[j];
     let n = model.joint_qd_start[j + 1] - ds;
     for step in 0..n {
         let d = ds + n - 1 - step;
-        let (u, pivot, bias, a2, b2, c2, p2) = project_dof(ia, ib, ic, p, s[d], tau[d], diag_d[d]);
+        let (u, pivot, bias, a2, b2, c2, p2) = project_dof(ia, ib, ic, pa, s[d], tau[d], diag_d[d]);
         dof_u[d] = u;
         dof_db[2 * d] = pivot;
         dof_db[2 * d + 1] = bias;
         ia = a2;
         ib = b2;
         ic = c2;
-        p = p2;
+        pa = p2;
     }
     out_i[3 * j] = ia;
     out_i[3 * j + 1] = ib;
     out_i[3 * j + 2] = ic;
-    out_p[j] = p + blocks_times(ia, ib, ic, c[j]);
+    out_p[j] = pa + blocks_times(ia, ib, ic, cj);
 }
 
 /// What acts on each joint's child body besides gravity, in the body's

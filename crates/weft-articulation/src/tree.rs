@@ -22,7 +22,7 @@ use weft_collide::ShapeSet;
 use weft_sim::Model;
 
 use crate::aba::{
-    blocks_in_body, blocks_times, blocks_to_parent, dof_acceleration, project_dof, wrench_in_body,
+    blocks_in_body, blocks_times, blocks_to_parent, dof_acceleration, project_joint, wrench_in_body,
 };
 use crate::contacts::damping_blocks;
 use crate::dynamics::{Kinematics, write_mass_columns};
@@ -121,31 +121,32 @@ pub fn aba_tree(
     // through its degrees of freedom and add them to its parent's.
     for step in 0..end - first {
         let j = end - 1 - step;
-        let mut ia = inertia[3 * j];
-        let mut ib = inertia[3 * j + 1];
-        let mut ic = inertia[3 * j + 2];
-        let mut p = bias[j];
-        let ds = model.joint_qd_start[j];
-        let n = model.joint_qd_start[j + 1] - ds;
-        for m in 0..n {
-            let d = ds + n - 1 - m;
-            let (u, pivot, b, a2, b2, c2, p2) = project_dof(ia, ib, ic, p, s[d], tau[d], diag_d[d]);
-            dof_u[d] = u;
-            dof_db[2 * d] = pivot;
-            dof_db[2 * d + 1] = b;
-            ia = a2;
-            ib = b2;
-            ic = c2;
-            p = p2;
-        }
+        // The projected inertia and bias replace the joint's own.
+        project_joint(
+            model,
+            j,
+            s,
+            tau,
+            diag_d,
+            inertia[3 * j],
+            inertia[3 * j + 1],
+            inertia[3 * j + 2],
+            bias[j],
+            vc[nj + j],
+            dof_u,
+            dof_db,
+            inertia,
+            bias,
+        );
         let k = model.joint_ancestor[j];
         if k >= 0 {
             let x = x_local[j];
-            let (xa, xb, xc) = blocks_to_parent(x, ia, ib, ic);
+            let (xa, xb, xc) =
+                blocks_to_parent(x, inertia[3 * j], inertia[3 * j + 1], inertia[3 * j + 2]);
             inertia[3 * k] = inertia[3 * k] + xa;
             inertia[3 * k + 1] = inertia[3 * k + 1] + xb;
             inertia[3 * k + 2] = inertia[3 * k + 2] + xc;
-            bias[k] = bias[k] + force_to_parent(x, p + blocks_times(ia, ib, ic, vc[nj + j]));
+            bias[k] = bias[k] + force_to_parent(x, bias[j]);
         }
     }
     // Roots to leaves: accelerations (the twists in `v` are no longer needed;
