@@ -69,18 +69,15 @@ pub fn aba_tree(
     // Roots to leaves: transforms, subspaces, twists, each child body's own
     // inertia and bias force.
     for j in first..end {
-        let x = joint_local(model, q, j);
-        x_local[j] = x;
-        write_motion_subspace(model, q, 0, j, s, 0);
         let k = model.joint_ancestor[j];
-        let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
-        let mut w = x;
+        let mut pose = Transform::new(Vec3::ZERO, Quat::IDENTITY);
+        let mut twist = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
         if k >= 0 {
-            vp = motion_to_child(x, vc[k]);
-            w = world[k] * x;
+            pose = world[k];
+            twist = vc[k];
         }
+        let (x, w, vp, vj) = walk_joint(model, q, qd, j, k, pose, twist, x_local, s);
         world[j] = w;
-        let vj = joint_twist(model, s, qd, j);
         let vt = vp + vj;
         vc[j] = vp + vj;
         let cj = velocity_product(model, s, qd, j, vp, vj);
@@ -216,6 +213,36 @@ pub(crate) fn accelerations(
     Ok(qdd)
 }
 
+/// One joint of a walk from the roots: writes joint `j`'s transform
+/// `x_local[j]` and its motion subspace into `s`, and returns that transform,
+/// its child's world pose and the child's twist as the parent's part `vp`
+/// (in the child's frame) and the joint's own `vj`, from the parent's world
+/// pose `pose` and twist `twist` (not read for a root: `k`, the parent
+/// joint, is −1).
+#[weft::func]
+pub fn walk_joint(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    j: i32,
+    k: i32,
+    pose: Transform,
+    twist: SpatialVector,
+    x_local: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+) -> (Transform, Transform, SpatialVector, SpatialVector) {
+    let x = joint_local(model, q, j);
+    x_local[j] = x;
+    write_motion_subspace(model, q, 0, j, s, 0);
+    let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+    let mut w = x;
+    if k >= 0 {
+        vp = motion_to_child(x, twist);
+        w = pose * x;
+    }
+    (x, w, vp, joint_twist(model, s, qd, j))
+}
+
 /// Forward kinematics of articulation `tid()`: each joint's transform
 /// `x_local`, its child body's world pose `body_q` (at the body's index),
 /// the motion subspaces `s`, the children's twists `v`, velocity products
@@ -238,19 +265,16 @@ pub fn kinematics_tree(
     let first = model.articulation_start[tid()];
     let end = model.articulation_start[tid() + 1];
     for j in first..end {
-        let x = joint_local(model, q, j);
-        x_local[j] = x;
-        write_motion_subspace(model, q, 0, j, s, 0);
         let k = model.joint_ancestor[j];
-        let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
-        let mut w = x;
+        let mut pose = Transform::new(Vec3::ZERO, Quat::IDENTITY);
+        let mut twist = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
         if k >= 0 {
-            vp = motion_to_child(x, v[k]);
-            w = body_q[model.joint_child[k]] * x;
+            pose = body_q[model.joint_child[k]];
+            twist = v[k];
         }
+        let (_, w, vp, vj) = walk_joint(model, q, qd, j, k, pose, twist, x_local, s);
         let b = model.joint_child[j];
         body_q[b] = w;
-        let vj = joint_twist(model, s, qd, j);
         let vc = vp + vj;
         v[j] = vc;
         c[j] = velocity_product(model, s, qd, j, vp, vj);
