@@ -80,7 +80,10 @@ else
 fi
 summary=""
 failures=""
-logs=/tmp/weft-gpu-logs
+# Logs are written straight under $OUT (when set): a device call killed at its
+# time limit still returns what the running binary printed so far (the tests
+# that finished are listed, so the one still running is the rest).
+logs="$out/weft-gpu-logs"
 rm -rf "$logs" && mkdir -p "$logs"
 # `run.sh bench` runs only the benchmarks (to save device time between test runs).
 tests=$(cat target-gpu/tests.txt)
@@ -104,9 +107,6 @@ for t in $tests; do
     if [ $rc -eq 0 ]; then status=ok; else
         status=FAILED
         [ $rc -eq 124 ] && status=TIMEOUT
-        # The whole log comes back for a failure or a hang: the tests that
-        # finished are listed there, so the one still running is the rest.
-        cp "$log" "$out/${t%-*}.log" 2>/dev/null || true
         # Only the failures come back (the device tool returns a few files).
         failures+="=== ${t%-*}"$'\n'"$(grep -A25 -- '---- .* stdout ----' "$log" | head -120)"$'\n'
     fi
