@@ -100,10 +100,26 @@ for t in $tests; do
     # H100; run it in a device call of its own: ONLY=rigid_gpu).
     limit=300
     [ "${t%-*}" = rigid_gpu ] && limit=450
-    # LIMIT=s overrides the limit; TEST_ARGS="--test-threads=1 name" narrows a run.
+    # LIMIT=s overrides the limit; TEST_ARGS="--test-threads=1 name" narrows a run;
+    # EACH=s runs the tests one by one (below).
     limit=${LIMIT:-$limit}
-    timeout "$limit" "$bin/$t" ${TEST_ARGS:---test-threads=4} >"$log" 2>&1
-    rc=$?
+    if [ -n "${EACH:-}" ]; then
+        # EACH=s runs every test of the binary in a process of its own, s
+        # seconds at most each (to find a test that hangs or crawls); each
+        # test's name, status and time go to each.txt as it ends.
+        rc=0
+        for name in $("$bin/$t" --list 2>/dev/null | sed -n 's/: test$//p'); do
+            start=$(date +%s%N)
+            timeout "$EACH" "$bin/$t" --exact "$name" --test-threads=1 >>"$log" 2>&1
+            r=$?
+            [ $r -eq 0 ] || rc=$r
+            echo "${t%-*} $name rc=$r $(( ($(date +%s%N) - start) / 1000000 )) ms" \
+                | tee -a "$logs/each.txt"
+        done
+    else
+        timeout "$limit" "$bin/$t" ${TEST_ARGS:---test-threads=4} >"$log" 2>&1
+        rc=$?
+    fi
     if [ $rc -eq 0 ]; then status=ok; else
         status=FAILED
         [ $rc -eq 124 ] && status=TIMEOUT
