@@ -66,9 +66,10 @@ fn robot(name: &str) -> RobotDescription {
     load(&path, &ImportOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// `copies` of `robot` in one CPU model, 4 m apart (so copies never touch:
-/// their links collide with each other, as in MuJoCo), the file's world
-/// geoms (the floor plane) added once, the file's gravity.
+/// `copies` of `robot` in one CPU model, each in a world of its own (as
+/// MuJoCo's batched rollouts: a copy's links collide with each other, never
+/// with another copy's) and 4 m apart (for pictures), the file's world geoms
+/// (the floor plane) added once and shared by every world, the file's gravity.
 fn batch(robot: &RobotDescription, copies: usize) -> (Model, Vec<RobotHandles>) {
     let mut no_floor = robot.clone();
     no_floor.geoms.retain(|g| g.body.is_some());
@@ -86,7 +87,17 @@ fn batch(robot: &RobotDescription, copies: usize) -> (Model, Vec<RobotHandles>) 
         .map(|i| {
             let at = Vec3::new((i % side) as f32, (i / side) as f32, 0.0) * SPACING;
             let d = if i == 0 { robot } else { &no_floor };
-            add_robot(&mut b, d, Transform::from_translation(at), &options).unwrap()
+            let options = RobotOptions {
+                world: i as i32,
+                ..options.clone()
+            };
+            let h = add_robot(&mut b, d, Transform::from_translation(at), &options).unwrap();
+            for (g, s) in d.geoms.iter().zip(&h.shapes) {
+                if let (None, Some(s)) = (g.body, s) {
+                    b.rigid_shape_mut(*s).unwrap().world = -1;
+                }
+            }
+            h
         })
         .collect();
     (b.finalize(Device::Cpu).unwrap(), handles)

@@ -11,6 +11,14 @@
 //! capturable) or refits that degrade as a pile mixes; a grid over shapes of
 //! similar size is built in a few linear passes. Scenes whose moving shapes
 //! differ in size by orders of magnitude pay for it in larger cells.
+//!
+//! Scenes of many small worlds (robots, one per world) skip the grid: the pairs
+//! of moving shapes that may ever touch (same world, [`can_collide`]) are listed
+//! once when the pipeline is built, and each step tests their boxes, one thread
+//! per listed pair ([`listed_pairs`]). A humanoid's 20 shapes make 190 such
+//! pairs; 64 humanoids 4 m apart cost a grid query per shape that visits about
+//! as many candidates, plus the grid's build. The list is used while it holds
+//! at most [`LISTED_PER_SHAPE`] pairs per moving shape (`BroadPhase::Auto`).
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, BvhQuery, HashGridQuery, boxes_overlap};
@@ -213,6 +221,101 @@ pub fn moving_pairs(
         }
         q = hash_grid_query_next(grid, q, p, r);
     }
+}
+
+/// The most listed pairs per moving shape for which `BroadPhase::Auto` lists
+/// pairs instead of building a grid each step: the per-world all-pairs test
+/// costs a few ns per pair, a grid query tens per candidate plus the build.
+pub const LISTED_PER_SHAPE: usize = 32;
+
+/// Pairs of moving shapes from a fixed list of candidates whose boxes overlap:
+/// `listed[k]` holds indices `(i, j)`, `i < j`, into `moving` (and the box
+/// arrays) of two shapes that may touch at all ([`can_collide`], checked when
+/// the list was made).
+#[weft::kernel]
+pub fn listed_pairs(
+    moving: &Array<i32>,
+    listed: &Array<IVec2>,
+    lowers: &Array<Vec3>,
+    uppers: &Array<Vec3>,
+    pairs: &mut Array<IVec2>,
+    count: &mut Array<i32>,
+) {
+    let ij = listed[tid()];
+    if boxes_overlap(lowers[ij.x], uppers[ij.x], lowers[ij.y], uppers[ij.y]) {
+        push_pair(pairs, count, moving[ij.x], moving[ij.y]);
+    }
+}
+
+/// Pairs `(i, j)`, `i < j`, of indices into `moving` whose shapes may ever
+/// touch: the host's mirror of [`can_collide`] over the moving shapes of each
+/// world (a shape in every world, world < 0, meets all). `None` when more
+/// than `limit` pairs would have to be tested (before the filter).
+pub(crate) fn list_moving_pairs(
+    shapes: &ShapeSet,
+    moving: &[i32],
+    limit: usize,
+) -> crate::error::Result<Option<Vec<IVec2>>> {
+    let world = shapes.world.try_to_vec()?;
+    let body = shapes.body.try_to_vec()?;
+    let skip = shapes.skip_body.try_to_vec()?;
+    let group = shapes.group.try_to_vec()?;
+    let mask = shapes.mask.try_to_vec()?;
+    // Moving shapes by world; those of every world apart.
+    let mut by_world: std::collections::BTreeMap<i32, Vec<usize>> = Default::default();
+    let mut global = Vec::new();
+    for (i, &s) in moving.iter().enumerate() {
+        let w = world[s as usize];
+        if w < 0 {
+            global.push(i);
+        } else {
+            by_world.entry(w).or_default().push(i);
+        }
+    }
+    let n = moving.len();
+    let g = global.len();
+    let tests = by_world
+        .values()
+        .map(|v| v.len() * v.len().saturating_sub(1) / 2)
+        .sum::<usize>()
+        + g * (n - g)
+        + g * g.saturating_sub(1) / 2;
+    if tests > limit {
+        return Ok(None);
+    }
+    let may_touch = |i: usize, j: usize| {
+        let (a, b) = (moving[i] as usize, moving[j] as usize);
+        body[a] != body[b]
+            && (body[a] < 0 || skip[b] != body[a])
+            && (body[b] < 0 || skip[a] != body[b])
+            && (group[a] & mask[b]) != 0
+            && (group[b] & mask[a]) != 0
+    };
+    let mut out = Vec::new();
+    let mut push = |i: usize, j: usize| {
+        let (i, j) = (i.min(j), i.max(j));
+        if may_touch(i, j) {
+            out.push(IVec2::new(i as i32, j as i32));
+        }
+    };
+    for members in by_world.values() {
+        for (k, &i) in members.iter().enumerate() {
+            for &j in &members[k + 1..] {
+                push(i, j);
+            }
+        }
+    }
+    for (k, &i) in global.iter().enumerate() {
+        for j in 0..n {
+            // Each pair of two global shapes once.
+            if world[moving[j] as usize] >= 0 || global[..k].contains(&j) {
+                push(i, j);
+            }
+        }
+    }
+    out.sort_by_key(|p| (p.x, p.y));
+    out.dedup();
+    Ok(Some(out))
 }
 
 /// Pairs of a moving shape and a static one whose boxes overlap, through the

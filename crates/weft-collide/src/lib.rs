@@ -31,5 +31,5 @@ pub use contacts::{Contact, ContactReport, Contacts};
 pub use error::{CollideError, Result};
 pub use geometry::Geometry;
 pub use manifolds::Manifolds;
-pub use pipeline::{CollisionOptions, CollisionPipeline};
+pub use pipeline::{BroadPhase, CollisionOptions, CollisionPipeline};
 pub use shape_set::{Filter, Material, ShapeDesc, ShapeSet};

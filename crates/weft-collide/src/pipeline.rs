@@ -4,7 +4,9 @@
 use weft::geom::{DeviceBvh, DeviceHashGrid};
 use weft::prelude::*;
 
-use crate::broad::{moving_bounds, moving_pairs, static_pairs};
+use crate::broad::{
+    LISTED_PER_SHAPE, list_moving_pairs, listed_pairs, moving_bounds, moving_pairs, static_pairs,
+};
 use crate::error::{CollideError, Result};
 use crate::manifolds::ManifoldBuilder;
 use crate::narrow::{narrow_classify, narrow_convex, narrow_primitives, narrow_terrain};
@@ -21,6 +23,24 @@ pub struct CollisionOptions {
     pub pair_capacity: Option<usize>,
     /// Most contacts per step (default: 4 per candidate pair slot).
     pub contact_capacity: Option<usize>,
+    /// How moving shapes find each other (default [`BroadPhase::Auto`]).
+    pub broad_phase: BroadPhase,
+}
+
+/// How the broad phase finds pairs of moving shapes (shapes on bodies) whose
+/// boxes overlap. Both give the same pairs; they differ in cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BroadPhase {
+    /// [`PairList`](Self::PairList) while it holds at most 32 pairs per moving
+    /// shape (many small worlds: robots), else [`HashGrid`](Self::HashGrid).
+    #[default]
+    Auto,
+    /// A hash grid over the shapes' centres, rebuilt every step: for large
+    /// worlds (piles, granular scenes).
+    HashGrid,
+    /// Every pair of moving shapes of one world that may touch, listed when the
+    /// pipeline is built; each step tests their boxes.
+    PairList,
 }
 
 impl Default for CollisionOptions {
@@ -29,6 +49,7 @@ impl Default for CollisionOptions {
             margin: 0.01,
             pair_capacity: None,
             contact_capacity: None,
+            broad_phase: BroadPhase::Auto,
         }
     }
 }
@@ -62,11 +83,13 @@ pub struct CollisionPipeline {
     lowers: Array<Vec3>,
     uppers: Array<Vec3>,
     max_radius: f32,
+    /// Listed pairs of moving shapes ([`BroadPhase::PairList`]), or the grid.
+    listed: Option<Array<IVec2>>,
     /// Speculative distance of each shape this step (0 for static ones).
     spec: Array<Vec4>,
     /// Zero velocities, for [`CollisionPipeline::collide`].
     rest: Array<SpatialVector>,
-    grid: DeviceHashGrid,
+    grid: Option<DeviceHashGrid>,
     /// Static shapes and the BVH over their boxes.
     fixed: Array<i32>,
     statics: DeviceBvh,
@@ -122,8 +145,21 @@ impl CollisionPipeline {
                 message: format!("must be in 1..2^30, got {pair_capacity}"),
             });
         }
+        let limit = match options.broad_phase {
+            BroadPhase::Auto => LISTED_PER_SHAPE * n,
+            BroadPhase::HashGrid => 0,
+            BroadPhase::PairList => i32::MAX as usize,
+        };
+        let listed = match list_moving_pairs(shapes, &moving, limit)? {
+            Some(list) => Some(Array::try_from_slice(device, &list)?),
+            None => None,
+        };
         // About one hashed cell per moving shape, at most 128³.
         let d = ((n as f64).cbrt().ceil() as u32).clamp(4, 128);
+        let grid = match listed {
+            Some(_) => None,
+            None => Some(DeviceHashGrid::with_dim(device, [d, d, d])?),
+        };
         Ok(CollisionPipeline {
             options,
             centres: Array::try_zeros(device, [n])?,
@@ -133,7 +169,8 @@ impl CollisionPipeline {
             max_radius,
             spec: Array::try_zeros(device, [body.len()])?,
             rest: Array::try_zeros(device, [body_count])?,
-            grid: DeviceHashGrid::with_dim(device, [d, d, d])?,
+            grid,
+            listed,
             fixed: Array::try_from_slice(device, &fixed)?,
             statics: DeviceBvh::new(device, &lo, &hi)?,
             pairs: Array::try_zeros(device, [pair_capacity])?,
@@ -163,6 +200,17 @@ impl CollisionPipeline {
         let mut pairs = self.pairs.try_to_vec()?;
         pairs.truncate(n);
         Ok(pairs)
+    }
+
+    /// The broad phase this pipeline runs for its moving shapes:
+    /// [`BroadPhase::PairList`] or [`BroadPhase::HashGrid`] (what
+    /// [`BroadPhase::Auto`] chose).
+    pub fn broad_phase_kind(&self) -> BroadPhase {
+        if self.listed.is_some() {
+            BroadPhase::PairList
+        } else {
+            BroadPhase::HashGrid
+        }
     }
 
     /// The settings.
@@ -263,23 +311,39 @@ impl CollisionPipeline {
                 &mut self.uppers,
                 &mut self.spec,
             )?;
-            // The farthest a box reaches from its shape's centre.
-            let extent = self.max_radius + cap + margin;
-            self.grid.build(&self.centres, (2.0 * extent).max(1.0e-6))?;
-            let reach = extent + margin;
-            moving_pairs::launch(
-                n,
-                shapes,
-                &self.moving,
-                &self.grid,
-                &self.centres,
-                &self.lowers,
-                &self.uppers,
-                &self.spec,
-                reach,
-                &mut self.pairs,
-                &mut self.pair_count,
-            )?;
+            if let Some(grid) = &mut self.grid {
+                // The farthest a box reaches from its shape's centre.
+                let extent = self.max_radius + cap + margin;
+                grid.build(&self.centres, (2.0 * extent).max(1.0e-6))?;
+                let reach = extent + margin;
+                moving_pairs::launch(
+                    n,
+                    shapes,
+                    &self.moving,
+                    grid,
+                    &self.centres,
+                    &self.lowers,
+                    &self.uppers,
+                    &self.spec,
+                    reach,
+                    &mut self.pairs,
+                    &mut self.pair_count,
+                )?;
+            }
+            if let Some(listed) = self.listed.as_ref().filter(|l| !l.is_empty()) {
+                // A few ns per thread: pieces larger than the pair searches'.
+                weft::cpu::with_grain(LISTED_GRAIN, || {
+                    listed_pairs::launch(
+                        listed.len(),
+                        &self.moving,
+                        listed,
+                        &self.lowers,
+                        &self.uppers,
+                        &mut self.pairs,
+                        &mut self.pair_count,
+                    )
+                })?;
+            }
             if !self.fixed.is_empty() {
                 static_pairs::launch(
                     n,
@@ -368,11 +432,14 @@ impl CollisionPipeline {
     }
 }
 
-/// One velocity per pose and a finite `dt >= 0`, or an error saying what is
-/// wrong.
 /// The smallest piece of a collision launch on a CPU's threads (see
 /// `weft::cpu::with_grain`).
 const PAIR_GRAIN: usize = 128;
+/// The smallest piece of the listed pairs' box tests on a CPU's threads.
+const LISTED_GRAIN: usize = 2048;
+
+/// One velocity per pose and a finite `dt >= 0`, or an error saying what is
+/// wrong.
 
 fn check_moving(body_q: &Array<Transform>, body_qd: &Array<SpatialVector>, dt: f32) -> Result<()> {
     if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {

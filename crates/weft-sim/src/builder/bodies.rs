@@ -118,6 +118,23 @@ impl ModelBuilder {
         self.rigid_shapes.len() - 1
     }
 
+    /// The shape added as `index` (by [`add_rigid_shape`](Self::add_rigid_shape)
+    /// or an importer), to change its material, filter or world after the fact;
+    /// `None` past the shapes added so far.
+    ///
+    /// ```
+    /// use weft::prelude::*;
+    /// use weft_collide::Geometry;
+    /// use weft_sim::ModelBuilder;
+    /// let mut b = ModelBuilder::new();
+    /// let floor = b.add_body_shape(-1, Transform::IDENTITY, Geometry::Plane { half_extents: Vec2::ZERO });
+    /// b.rigid_shape_mut(floor).unwrap().world = -1; // shared by every world
+    /// assert!(b.rigid_shape_mut(floor + 1).is_none());
+    /// ```
+    pub fn rigid_shape_mut(&mut self, index: usize) -> Option<&mut ShapeDesc> {
+        self.rigid_shapes.get_mut(index)
+    }
+
     /// Number of rigid bodies added so far.
     pub fn body_count(&self) -> usize {
         self.bodies.len()
