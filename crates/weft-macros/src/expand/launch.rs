@@ -82,7 +82,10 @@ pub fn cpu_launch(
     if targets.is_empty() {
         let loops = dispatch(loops(quote!(), &[]));
         return quote! {
-            #rt::cpu::launch(&dims, &|__range: ::core::ops::Range<usize>| {
+            // What this launch site has learned of its time per thread: it
+            // decides whether a launch is worth the other cores.
+            static __COST: #rt::cpu::LaunchCost = #rt::cpu::LaunchCost::new();
+            #rt::cpu::launch(&dims, &__COST, &|__range: ::core::ops::Range<usize>| {
                 #prelude
                 #loops
             });
@@ -96,8 +99,10 @@ pub fn cpu_launch(
     let private = dispatch(loops(quote!(::<true>), &accs));
     quote! {
         let __targets = [#(#rt::cpu::AccTarget::new(&#targets)),*];
+        static __COST: #rt::cpu::LaunchCost = #rt::cpu::LaunchCost::new();
         #rt::cpu::launch_accumulate(
             &dims,
+            &__COST,
             &__targets,
             &|__range: ::core::ops::Range<usize>, __private: ::core::option::Option<&#rt::cpu::Private>| {
                 #prelude

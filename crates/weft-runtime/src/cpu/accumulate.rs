@@ -18,6 +18,7 @@
 use std::ops::Range;
 use std::sync::Mutex;
 
+use super::cost::LaunchCost;
 use super::policy::{Accumulate, PRIVATE_RATIO, accumulate, count_privatised};
 use super::pool::Buffer;
 use super::runners::{self, Pieces};
@@ -128,6 +129,7 @@ impl Private<'_> {
 #[doc(hidden)]
 pub fn launch_accumulate(
     dims: &Dims,
+    cost: &LaunchCost,
     targets: &[AccTarget],
     chunk: &(dyn Fn(Range<usize>, Option<&Private>) + Sync),
 ) {
@@ -135,19 +137,29 @@ pub fn launch_accumulate(
     let mode = accumulate();
     let atomics = |range| chunk(range, None);
     if mode == Accumulate::Never {
-        return super::launch(dims, &atomics);
+        return super::launch(dims, cost, &atomics);
     }
     let runners = runners::runner_count();
-    if n < super::SERIAL_BELOW || runners <= 1 {
+    let start = std::time::Instant::now();
+    let plan = if runners <= 1 {
+        None
+    } else {
+        super::cost::plan(n, cost, super::GRAIN.get())
+    };
+    let Some(min) = plan else {
         // One thread: nothing to race with, so plain adds into the arrays.
-        return chunk(0..n, Some(&Private { buffers: None }));
-    }
+        chunk(0..n, Some(&Private { buffers: None }));
+        if runners > 1 {
+            cost.record(start.elapsed(), n, 1);
+        }
+        return;
+    };
     let elems: usize = targets.iter().map(|t| t.len).sum();
     // Runner 0 adds straight into the arrays, the others into buffers.
     let buffered = runners - 1;
     if elems == 0 || (mode == Accumulate::Auto && elems * buffered > PRIVATE_RATIO * n) {
         // Nothing to privatise (absent gradients), or buffers too large to pay.
-        return super::launch(dims, &atomics);
+        return super::launch(dims, cost, &atomics);
     }
     count_privatised();
     // Targets naming the same array (two parameters sharing one gradient) share
@@ -159,7 +171,7 @@ pub fn launch_accumulate(
                 .unwrap_or(k)
         })
         .collect();
-    let pieces = Pieces::new(n, runners);
+    let pieces = Pieces::with_min(n, runners, min);
     let slots: Vec<Mutex<Vec<Buffer>>> = (0..runners).map(|_| Mutex::new(Vec::new())).collect();
     runners::run(runners, &|r| {
         if r == 0 {
@@ -204,6 +216,7 @@ pub fn launch_accumulate(
         .filter(|b| !b.is_empty())
         .collect();
     sum_into_targets(targets, &owner, used, runners);
+    cost.record(start.elapsed(), n, runners);
 }
 
 /// One target's share of the final sum: the runners' buffers for it, in runner

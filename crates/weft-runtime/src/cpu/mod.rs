@@ -7,23 +7,27 @@ use std::ops::Range;
 use crate::Dims;
 
 mod accumulate;
+mod cost;
 mod policy;
 mod pool;
 mod runners;
 mod team;
 
 pub use accumulate::{AccTarget, Private, launch_accumulate};
+pub use cost::{LaunchCost, PARALLEL_FROM_NS, PIECE_NS};
 pub use policy::{
     Accumulate, PRIVATE_RATIO, accumulate, privatised_launches, set_accumulate, with_accumulate,
 };
 
-/// Launches with fewer threads than this run on the calling thread: a thread-pool
-/// round trip (several µs) would cost more than the work.
+/// Launches of a kernel not yet timed run on the calling thread below this
+/// many threads; once timed, their estimated work decides ([`LaunchCost`]).
 pub const SERIAL_BELOW: usize = 4096;
 
 /// Runs `chunk(range)` over contiguous ranges of flat thread indices covering `dims`,
-/// in parallel when the grid is large (the calling thread takes ranges too). The
-/// generated code loops over the range inside `chunk`, with the kernel's arguments
+/// in parallel when the work is large (the calling thread takes ranges too):
+/// when the launch site's `cost` estimate says it reaches [`PARALLEL_FROM_NS`]
+/// (each launch is timed to refresh it), or, before any estimate, from
+/// [`SERIAL_BELOW`] threads; [`with_grain`] overrides both. The generated code loops over the range inside `chunk`, with the kernel's arguments
 /// in locals, so the per-thread body is inlined into a tight loop. Panics inside
 /// (e.g. an out-of-bounds index) propagate to the caller.
 ///
@@ -31,20 +35,27 @@ pub const SERIAL_BELOW: usize = 4096;
 /// thread-pool machinery is compiled once here rather than once per kernel, which
 /// keeps kernels cheap to build.
 #[doc(hidden)]
-pub fn launch(dims: &Dims, chunk: &(dyn Fn(Range<usize>) + Sync)) {
+pub fn launch(dims: &Dims, cost: &LaunchCost, chunk: &(dyn Fn(Range<usize>) + Sync)) {
     let n = dims.total();
-    let grain = GRAIN.get();
-    if n < grain.map_or(SERIAL_BELOW, |g| 2 * g) {
+    let runners = runners::runner_count();
+    if runners <= 1 {
         chunk(0..n);
         return;
     }
-    let runners = runners::runner_count();
-    let pieces = runners::Pieces::with_min(n, runners, grain.unwrap_or(runners::MIN_PIECE));
+    let start = std::time::Instant::now();
+    let Some(min) = cost::plan(n, cost, GRAIN.get()) else {
+        chunk(0..n);
+        cost.record(start.elapsed(), n, 1);
+        return;
+    };
+    let pieces = runners::Pieces::with_min(n, runners, min);
+    let used = runners.min(pieces.count());
     runners::run(runners, &|_| {
         while let Some(range) = pieces.claim() {
             chunk(range);
         }
     });
+    cost.record(start.elapsed(), n, used);
 }
 
 thread_local! {
@@ -53,10 +64,10 @@ thread_local! {
 
 /// Runs `f` with the CPU launches it makes (on this thread) split into pieces of
 /// at least `grain` threads, and run in parallel from `2 · grain` threads up,
-/// instead of the defaults (pieces of ≥ 1,024, parallel from
-/// [`SERIAL_BELOW`]): for kernels whose threads are heavy, such as one thread
-/// per articulation or per world, where a few dozen threads are already worth
-/// spreading over the cores. Scopes nest; the innermost wins.
+/// instead of what each launch site's timing estimate ([`LaunchCost`]) says:
+/// for kernels known to be heavy per thread, such as one thread per
+/// articulation or per world, from their first launch on. Scopes nest; the
+/// innermost wins.
 ///
 /// ```
 /// use weft_runtime::cpu::with_grain;
