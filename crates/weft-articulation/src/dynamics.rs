@@ -412,6 +412,12 @@ pub fn inverse_dynamics(
     crate::check_coords(model, q, qd)?;
     crate::check_len("qdd", qdd.len(), model.joint_dof_count())?;
     let none = Array::try_zeros(model.device(), [0])?;
+    if model.joint_count() > 0 && !Tape::is_recording() {
+        // Kinematics and the recursion in one launch.
+        let mut tau = scratch::floats(model, model.joint_dof_count())?;
+        crate::tree::inverse_dynamics(model, q, qd, qdd, &none, &mut tau)?;
+        return Ok(tau);
+    }
     Kinematics::eval(model, q, qd)?.efforts(model, qdd, &none)
 }
 
@@ -434,6 +440,12 @@ pub fn mass_matrix(
     let qd = Array::try_zeros(model.device(), [model.joint_dof_count()])?;
     crate::check_coords(model, q, &qd)?;
     layout.check(model)?;
+    if model.joint_count() > 0 && !Tape::is_recording() {
+        // Poses and the composite inertias in one launch.
+        let mut mass = scratch::floats(model, layout.mass_len())?;
+        crate::tree::mass_matrix_at(model, layout, q, &mut mass)?;
+        return Ok(mass);
+    }
     let none = scratch::vec3s(model, 0)?;
     Kinematics::eval(model, q, &qd)?.mass_matrix(model, layout, &none)
 }

@@ -262,8 +262,38 @@ pub fn kinematics_tree(
     w_parent: &mut Array<Vec3>,
     body_qd: &mut Array<SpatialVector>,
 ) {
-    let first = model.articulation_start[tid()];
-    let end = model.articulation_start[tid() + 1];
+    kinematics_walk(
+        model,
+        tid(),
+        q,
+        qd,
+        x_local,
+        body_q,
+        s,
+        v,
+        c,
+        w_parent,
+        body_qd,
+    );
+}
+
+/// The walk of [`kinematics_tree`] over articulation `a`'s joints.
+#[weft::func]
+pub fn kinematics_walk(
+    model: &Model,
+    a: i32,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    x_local: &mut Array<Transform>,
+    body_q: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+    v: &mut Array<SpatialVector>,
+    c: &mut Array<SpatialVector>,
+    w_parent: &mut Array<Vec3>,
+    body_qd: &mut Array<SpatialVector>,
+) {
+    let first = model.articulation_start[a];
+    let end = model.articulation_start[a + 1];
     for j in first..end {
         let k = model.joint_ancestor[j];
         let mut pose = Transform::new(Vec3::ZERO, Quat::IDENTITY);
@@ -285,6 +315,33 @@ pub fn kinematics_tree(
                 quat_rotate(w.q, vc.bottom),
             );
         }
+    }
+}
+
+/// The poses of articulation `a` alone (no velocities): each joint's
+/// transform `x_local`, its child body's world pose `body_q` and the motion
+/// subspaces `s`, as [`kinematics_walk`] writes them.
+#[weft::func]
+pub fn pose_walk(
+    model: &Model,
+    a: i32,
+    q: &Array<f32>,
+    x_local: &mut Array<Transform>,
+    body_q: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+) {
+    let first = model.articulation_start[a];
+    let end = model.articulation_start[a + 1];
+    for j in first..end {
+        let x = joint_local(model, q, j);
+        x_local[j] = x;
+        write_motion_subspace(model, q, 0, j, s, 0);
+        let k = model.joint_ancestor[j];
+        let mut w = x;
+        if k >= 0 {
+            w = body_q[model.joint_child[k]] * x;
+        }
+        body_q[model.joint_child[j]] = w;
     }
 }
 
@@ -342,8 +399,90 @@ pub fn rnea_tree(
     f: &mut Array<SpatialVector>,
     tau: &mut Array<f32>,
 ) {
-    let first = model.articulation_start[tid()];
-    let end = model.articulation_start[tid() + 1];
+    rnea_walk(
+        model,
+        tid(),
+        x_local,
+        body_q,
+        s,
+        v,
+        c,
+        qdd,
+        body_f,
+        acc,
+        f,
+        tau,
+    );
+}
+
+/// [`kinematics_walk`] then [`rnea_walk`] in one thread per articulation:
+/// inverse dynamics from `(q, qd, qdd)` in one launch (the kinematics arrays
+/// and `acc`, `f` are scratch).
+#[weft::kernel]
+pub fn inverse_dynamics_tree(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    qdd: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+    x_local: &mut Array<Transform>,
+    body_q: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+    v: &mut Array<SpatialVector>,
+    c: &mut Array<SpatialVector>,
+    w_parent: &mut Array<Vec3>,
+    body_qd: &mut Array<SpatialVector>,
+    acc: &mut Array<SpatialVector>,
+    f: &mut Array<SpatialVector>,
+    tau: &mut Array<f32>,
+) {
+    kinematics_walk(
+        model,
+        tid(),
+        q,
+        qd,
+        x_local,
+        body_q,
+        s,
+        v,
+        c,
+        w_parent,
+        body_qd,
+    );
+    rnea_walk(
+        model,
+        tid(),
+        x_local,
+        body_q,
+        s,
+        v,
+        c,
+        qdd,
+        body_f,
+        acc,
+        f,
+        tau,
+    );
+}
+
+/// The recursion of [`rnea_tree`] over articulation `a`'s joints.
+#[weft::func]
+pub fn rnea_walk(
+    model: &Model,
+    a: i32,
+    x_local: &Array<Transform>,
+    body_q: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    v: &Array<SpatialVector>,
+    c: &Array<SpatialVector>,
+    qdd: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+    acc: &mut Array<SpatialVector>,
+    f: &mut Array<SpatialVector>,
+    tau: &mut Array<f32>,
+) {
+    let first = model.articulation_start[a];
+    let end = model.articulation_start[a + 1];
     for j in first..end {
         let k = model.joint_ancestor[j];
         let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
@@ -394,8 +533,43 @@ pub fn crba_tree(
     ic: &mut Array<Mat3>,
     mass: &mut Array<f32>,
 ) {
-    let first = model.articulation_start[tid()];
-    let end = model.articulation_start[tid() + 1];
+    crba_walk(model, tid(), m_start, x_local, body_q, s, damp, ic, mass);
+}
+
+/// [`pose_walk`] then [`crba_walk`] in one thread per articulation: the mass
+/// matrix at `q` in one launch (`x_local`, `body_q`, `s` and `ic` are
+/// scratch; no damping).
+#[weft::kernel]
+pub fn mass_matrix_tree(
+    model: &Model,
+    m_start: &Array<i32>,
+    q: &Array<f32>,
+    damp: &Array<Vec3>,
+    x_local: &mut Array<Transform>,
+    body_q: &mut Array<Transform>,
+    s: &mut Array<SpatialVector>,
+    ic: &mut Array<Mat3>,
+    mass: &mut Array<f32>,
+) {
+    pose_walk(model, tid(), q, x_local, body_q, s);
+    crba_walk(model, tid(), m_start, x_local, body_q, s, damp, ic, mass);
+}
+
+/// The recursion of [`crba_tree`] over articulation `a`'s joints.
+#[weft::func]
+pub fn crba_walk(
+    model: &Model,
+    a: i32,
+    m_start: &Array<i32>,
+    x_local: &Array<Transform>,
+    body_q: &Array<Transform>,
+    s: &Array<SpatialVector>,
+    damp: &Array<Vec3>,
+    ic: &mut Array<Mat3>,
+    mass: &mut Array<f32>,
+) {
+    let first = model.articulation_start[a];
+    let end = model.articulation_start[a + 1];
     for j in first..end {
         let b = model.joint_child[j];
         let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
@@ -490,6 +664,80 @@ pub(crate) fn mass_matrix(
             &kin.body_q,
             &kin.s,
             damp,
+            &mut ic,
+            mass,
+        )
+    })?;
+    Ok(())
+}
+
+/// Inverse dynamics at `(q, qd, qdd)` by [`inverse_dynamics_tree`] (one
+/// launch); not for a recording tape.
+pub(crate) fn inverse_dynamics(
+    model: &Model,
+    q: &Array<f32>,
+    qd: &Array<f32>,
+    qdd: &Array<f32>,
+    body_f: &Array<SpatialVector>,
+    tau: &mut Array<f32>,
+) -> Result<()> {
+    debug_assert!(!Tape::is_recording());
+    let mut x_local = scratch::joint_transforms(model)?;
+    let mut body_q = scratch::poses(model)?;
+    let mut s = scratch::dof_vectors(model)?;
+    let mut v = scratch::joint_vectors(model)?;
+    let mut c = scratch::joint_vectors(model)?;
+    let mut w_parent = scratch::vec3s(model, model.joint_count())?;
+    let mut none = scratch::vectors(model, 0)?;
+    let mut acc = scratch::joint_vectors(model)?;
+    let mut f = scratch::joint_vectors(model)?;
+    weft::cpu::with_grain(1, || {
+        inverse_dynamics_tree::launch(
+            model.articulation_count(),
+            model,
+            q,
+            qd,
+            qdd,
+            body_f,
+            &mut x_local,
+            &mut body_q,
+            &mut s,
+            &mut v,
+            &mut c,
+            &mut w_parent,
+            &mut none,
+            &mut acc,
+            &mut f,
+            tau,
+        )
+    })?;
+    Ok(())
+}
+
+/// The mass matrices at `q` by [`mass_matrix_tree`] (one launch); not for a
+/// recording tape.
+pub(crate) fn mass_matrix_at(
+    model: &Model,
+    layout: &ArticulationLayout,
+    q: &Array<f32>,
+    mass: &mut Array<f32>,
+) -> Result<()> {
+    debug_assert!(!Tape::is_recording());
+    let mut x_local = scratch::joint_transforms(model)?;
+    let mut body_q = scratch::poses(model)?;
+    let mut s = scratch::dof_vectors(model)?;
+    let mut ic = scratch::mat3s(model, 3 * model.joint_count())?;
+    let none = scratch::vec3s(model, 0)?;
+    weft::cpu::with_grain(1, || {
+        mass_matrix_tree::launch(
+            model.articulation_count(),
+            model,
+            &layout.m_start,
+            q,
+            &none,
+            &mut x_local,
+            &mut body_q,
+            &mut s,
             &mut ic,
             mass,
         )

@@ -9,7 +9,7 @@ use common::{Rng, mixed_model, random_dofs, random_q};
 use weft::prelude::*;
 use weft_articulation::{
     AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, forward_dynamics,
-    forward_dynamics_aba,
+    forward_dynamics_aba, inverse_dynamics, mass_matrix,
 };
 use weft_sim::Model;
 
@@ -256,6 +256,41 @@ fn one_thread_per_tree_matches_the_taped_levels() {
     }
     println!("ABA one thread per tree vs one launch per level: worst {worst:.1e} of max |q̈|");
     assert!(worst < 1e-5, "{worst}");
+}
+
+#[test]
+fn one_launch_inverse_dynamics_and_mass_matrix_match_the_taped_kernels() {
+    // Off the tape `inverse_dynamics` and `mass_matrix` walk the kinematics
+    // and the recursion in one launch; on it, separate level kernels run.
+    let model = model_with_armature();
+    let layout = ArticulationLayout::new(&model).unwrap();
+    let mut rng = Rng(31);
+    let (mut worst_tau, mut worst_m) = (0.0f32, 0.0f32);
+    let rel = |a: &[f32], b: &[f32]| {
+        let scale = b.iter().fold(1.0f32, |m, x| m.max(x.abs()));
+        assert_eq!(a.len(), b.len());
+        a.iter()
+            .zip(b)
+            .fold(0.0f32, |w, (x, y)| w.max((x - y).abs() / scale))
+    };
+    for _ in 0..10 {
+        let q = Array::from_vec(Device::Cpu, random_q(&model, &mut rng));
+        let qd = Array::from_vec(Device::Cpu, random_dofs(&model, &mut rng, 2.0));
+        let qdd = Array::from_vec(Device::Cpu, random_dofs(&model, &mut rng, 5.0));
+        let tau = inverse_dynamics(&model, &q, &qd, &qdd).unwrap().to_vec();
+        let m = mass_matrix(&model, &layout, &q).unwrap().to_vec();
+        let mut tape = Tape::new();
+        let (tau_l, m_l) = tape.record(|| {
+            (
+                inverse_dynamics(&model, &q, &qd, &qdd).unwrap(),
+                mass_matrix(&model, &layout, &q).unwrap(),
+            )
+        });
+        worst_tau = worst_tau.max(rel(&tau, &tau_l.to_vec()));
+        worst_m = worst_m.max(rel(&m, &m_l.to_vec()));
+    }
+    println!("one launch vs taped kernels: efforts {worst_tau:.1e}, mass matrix {worst_m:.1e}");
+    assert!(worst_tau < 1e-5 && worst_m < 1e-5, "{worst_tau} {worst_m}");
 }
 
 #[test]
