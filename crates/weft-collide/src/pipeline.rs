@@ -440,7 +440,6 @@ const LISTED_GRAIN: usize = 2048;
 
 /// One velocity per pose and a finite `dt >= 0`, or an error saying what is
 /// wrong.
-
 fn check_moving(body_q: &Array<Transform>, body_qd: &Array<SpatialVector>, dt: f32) -> Result<()> {
     if body_qd.len() != body_q.len() || !(dt.is_finite() && dt >= 0.0) {
         return Err(CollideError::InvalidParameter {
