@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use weft::prelude::*;
-use weft_collide::{CollisionOptions, CollisionPipeline, Contact, Geometry, ShapeDesc, ShapeSet};
+use weft_collide::{
+    BroadPhase, CollisionOptions, CollisionPipeline, Contact, Geometry, ShapeDesc, ShapeSet,
+};
 use weft_examples::devices::cuda;
 use weft_examples::random_f32s;
 use weft_sim::{BodyDesc, ModelBuilder, State, XpbdRigid};
@@ -95,9 +97,20 @@ fn contacts_on(device: Device, shapes: &[ShapeDesc], poses: &[Transform]) -> Vec
 
 /// The broad phase's candidate pairs, sorted, with room for all of them.
 fn pairs_on(device: Device, shapes: &[ShapeDesc], poses: &[Transform]) -> (Vec<(i32, i32)>, usize) {
+    pairs_by(device, shapes, poses, BroadPhase::Auto)
+}
+
+/// [`pairs_on`] through the broad phase `kind`.
+fn pairs_by(
+    device: Device,
+    shapes: &[ShapeDesc],
+    poses: &[Transform],
+    kind: BroadPhase,
+) -> (Vec<(i32, i32)>, usize) {
     let set = ShapeSet::new(device, shapes, poses.len()).unwrap();
     let options = CollisionOptions {
         pair_capacity: Some(1 << 16),
+        broad_phase: kind,
         ..Default::default()
     };
     let mut p = CollisionPipeline::new(&set, poses.len(), options).unwrap();
@@ -141,6 +154,26 @@ fn cpu_and_cuda_find_the_same_candidate_pairs() {
         "only on the CPU: {only_cpu:?}; only on CUDA: {only_gpu:?}; CUDA duplicates: {}",
         g.len() - dup.len()
     );
+    assert_eq!(c, g);
+}
+
+#[test]
+fn listed_pairs_on_cuda_match_the_cpu_grid() {
+    let Some(gpu) = cuda() else { return };
+    // The pile spread over 8 worlds: the pair list tests each world's pairs.
+    let (mut shapes, poses) = pile(200);
+    for (i, s) in shapes.iter_mut().enumerate().skip(1) {
+        s.world = (i % 8) as i32;
+    }
+    shapes[0].world = -1; // the plane is in every world
+    let (c, _) = pairs_by(Device::Cpu, &shapes, &poses, BroadPhase::HashGrid);
+    let (g, _) = pairs_by(gpu, &shapes, &poses, BroadPhase::PairList);
+    println!(
+        "{} pairs from the CPU's grid, {} from CUDA's list",
+        c.len(),
+        g.len()
+    );
+    assert!(c.len() > 100, "{} pairs", c.len());
     assert_eq!(c, g);
 }
 
