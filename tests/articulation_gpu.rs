@@ -332,9 +332,20 @@ fn every_articulation_kernel_has_ptx() {
             tree::kinematics_tree,
             tree::rnea_tree,
             tree::crba_tree,
+            tree::inverse_dynamics_tree,
+            tree::mass_matrix_tree,
             weft_sim::rigid::joint_kernels::solve_joints,
         ),
-        &[],
+        // One thread per articulation updates its arrays in place: these run
+        // only while no tape records, and have no adjoint (the taped path runs
+        // the level kernels above).
+        &[
+            ("tree::kinematics_tree", "reads and writes array"),
+            ("tree::rnea_tree", "reads and writes array"),
+            ("tree::crba_tree", "reads and writes array"),
+            ("tree::inverse_dynamics_tree", "reads and writes array"),
+            ("tree::mass_matrix_tree", "reads and writes array"),
+        ],
     );
 }
 
