@@ -27,7 +27,8 @@ pub const SERIAL_BELOW: usize = 4096;
 /// in parallel when the work is large (the calling thread takes ranges too):
 /// when the launch site's `cost` estimate says it reaches [`PARALLEL_FROM_NS`]
 /// (each launch is timed to refresh it), or, before any estimate, from
-/// [`SERIAL_BELOW`] threads; [`with_grain`] overrides both. The generated code loops over the range inside `chunk`, with the kernel's arguments
+/// [`SERIAL_BELOW`] threads; [`with_grain`] overrides both. The generated code
+/// loops over the range inside `chunk`, with the kernel's arguments
 /// in locals, so the per-thread body is inlined into a tight loop. Panics inside
 /// (e.g. an out-of-bounds index) propagate to the caller.
 ///
