@@ -16,6 +16,7 @@ pub mod builtins;
 pub mod emit_ptx;
 pub mod emit_rust;
 pub mod ir;
+pub mod reach;
 pub mod types;
 
 pub use builder::{Builder, Env, Error, LitKey, Result};

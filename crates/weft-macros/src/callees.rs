@@ -44,6 +44,22 @@ pub fn func_accesses(
     }))
 }
 
+/// What of each of its parameters func `name` reaches, through the funcs it
+/// calls too ([`weft_ir::reach`]), memoised in `cache`.
+pub fn func_reach(
+    funcs: &HashMap<String, weft_ir::Function>,
+    name: &str,
+    cache: &std::cell::RefCell<HashMap<String, Vec<weft_ir::reach::Reach>>>,
+) -> Option<Vec<weft_ir::reach::Reach>> {
+    if let Some(r) = cache.borrow().get(name) {
+        return Some(r.clone());
+    }
+    let f = funcs.get(name)?;
+    let r = weft_ir::reach::param_reach_with(f, &|n| func_reach(funcs, n, cache));
+    cache.borrow_mut().insert(name.to_string(), r.clone());
+    Some(r)
+}
+
 /// Why the adjoints of the funcs a kernel calls (directly or through other funcs)
 /// would be wrong, prefixed with the func's name: the funcs whose adjoints matter
 /// to it ([`weft_ir::autodiff::Adjoint::calls`]), and theirs in turn.

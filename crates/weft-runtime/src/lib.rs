@@ -66,6 +66,43 @@ pub trait KernelStruct {
     ) -> Result<Self::View, Error> {
         self.view(kernel, param, guards)
     }
+    /// Like [`KernelStruct::view`], with views of only the arrays `used` names
+    /// (a kernel that reaches a few of the arrays); the others are null views,
+    /// not borrowed.
+    #[doc(hidden)]
+    fn view_used(
+        &self,
+        kernel: &'static str,
+        param: &'static str,
+        guards: &mut Vec<BorrowGuard>,
+        used: &__private::Used,
+    ) -> Result<Self::View, Error> {
+        let _ = used;
+        self.view(kernel, param, guards)
+    }
+    /// Like [`KernelStruct::view_mut`], with views of only the arrays `used`
+    /// names.
+    #[doc(hidden)]
+    fn view_mut_used(
+        &mut self,
+        kernel: &'static str,
+        param: &'static str,
+        guards: &mut Vec<BorrowGuard>,
+        used: &__private::Used,
+    ) -> Result<Self::View, Error> {
+        let _ = used;
+        self.view_mut(kernel, param, guards)
+    }
+    /// The view of a structure a kernel does not reach at all: null views for
+    /// its arrays (plain data as it is).
+    #[doc(hidden)]
+    fn view_unused(&self) -> Self::View;
+    /// The devices of the arrays `used` names ([`KernelStruct::devices`]).
+    #[doc(hidden)]
+    fn devices_used(&self, out: &mut Vec<(&'static str, Device)>, used: &__private::Used) {
+        let _ = used;
+        self.devices(out)
+    }
     /// The kernel-side representation of the arrays' gradients: each array replaced
     /// by its gradient array (a null view where it has none), for an adjoint launch.
     fn grad_view(

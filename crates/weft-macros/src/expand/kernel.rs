@@ -9,7 +9,7 @@ use weft_ir::{Access, Error, FnKind, Type};
 use super::adjoint_launch::adjoint_launch;
 use super::launch::{cpu_launch, dims_check, fast_arrays, nan_checks, target_places, written_ty};
 use super::{Site, parse_target};
-use crate::callees::{dep_funcs, func_accesses, func_adjoint_blockers, uses_fma};
+use crate::callees::{dep_funcs, func_accesses, func_adjoint_blockers, func_reach, uses_fma};
 use crate::env::build_env;
 use crate::infer::lower_fn;
 use crate::math_dsl::math_funcs;
@@ -27,6 +27,8 @@ pub fn expand(site: &Site) -> Result<TokenStream, Error> {
     let ptx = crate::ptx::constants(&ir, &adj.function, &[&funcs, &math]);
     let fma = uses_fma(&ir, &funcs);
     let accesses = weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
+    let cache = std::cell::RefCell::new(std::collections::HashMap::new());
+    let reach = weft_ir::reach::param_reach_with(&ir, &|n| func_reach(&funcs, n, &cache));
     let paths = names::struct_paths(site.defs, None, &site.rt);
     Ok(site.emit(paths, || {
         emit(
@@ -34,6 +36,7 @@ pub fn expand(site: &Site) -> Result<TokenStream, Error> {
             &ir,
             &adj,
             &accesses,
+            &reach,
             &func_blockers,
             &ptx,
             fma,
@@ -51,6 +54,7 @@ fn emit(
     ir: &weft_ir::Function,
     adj: &weft_ir::autodiff::Adjoint,
     accesses: &[weft_ir::access::ArrayAccess],
+    reach: &[weft_ir::reach::Reach],
     func_blockers: &[String],
     ptx: &TokenStream,
     fma: bool,
@@ -84,7 +88,7 @@ fn emit(
             syn::FnArg::Receiver(r) => quote!(#r),
         })
         .collect();
-    for (p, w) in ir.params.iter().zip(&written) {
+    for ((p, w), reach) in ir.params.iter().zip(&written).zip(reach) {
         let n = format_ident!("{}", p.name);
         let pname = &p.name;
         match &p.ty {
@@ -115,11 +119,36 @@ fn emit(
                     sig_params.push(quote!(#n: #t));
                     struct_devices.push(quote!(let #n = &#n;));
                 }
-                struct_devices.push(quote!(#rt::KernelStruct::devices(&*#n, &mut __devices);));
-                if p.writable {
-                    views.push(quote!(let #n = #rt::KernelStruct::view_mut(#n, NAME, #pname, &mut __guards)?;));
+                // Views of only the arrays the kernel reaches (a model holds a
+                // hundred, a kernel reads a few): fewer borrows per launch.
+                if reach.contains(&Vec::new()) {
+                    struct_devices.push(quote!(#rt::KernelStruct::devices(&*#n, &mut __devices);));
+                    if p.writable {
+                        views.push(quote!(let #n = #rt::KernelStruct::view_mut(#n, NAME, #pname, &mut __guards)?;));
+                    } else {
+                        views.push(quote!(let #n = #rt::KernelStruct::view(&*#n, NAME, #pname, &mut __guards)?;));
+                    }
                 } else {
-                    views.push(quote!(let #n = #rt::KernelStruct::view(&*#n, NAME, #pname, &mut __guards)?;));
+                    let used = used_tokens(reach, rt);
+                    struct_devices.push(quote! {{
+                        static __USED: #rt::Used = #used;
+                        #rt::KernelStruct::devices_used(&*#n, &mut __devices, &__USED);
+                    }});
+                    if p.writable {
+                        views.push(quote! {
+                            let #n = {
+                                static __USED: #rt::Used = #used;
+                                #rt::KernelStruct::view_mut_used(#n, NAME, #pname, &mut __guards, &__USED)?
+                            };
+                        });
+                    } else {
+                        views.push(quote! {
+                            let #n = {
+                                static __USED: #rt::Used = #used;
+                                #rt::KernelStruct::view_used(&*#n, NAME, #pname, &mut __guards, &__USED)?
+                            };
+                        });
+                    }
                 }
                 rec_take.push(quote!(#rt::KernelStruct::share(&*#n)));
                 adj_args.push(quote!(&#n));
@@ -310,4 +339,30 @@ fn emit(
             #adjoint_launch
         }
     }
+}
+
+/// A `Used` value (weft-runtime `__private::Used`) for the field paths a kernel
+/// reaches in one structure parameter (none of them empty).
+fn used_tokens(reach: &weft_ir::reach::Reach, rt: &TokenStream) -> TokenStream {
+    let whole_fields: Vec<u32> = reach
+        .iter()
+        .filter(|p| p.len() == 1)
+        .map(|p| p[0])
+        .collect();
+    let words = whole_fields.iter().map(|&i| i / 64 + 1).max().unwrap_or(0) as usize;
+    let mut whole = vec![0u64; words];
+    for i in &whole_fields {
+        whole[(i / 64) as usize] |= 1 << (i % 64);
+    }
+    let mut parts: std::collections::BTreeMap<u32, weft_ir::reach::Reach> = Default::default();
+    for p in reach.iter().filter(|p| p.len() > 1) {
+        if !whole_fields.contains(&p[0]) {
+            parts.entry(p[0]).or_default().insert(p[1..].to_vec());
+        }
+    }
+    let parts = parts.iter().map(|(i, r)| {
+        let inner = used_tokens(r, rt);
+        quote!((#i, &#inner))
+    });
+    quote!(#rt::Used { whole: &[#(#whole),*], parts: &[#(#parts),*] })
 }

@@ -143,6 +143,10 @@ fn emit(
                 Ok(*self)
             }
             #[inline]
+            fn view_unused(&self) -> Self {
+                *self
+            }
+            #[inline]
             fn share(&self) -> Self {
                 *self
             }

@@ -27,11 +27,16 @@ pub fn emit(
     let mut make_view = Vec::new();
     let mut make_view_mut = Vec::new();
     let mut make_grad_view = Vec::new();
+    let mut make_view_used = Vec::new();
+    let mut make_view_mut_used = Vec::new();
+    let mut make_view_unused = Vec::new();
+    let mut devices_used = Vec::new();
     let mut handles = Vec::new();
     let mut packs = Vec::new();
     let mut grad_packs = Vec::new();
     let mut devices = Vec::new();
-    for ((fname, ty), fid) in def.fields.iter().zip(fids) {
+    for (i, ((fname, ty), fid)) in def.fields.iter().zip(fids).enumerate() {
+        let i = i as u32;
         let vt = weft_ir::emit_rust::rust_type(ty);
         view_fields.push(quote!(pub #fid: #vt));
         let label = format!("{name}.{fname}");
@@ -44,6 +49,19 @@ pub fn emit(
                 packs.push(quote!(self.#fid.pack_cuda(write, kernel, #label, b)?;));
                 grad_packs.push(quote!(self.#fid.pack_cuda_grad(kernel, #label, b)?;));
                 devices.push(quote!(out.push((#label, self.#fid.device()));));
+                make_view_used.push(quote!(#fid: if used.whole(#i) {
+                    let (v, g) = self.#fid.view(kernel, #label)?; guards.push(g); v
+                } else {
+                    #rt::KernelZero::zero()
+                }));
+                make_view_mut_used.push(quote!(#fid: if used.whole(#i) {
+                    let (v, g) = self.#fid.view_mut(kernel, #label)?; guards.push(g); v
+                } else {
+                    #rt::KernelZero::zero()
+                }));
+                make_view_unused.push(quote!(#fid: #rt::KernelZero::zero()));
+                devices_used
+                    .push(quote!(if used.whole(#i) { out.push((#label, self.#fid.device())); }));
             }
             Type::Struct(_) => {
                 make_view.push(
@@ -61,8 +79,31 @@ pub fn emit(
                     quote!(#rt::KernelStruct::pack_cuda_grad(&self.#fid, kernel, #label, b)?;),
                 );
                 devices.push(quote!(#rt::KernelStruct::devices(&self.#fid, out);));
+                make_view_used.push(quote!(#fid: if used.whole(#i) {
+                    #rt::KernelStruct::view(&self.#fid, kernel, #label, guards)?
+                } else if let ::core::option::Option::Some(u) = used.part(#i) {
+                    #rt::KernelStruct::view_used(&self.#fid, kernel, #label, guards, u)?
+                } else {
+                    #rt::KernelStruct::view_unused(&self.#fid)
+                }));
+                make_view_mut_used.push(quote!(#fid: if used.whole(#i) {
+                    #rt::KernelStruct::view_mut(&mut self.#fid, kernel, #label, guards)?
+                } else if let ::core::option::Option::Some(u) = used.part(#i) {
+                    #rt::KernelStruct::view_mut_used(&mut self.#fid, kernel, #label, guards, u)?
+                } else {
+                    #rt::KernelStruct::view_unused(&self.#fid)
+                }));
+                make_view_unused.push(quote!(#fid: #rt::KernelStruct::view_unused(&self.#fid)));
+                devices_used.push(quote!(if used.whole(#i) {
+                    #rt::KernelStruct::devices(&self.#fid, out);
+                } else if let ::core::option::Option::Some(u) = used.part(#i) {
+                    #rt::KernelStruct::devices_used(&self.#fid, out, u);
+                }));
             }
             _ => {
+                make_view_used.push(quote!(#fid: self.#fid));
+                make_view_mut_used.push(quote!(#fid: self.#fid));
+                make_view_unused.push(quote!(#fid: self.#fid));
                 make_view.push(quote!(#fid: self.#fid));
                 make_view_mut.push(quote!(#fid: self.#fid));
                 make_grad_view.push(quote!(#fid: self.#fid));
@@ -108,6 +149,37 @@ pub fn emit(
                 guards: &mut ::std::vec::Vec<#rt::BorrowGuard>,
             ) -> ::core::result::Result<#view_name, #rt::Error> {
                 Ok(#view_name { #(#make_view_mut),* })
+            }
+            fn view_used(
+                &self,
+                kernel: &'static str,
+                _param: &'static str,
+                guards: &mut ::std::vec::Vec<#rt::BorrowGuard>,
+                used: &#rt::Used,
+            ) -> ::core::result::Result<#view_name, #rt::Error> {
+                let _ = used;
+                Ok(#view_name { #(#make_view_used),* })
+            }
+            fn view_mut_used(
+                &mut self,
+                kernel: &'static str,
+                _param: &'static str,
+                guards: &mut ::std::vec::Vec<#rt::BorrowGuard>,
+                used: &#rt::Used,
+            ) -> ::core::result::Result<#view_name, #rt::Error> {
+                let _ = used;
+                Ok(#view_name { #(#make_view_mut_used),* })
+            }
+            fn view_unused(&self) -> #view_name {
+                #view_name { #(#make_view_unused),* }
+            }
+            fn devices_used(
+                &self,
+                out: &mut ::std::vec::Vec<(&'static str, #rt::Device)>,
+                used: &#rt::Used,
+            ) {
+                let _ = used;
+                #(#devices_used)*
             }
             fn grad_view(
                 &self,
