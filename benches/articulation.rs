@@ -1,10 +1,13 @@
 //! CPU rates of weft-articulation (issue 26 point 9), to set beside MuJoCo's
 //! and Pinocchio's (`scripts/references/bench_peers.py`):
 //!
-//! - **Rollouts**: the ant and the humanoid of `assets/robots`, 64 copies in one
-//!   model (`add_robot` 64 times into one `ModelBuilder`, 4 m apart on an 8 × 8
-//!   grid, the file's floor plane once, links colliding with each other except
-//!   with their parent, as MuJoCo's defaults), stepped by `FeatherstoneSolver`
+//! - **Rollouts**: the ant and the humanoid of `assets/robots`, 64 copies, each
+//!   in a world of its own, split into one model per thread (`add_robot` into a
+//!   `ModelBuilder` per thread, 4 m apart on a grid, the file's floor plane
+//!   once per model and shared by its worlds, links colliding with each other
+//!   except with their parent, as MuJoCo's defaults; each model stepped whole
+//!   on its own core through `weft::cpu::for_each_shard`, as MuJoCo's
+//!   `rollout` gives each thread its chunk), stepped by `FeatherstoneSolver`
 //!   (CRBA, its default, and ABA) with link contacts, zero controls, after 4 s
 //!   of settling (the humanoid falls over and lies on the floor, the ant
 //!   stands). Criterion's throughput is elements = 64 per step, so its
@@ -16,8 +19,8 @@
 //!   settled (a coordinate not finite, or a torso above its starting height)
 //!   is reported and not timed.
 //! - **Per call**: `forward_dynamics_aba` (ABA), `mass_matrix` (CRBA),
-//!   `inverse_dynamics` (RNEA) on one humanoid and on 64 humanoids in one
-//!   model (one call for all), at a fixed random state; and the full ABA
+//!   `inverse_dynamics` (RNEA) on one humanoid and on 64 humanoids (one call
+//!   per model, a model per thread as for the rollouts), at a fixed random state; and the full ABA
 //!   derivatives ∂q̈/∂(q, q̇, τ) from the tape (record, then one reverse pass
 //!   per degree of freedom; for the 64 copies one pass per degree of freedom
 //!   serves all, the copies being independent).
@@ -36,6 +39,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use glam::Vec3;
+use weft::cpu::for_each_shard;
 use weft::{Array, Device, Tape, Transform};
 use weft_articulation::{
     AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, forward_dynamics_aba,
@@ -124,8 +128,49 @@ fn group_name(what: &str) -> String {
     format!("{what}_{}t", threads())
 }
 
+/// One core's part of a rollout: a model of some of the worlds, its solver
+/// and its states, stepped by one thread through whole steps
+/// ([`weft::cpu::for_each_shard`]).
+struct Shard {
+    model: Model,
+    handles: Vec<RobotHandles>,
+    control: Control,
+    solver: FeatherstoneSolver,
+    s: State,
+    next: State,
+}
+
+impl Shard {
+    fn new(robot: &RobotDescription, worlds: usize, dynamics: ForwardDynamics) -> Shard {
+        let (model, handles) = batch(robot, worlds);
+        Shard {
+            control: Control::new(&model).unwrap(),
+            solver: FeatherstoneSolver::with_dynamics(&model, dynamics).unwrap(),
+            s: State::new(&model).unwrap(),
+            next: State::new(&model).unwrap(),
+            model,
+            handles,
+        }
+    }
+
+    fn step(&mut self, dt: f32) {
+        self.solver
+            .step(&self.model, &self.s, &mut self.next, &self.control, dt)
+            .unwrap();
+        std::mem::swap(&mut self.s, &mut self.next);
+    }
+
+    /// Every copy's torso height.
+    fn torso(&self) -> Vec<f32> {
+        let q = self.s.body_q.to_vec();
+        self.handles.iter().map(|h| q[h.bodies[0]].p.z).collect()
+    }
+}
+
 /// Steps per second of the 64 copies of `name`, CRBA and ABA, at `dt` (the
-/// file's time step when `None`).
+/// file's time step when `None`). The copies are split into one model per
+/// thread ([`Shard`]), each stepped whole on its own core, as MuJoCo's
+/// `rollout` gives each thread its chunk of the batch.
 fn rollouts(c: &mut Criterion, name: &str, dt: Option<f32>) {
     let robot = robot(name);
     let file_dt = robot.options.timestep.unwrap_or(0.002) as f32;
@@ -135,16 +180,7 @@ fn rollouts(c: &mut Criterion, name: &str, dt: Option<f32>) {
     } else {
         format!("{name}_dt{}ms", (dt * 1e3).round())
     };
-    let (model, handles) = batch(&robot, WORLDS);
-    let control = Control::new(&model).unwrap();
-    let torso = |s: &State| {
-        let q = s.body_q.to_vec();
-        handles
-            .iter()
-            .map(|h| q[h.bodies[0]].p.z)
-            .collect::<Vec<f32>>()
-    };
-    let start_z = torso(&State::new(&model).unwrap())[0];
+    let shards = threads().clamp(1, WORLDS);
     let mut group = c.benchmark_group(group_name("rollout"));
     group
         .sampling_mode(SamplingMode::Flat)
@@ -153,32 +189,44 @@ fn rollouts(c: &mut Criterion, name: &str, dt: Option<f32>) {
         ("crba", ForwardDynamics::CompositeRigidBody),
         ("aba", ForwardDynamics::ArticulatedBody),
     ] {
-        let mut solver = FeatherstoneSolver::with_dynamics(&model, dynamics).unwrap();
-        let (mut s, mut next) = (State::new(&model).unwrap(), State::new(&model).unwrap());
+        let mut parts: Vec<Shard> = (0..shards)
+            .map(|k| {
+                let worlds = WORLDS * (k + 1) / shards - WORLDS * k / shards;
+                Shard::new(&robot, worlds, dynamics)
+            })
+            .collect();
+        let start_z = parts[0].torso()[0];
         let settle = (SETTLE_S / dt as f64).round() as usize;
         let t0 = std::time::Instant::now();
-        for _ in 0..settle {
-            solver.step(&model, &s, &mut next, &control, dt).unwrap();
-            std::mem::swap(&mut s, &mut next);
-        }
+        for_each_shard(&mut parts, |_, p| {
+            for _ in 0..settle {
+                p.step(dt)
+            }
+        });
         let settle_time = t0.elapsed().as_secs_f64();
-        let report = solver.contact_report().unwrap();
-        let z = torso(&s);
-        let finite = s.joint_q.to_vec().iter().all(|x| x.is_finite());
+        let (mut found, mut overflow, mut pair_overflow) = (0, 0, 0);
+        let (mut z, mut finite) = (Vec::new(), true);
+        for p in &parts {
+            let report = p.solver.contact_report().unwrap();
+            found += report.found;
+            overflow += report.overflow;
+            pair_overflow += report.pair_overflow;
+            z.extend(p.torso());
+            finite &= p.s.joint_q.to_vec().iter().all(|x| x.is_finite());
+        }
         let settled = finite && z.iter().all(|&z| z < start_z);
+        let m = &parts[0].model;
         println!(
-            "{label} x{WORLDS} {tag}, {} threads: dt {dt} s, {} joints, {} dofs, {} shapes; after {settle} \
-             settling steps ({:.0} steps/s): contacts {} ({:.1} per world), overflow {}/{}, torso z in \
-             [{:.3}, {:.3}] m (starts at {start_z:.3}), finite {finite}{}",
+            "{label} x{WORLDS} {tag}, {} threads, {shards} shard(s): dt {dt} s, per shard {} joints, \
+             {} dofs, {} shapes; after {settle} settling steps ({:.0} steps/s): contacts {found} \
+             ({:.1} per world), overflow {overflow}/{pair_overflow}, torso z in [{:.3}, {:.3}] m \
+             (starts at {start_z:.3}), finite {finite}{}",
             threads(),
-            model.joint_count(),
-            model.joint_dof_count(),
-            model.rigid_shapes.len(),
+            m.joint_count(),
+            m.joint_dof_count(),
+            m.rigid_shapes.len(),
             (settle * WORLDS) as f64 / settle_time,
-            report.found,
-            report.found as f64 / WORLDS as f64,
-            report.overflow,
-            report.pair_overflow,
+            found as f64 / WORLDS as f64,
             z.iter().cloned().fold(f32::INFINITY, f32::min),
             z.iter().cloned().fold(f32::NEG_INFINITY, f32::max),
             if settled {
@@ -191,17 +239,18 @@ fn rollouts(c: &mut Criterion, name: &str, dt: Option<f32>) {
             continue;
         }
         group.bench_function(format!("{label}_x{WORLDS}_{tag}"), |b| {
-            b.iter(|| {
-                solver.step(&model, &s, &mut next, &control, dt).unwrap();
-                std::mem::swap(&mut s, &mut next);
-            })
+            b.iter(|| for_each_shard(&mut parts, |_, p| p.step(dt)))
         });
-        let report = solver.contact_report().unwrap();
-        let finite = s.joint_q.to_vec().iter().all(|x| x.is_finite());
+        let found: usize = parts
+            .iter()
+            .map(|p| p.solver.contact_report().unwrap().found)
+            .sum();
+        let finite = parts
+            .iter()
+            .all(|p| p.s.joint_q.to_vec().iter().all(|x| x.is_finite()));
         println!(
-            "{label} x{WORLDS} {tag} after the timed steps: contacts {} ({:.1} per world), finite {finite}",
-            report.found,
-            report.found as f64 / WORLDS as f64
+            "{label} x{WORLDS} {tag} after the timed steps: contacts {found} ({:.1} per world), finite {finite}",
+            found as f64 / WORLDS as f64
         );
     }
     group.finish();
@@ -223,70 +272,135 @@ fn random_state(model: &Model, handles: &[RobotHandles]) -> [Array<f32>; 3] {
     [q, qd, tau].map(|v| Array::from_vec(Device::Cpu, v))
 }
 
-/// ABA, CRBA, RNEA and the ABA derivatives per call, on `copies` humanoids in
-/// one model.
+/// One core's part of a batched call: a model of some of the humanoids, its
+/// layouts and a random state.
+struct CallShard {
+    model: Model,
+    handles: Vec<RobotHandles>,
+    aba: AbaLayout,
+    layout: ArticulationLayout,
+    q: Array<f32>,
+    qd: Array<f32>,
+    tau: Array<f32>,
+    qdd: Array<f32>,
+}
+
+impl CallShard {
+    fn new(copies: usize) -> CallShard {
+        let (model, handles) = batch(&robot("humanoid"), copies);
+        let [q, qd, tau] = random_state(&model, &handles);
+        let aba = AbaLayout::new(&model).unwrap();
+        let layout = ArticulationLayout::new(&model).unwrap();
+        let qdd = forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap();
+        CallShard {
+            model,
+            handles,
+            aba,
+            layout,
+            q,
+            qd,
+            tau,
+            qdd,
+        }
+    }
+}
+
+/// ABA, CRBA, RNEA and the ABA derivatives per call, on `copies` humanoids
+/// split into one model per thread (each called on its own core,
+/// [`for_each_shard`]; one model when `copies` is 1).
 fn per_call(c: &mut Criterion, copies: usize) {
-    let (model, handles) = batch(&robot("humanoid"), copies);
-    let nv = handles[0].qd_range.len();
-    let [q, qd, tau] = random_state(&model, &handles);
-    let aba = AbaLayout::new(&model).unwrap();
-    let layout = ArticulationLayout::new(&model).unwrap();
-    let qdd = forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap();
+    let shards = if copies == 1 {
+        1
+    } else {
+        threads().clamp(1, copies)
+    };
+    let mut parts: Vec<CallShard> = (0..shards)
+        .map(|k| CallShard::new(copies * (k + 1) / shards - copies * k / shards))
+        .collect();
     if copies == 1 {
         // Launches per call on a tape (the differentiable path: one launch
-        // per kernel, per tree level for ABA); off the tape ABA is one
-        // launch, CRBA and RNEA two (kinematics, then the recursion).
+        // per kernel, per tree level for ABA); off the tape each is one.
+        let p = &parts[0];
+        let (model, q, qd, tau, qdd) = (&p.model, &p.q, &p.qd, &p.tau, &p.qdd);
         let launches = |f: &dyn Fn()| {
             let mut tape = Tape::new();
             tape.record(f);
             tape.len()
         };
         println!(
-            "kernel launches per call on a tape: ABA {}, CRBA {}, RNEA {} (off it: 1, 2, 2)",
-            launches(&|| drop(forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap())),
-            launches(&|| drop(mass_matrix(&model, &layout, &q).unwrap())),
-            launches(&|| drop(inverse_dynamics(&model, &q, &qd, &qdd).unwrap())),
+            "kernel launches per call on a tape: ABA {}, CRBA {}, RNEA {} (off it: 1 each)",
+            launches(&|| drop(forward_dynamics_aba(model, &p.aba, q, qd, tau).unwrap())),
+            launches(&|| drop(mass_matrix(model, &p.layout, q).unwrap())),
+            launches(&|| drop(inverse_dynamics(model, q, qd, qdd).unwrap())),
         );
     }
     let mut group = c.benchmark_group(group_name("humanoid_call"));
     group.throughput(Throughput::Elements(copies as u64));
     group.bench_function(format!("aba_x{copies}"), |b| {
-        b.iter(|| forward_dynamics_aba(&model, &aba, &q, &qd, &tau).unwrap())
+        b.iter(|| {
+            for_each_shard(&mut parts, |_, p| {
+                drop(forward_dynamics_aba(&p.model, &p.aba, &p.q, &p.qd, &p.tau).unwrap())
+            })
+        })
     });
     group.bench_function(format!("crba_x{copies}"), |b| {
-        b.iter(|| mass_matrix(&model, &layout, &q).unwrap())
+        b.iter(|| {
+            for_each_shard(&mut parts, |_, p| {
+                drop(mass_matrix(&p.model, &p.layout, &p.q).unwrap())
+            })
+        })
     });
     group.bench_function(format!("rnea_x{copies}"), |b| {
-        b.iter(|| inverse_dynamics(&model, &q, &qd, &qdd).unwrap())
+        b.iter(|| {
+            for_each_shard(&mut parts, |_, p| {
+                drop(inverse_dynamics(&p.model, &p.q, &p.qd, &p.qdd).unwrap())
+            })
+        })
     });
     // The full Jacobians of q̈ (as Pinocchio's computeABADerivatives): record
     // ABA once, then one reverse pass per degree of freedom of a copy, seeding
     // that q̈ entry of every copy.
-    let (gq, gqd, gtau) = (
-        q.clone().requires_grad(),
-        qd.clone().requires_grad(),
-        tau.clone().requires_grad(),
-    );
-    let nd = model.joint_dof_count();
-    let seeds: Vec<Vec<f32>> = (0..nv)
-        .map(|i| {
-            let mut s = vec![0.0f32; nd];
-            for h in &handles {
-                s[h.qd_range.start + i] = 1.0;
+    struct Derivatives {
+        gq: Array<f32>,
+        gqd: Array<f32>,
+        gtau: Array<f32>,
+        seeds: Vec<Vec<f32>>,
+    }
+    let derivatives: Vec<Derivatives> = parts
+        .iter()
+        .map(|p| {
+            let nv = p.handles[0].qd_range.len();
+            let nd = p.model.joint_dof_count();
+            Derivatives {
+                gq: p.q.clone().requires_grad(),
+                gqd: p.qd.clone().requires_grad(),
+                gtau: p.tau.clone().requires_grad(),
+                seeds: (0..nv)
+                    .map(|i| {
+                        let mut s = vec![0.0f32; nd];
+                        for h in &p.handles {
+                            s[h.qd_range.start + i] = 1.0;
+                        }
+                        s
+                    })
+                    .collect(),
             }
-            s
         })
         .collect();
+    let mut pairs: Vec<(&CallShard, &Derivatives)> = parts.iter().zip(&derivatives).collect();
     group.bench_function(format!("aba_derivatives_x{copies}"), |b| {
         b.iter(|| {
-            let mut tape = Tape::new();
-            let mut out =
-                tape.record(|| forward_dynamics_aba(&model, &aba, &gq, &gqd, &gtau).unwrap());
-            for seed in &seeds {
-                tape.zero();
-                tape.backward_from(&mut out, seed).unwrap();
-            }
-            gtau.grad_to_vec()
+            for_each_shard(&mut pairs, |_, (p, d)| {
+                let mut tape = Tape::new();
+                let mut out = tape.record(|| {
+                    forward_dynamics_aba(&p.model, &p.aba, &d.gq, &d.gqd, &d.gtau).unwrap()
+                });
+                for seed in &d.seeds {
+                    tape.zero();
+                    tape.backward_from(&mut out, seed).unwrap();
+                }
+                drop(d.gtau.grad_to_vec())
+            })
         })
     });
     group.finish();

@@ -112,6 +112,121 @@ fn arrays_inside_structures_indexed_by_tid_are_bounds_checked() {
     }
 }
 
+/// Plain data inside a structure of arrays.
+#[weft::structure]
+struct Gains {
+    k: f32,
+    c: f32,
+}
+
+/// A structure of which kernels reach a few arrays (a model of a hundred
+/// arrays, of which a kernel reads three, is the case this is for).
+#[weft::structure]
+struct Parts {
+    pub cols: Columns,
+    pub gains: Gains,
+    pub extra: Array<f32>,
+    pub n: i32,
+}
+
+#[weft::func]
+fn scale_len(c: &Columns) -> i32 {
+    c.scale.len()
+}
+
+#[weft::func]
+fn column_a(p: &Parts, i: i32) -> f32 {
+    p.cols.a[i]
+}
+
+/// Reaches `p.cols.a` (through a func), `p.cols.scale` (its length only,
+/// through a func), `p.gains` and `p.n`; not `p.cols.b`, not `p.extra`.
+#[weft::kernel]
+fn reach_in_part(p: &Parts, out: &mut Array<f32>) {
+    let i = tid();
+    out[i] = column_a(p, i) * p.gains.k + p.gains.c + (scale_len(p.cols) + p.n) as f32;
+}
+
+/// Holds `p.cols` in a variable: all of it counts as reached.
+#[weft::kernel]
+fn reach_through_a_variable(p: &Parts, out: &mut Array<f32>) {
+    let i = tid();
+    let c = p.cols;
+    out[i] = c.b[i];
+}
+
+#[test]
+fn a_launch_views_and_borrows_only_the_arrays_its_kernel_reaches() {
+    let n = 8;
+    let parts = || Parts {
+        cols: columns(n, n, 3),
+        gains: Gains { k: 2.0, c: 0.5 },
+        extra: Array::zeros(Device::Cpu, [n]),
+        n: 10,
+    };
+    // Right values from the arrays reached through funcs, the scalar fields and
+    // the plain structure inside.
+    let p = parts();
+    let mut out = Array::zeros(Device::Cpu, [n]);
+    reach_in_part::launch(n, &p, &mut out).unwrap();
+    let want: Vec<f32> = (0..n).map(|i| i as f32 * 2.0 + 0.5 + 13.0).collect();
+    assert_eq!(out.to_vec(), want);
+    // An array the kernel does not reach is not borrowed: it may be the output.
+    for unreached in [p.extra.share(), p.cols.b.share()] {
+        let mut out = unreached;
+        reach_in_part::launch(n, &p, &mut out).unwrap();
+        assert_eq!(out.to_vec(), want);
+    }
+    // One it reaches is: writing it while the kernel reads it is refused.
+    for reached in [p.cols.a.share(), p.cols.scale.share()] {
+        let mut out = reached;
+        let err = reach_in_part::launch(n, &p, &mut out).unwrap_err();
+        assert!(err.to_string().contains("being read"), "{err}");
+    }
+    // Reached whole through a variable: every array of `p.cols` is borrowed.
+    let p = parts();
+    let mut out = p.cols.scale.share();
+    let err = reach_through_a_variable::launch(n, &p, &mut out).unwrap_err();
+    assert!(err.to_string().contains("being read"), "{err}");
+    let mut out = p.extra.share();
+    reach_through_a_variable::launch(n, &p, &mut out).unwrap();
+    assert_eq!(out.to_vec(), vec![1.0; n]);
+}
+
+#[test]
+fn shards_run_their_launches_whole_and_give_the_same_results() {
+    // Four independent "models", each with a launch large enough to run in
+    // parallel outside a shard (and an atomic sum); inside `for_each_shard`
+    // each runs on one thread. Same results either way.
+    let n = 200_000;
+    let make = |k: usize| {
+        let out: Array<f32> = Array::zeros(Device::Cpu, [n]);
+        let hits: Array<i32> = Array::zeros(Device::Cpu, [2]);
+        (k, columns(n, n, n), out, hits)
+    };
+    let run = |(k, cols, out, hits): &mut (usize, Columns, Array<f32>, Array<i32>)| {
+        add_columns::launch(n - *k, &*cols, out).unwrap();
+        let (mut sum, mut sum64) = (
+            Array::zeros(Device::Cpu, [1]),
+            Array::zeros(Device::Cpu, [1]),
+        );
+        let mut u = Array::from_slice(Device::Cpu, &[0u32, u32::MAX]);
+        count::launch(n, hits, &mut sum, &mut sum64, &mut u).unwrap();
+    };
+    let mut alone: Vec<_> = (0..4).map(make).collect();
+    alone.iter_mut().for_each(run);
+    let mut sharded: Vec<_> = (0..4).map(make).collect();
+    weft::cpu::for_each_shard(&mut sharded, |i, s| {
+        assert_eq!(s.0, i);
+        run(s)
+    });
+    for (a, b) in alone.iter().zip(&sharded) {
+        assert_eq!(a.2.to_vec(), b.2.to_vec());
+        assert_eq!(a.3.to_vec(), b.3.to_vec());
+        assert_eq!(b.3.to_vec(), [n as i32, -2 * n as i32]);
+    }
+}
+
 #[weft::kernel]
 fn count(hits: &mut Array<i32>, sum: &mut Array<f32>, sum64: &mut Array<f64>, u: &mut Array<u32>) {
     let i = tid();

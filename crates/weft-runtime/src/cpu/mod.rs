@@ -11,6 +11,7 @@ mod cost;
 mod policy;
 mod pool;
 mod runners;
+mod shards;
 mod team;
 
 pub use accumulate::{AccTarget, Private, launch_accumulate};
@@ -18,6 +19,7 @@ pub use cost::{LaunchCost, PARALLEL_FROM_NS, PIECE_NS};
 pub use policy::{
     Accumulate, PRIVATE_RATIO, accumulate, privatised_launches, set_accumulate, with_accumulate,
 };
+pub use shards::for_each_shard;
 
 /// Launches of a kernel not yet timed run on the calling thread below this
 /// many threads; once timed, their estimated work decides ([`LaunchCost`]).

@@ -16,9 +16,14 @@ const PIECES_PER_RUNNER: usize = 4;
 pub(crate) const MIN_PIECE: usize = 1024;
 
 /// How many threads run a parallel launch: the rayon pool's size, the calling
-/// thread counting as one of them (it takes pieces too).
+/// thread counting as one of them (it takes pieces too); one inside a shard
+/// ([`super::for_each_shard`]), whose launches stay on its thread.
 pub(crate) fn runner_count() -> usize {
-    rayon::current_num_threads().max(1)
+    if super::shards::in_shard() {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    }
 }
 
 /// Contiguous pieces of `0..n`, handed out in order to whoever asks next.
