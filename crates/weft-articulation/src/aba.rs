@@ -12,8 +12,11 @@
 //! A joint of several degrees of freedom is treated as a chain of one-axis
 //! joints joined by massless links in the same frame (exactly equivalent: the
 //! wrench through every link of the chain is the child's), so every pivot
-//! `D = sᵀ I s + armature` is a scalar and no small matrix is inverted. The
-//! velocity product `c = Ṡ q̇` of the joint enters once, on the parent side.
+//! `D = sᵀ I s + armature` is a scalar and no small matrix is inverted —
+//! except at a ball joint, projected as one block with a 3 × 3 pivot
+//! ([`project_ball`]) so that the implicit part of its cone limit, which
+//! couples its axes, is exact. The velocity product `c = Ṡ q̇` of the joint
+//! enters once, on the parent side.
 //! Spatial quantities are in each joint's child body frame, as in
 //! [`crate::dynamics`]; an articulated inertia is stored as three blocks
 //! `(A, B, C)` with `I (v, ω) = (A v + B ω, Bᵀ v + C ω)`.
@@ -101,12 +104,35 @@ pub fn dof_acceleration(
     (x, a + sd * x)
 }
 
+/// [`dof_acceleration`] of degree of freedom `d` (`u`, `dof_db` of the
+/// leaf-to-root pass) from the acceleration `a` after the joint's earlier
+/// axes — or, for a ball joint's block ([`project_ball`]), from `before`,
+/// the acceleration before the joint; returns `q̈_d` and `a + s q̈_d`.
+#[weft::func]
+pub fn dof_step(
+    sd: SpatialVector,
+    u: SpatialVector,
+    dof_db: &Array<f32>,
+    d: i32,
+    a: SpatialVector,
+    before: SpatialVector,
+    ball: bool,
+) -> (f32, SpatialVector) {
+    let mut from = a;
+    if ball {
+        from = before;
+    }
+    let (x, _next) = dof_acceleration(sd, u, dof_db[2 * d], dof_db[2 * d + 1], from);
+    (x, a + sd * x)
+}
+
 /// The leaf-to-root pass for the joints `joints` of one tree level: each
 /// joint's articulated inertia and bias force (its child body's, plus its
 /// children's projected ones `next_*` from the level below, brought into its
 /// frame), projected through its degrees of freedom from the last to the
 /// first. Writes per degree of freedom `U = I s`, and `D = sᵀ U + diag`
-/// (the armature, or the solver's implicit diagonal), `u = τ − sᵀ p` (at
+/// (the armature, or the solver's implicit diagonal; `w` the ball joints'
+/// rank-one implicit parts, see [`project_ball`]), `u = τ − sᵀ p` (at
 /// `2d`, `2d + 1` of `dof_db`) and, per joint, the projected `(A, B, C)` (at
 /// `3j..3j + 3` of `out_i`) and `p` that the parent's level reads. `fext`
 /// holds each child body's external wrench in its frame (or nothing). The
@@ -122,6 +148,7 @@ pub fn aba_backward_level(
     c: &Array<SpatialVector>,
     tau: &Array<f32>,
     diag_d: &Array<f32>,
+    w: &Array<f32>,
     loads: &BodyLoads,
     next_i: &Array<Mat3>,
     next_p: &Array<SpatialVector>,
@@ -160,7 +187,7 @@ pub fn aba_backward_level(
         p += force_to_parent(t, next_p[ch]);
     }
     project_joint(
-        model, j, s, tau, diag_d, ia, ib, ic, p, c[j], dof_u, dof_db, out_i, out_p,
+        model, j, s, tau, diag_d, w, ia, ib, ic, p, c[j], dof_u, dof_db, out_i, out_p,
     );
 }
 
@@ -177,6 +204,7 @@ pub fn project_joint(
     s: &Array<SpatialVector>,
     tau: &Array<f32>,
     diag_d: &Array<f32>,
+    w: &Array<f32>,
     a: Mat3,
     b: Mat3,
     c: Mat3,
@@ -193,21 +221,97 @@ pub fn project_joint(
     let mut pa = p;
     let ds = model.joint_qd_start[j];
     let n = model.joint_qd_start[j + 1] - ds;
-    for step in 0..n {
-        let d = ds + n - 1 - step;
-        let (u, pivot, bias, a2, b2, c2, p2) = project_dof(ia, ib, ic, pa, s[d], tau[d], diag_d[d]);
-        dof_u[d] = u;
-        dof_db[2 * d] = pivot;
-        dof_db[2 * d + 1] = bias;
+    if model.joint_type[j] == 2 {
+        let (a2, b2, c2, p2, ut, ub, x) = project_ball(ds, s, tau, diag_d, w, a, b, c, p);
         ia = a2;
         ib = b2;
         ic = c2;
         pa = p2;
+        dof_u[ds] = SpatialVector::new(ut.x_axis, ub.x_axis);
+        dof_u[ds + 1] = SpatialVector::new(ut.y_axis, ub.y_axis);
+        dof_u[ds + 2] = SpatialVector::new(ut.z_axis, ub.z_axis);
+        dof_db[2 * ds] = 1.0;
+        dof_db[2 * ds + 1] = x.x;
+        dof_db[2 * ds + 2] = 1.0;
+        dof_db[2 * ds + 3] = x.y;
+        dof_db[2 * ds + 4] = 1.0;
+        dof_db[2 * ds + 5] = x.z;
+    } else {
+        for step in 0..n {
+            let d = ds + n - 1 - step;
+            let (u, pivot, bias, a2, b2, c2, p2) =
+                project_dof(ia, ib, ic, pa, s[d], tau[d], diag_d[d]);
+            dof_u[d] = u;
+            dof_db[2 * d] = pivot;
+            dof_db[2 * d + 1] = bias;
+            ia = a2;
+            ib = b2;
+            ic = c2;
+            pa = p2;
+        }
     }
     out_i[3 * j] = ia;
     out_i[3 * j + 1] = ib;
     out_i[3 * j + 2] = ic;
     out_p[j] = pa + blocks_times(ia, ib, ic, cj);
+}
+
+/// The projection of a ball joint's three degrees of freedom `ds..ds + 3` as
+/// one block: `U = I S` (`S` the three columns `s`), the 3 × 3 pivot `D = Sᵀ
+/// U + diag(d) + w wᵀ` (`w = w[ds..ds + 3]`, the cone limit's implicit part,
+/// or none where `w` is empty), `u = τ − Sᵀ p`; returns what the parent sees,
+/// `I − U D⁻¹ Uᵀ` (three blocks) and `p + U D⁻¹ u`, then `U D⁻¹` (its
+/// linear and angular rows as two matrices) and `D⁻¹ u`, which
+/// [`project_joint`] stores for the root-to-leaf pass (per degree of freedom
+/// `k`: the column `k` of `U D⁻¹`, the pivot 1 and `(D⁻¹ u)ₖ`), so that
+/// `q̈ = D⁻¹ (u − Uᵀ a)` reads them as [`dof_acceleration`] does — every
+/// axis from the acceleration `a` before the joint.
+#[weft::func]
+pub fn project_ball(
+    ds: i32,
+    s: &Array<SpatialVector>,
+    tau: &Array<f32>,
+    diag_d: &Array<f32>,
+    w: &Array<f32>,
+    a: Mat3,
+    b: Mat3,
+    c: Mat3,
+    p: SpatialVector,
+) -> (Mat3, Mat3, Mat3, SpatialVector, Mat3, Mat3, Vec3) {
+    let s0 = s[ds];
+    let s1 = s[ds + 1];
+    let s2 = s[ds + 2];
+    let u0 = blocks_times(a, b, c, s0);
+    let u1 = blocks_times(a, b, c, s1);
+    let u2 = blocks_times(a, b, c, s2);
+    let mut dm = Mat3::from_cols(
+        Vec3::new(dot(s0, u0), dot(s1, u0), dot(s2, u0)),
+        Vec3::new(dot(s0, u1), dot(s1, u1), dot(s2, u1)),
+        Vec3::new(dot(s0, u2), dot(s1, u2), dot(s2, u2)),
+    ) + diag(Vec3::new(diag_d[ds], diag_d[ds + 1], diag_d[ds + 2]));
+    if w.len() > 0 {
+        let wv = Vec3::new(w[ds], w[ds + 1], w[ds + 2]);
+        dm += outer(wv, wv);
+    }
+    let dinv = inverse(dm);
+    let u = Vec3::new(
+        tau[ds] - dot(s0, p),
+        tau[ds + 1] - dot(s1, p),
+        tau[ds + 2] - dot(s2, p),
+    );
+    let top = Mat3::from_cols(u0.top, u1.top, u2.top);
+    let bot = Mat3::from_cols(u0.bottom, u1.bottom, u2.bottom);
+    let ut = top * dinv;
+    let ub = bot * dinv;
+    (
+        a - ut * transpose(top),
+        b - ut * transpose(bot),
+        c - ub * transpose(bot),
+        p + SpatialVector::new(ut * u, ub * u),
+        ut,
+        ub,
+        dinv * u,
+    )
 }
 
 /// What acts on each joint's child body besides gravity, in the body's
@@ -328,8 +432,10 @@ pub fn aba_forward_level(
         a = prev_acc[k];
     }
     a = motion_to_child(x_local[j], a) + c[j];
+    let ball = model.joint_type[j] == 2;
+    let before = a;
     for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
-        let (x, next) = dof_acceleration(s[d], dof_u[d], dof_db[2 * d], dof_db[2 * d + 1], a);
+        let (x, next) = dof_step(s[d], dof_u[d], dof_db, d, a, before, ball);
         qdd[d] = x;
         a = next;
     }
@@ -431,6 +537,7 @@ pub fn forward_dynamics_aba(
             qd,
             tau,
             &model.joint_armature,
+            &scratch::floats(model, 0)?,
             &none,
             &no_damping,
         );
@@ -442,21 +549,25 @@ pub fn forward_dynamics_aba(
         &kin,
         tau,
         &model.joint_armature,
+        &scratch::floats(model, 0)?,
         &none,
         &no_damping,
     )
 }
 
 /// `q̈` by ABA from evaluated kinematics: efforts `tau`, the diagonal `diag`
-/// added to each pivot (armature and implicit terms), external wrenches
+/// added to each pivot (armature and implicit terms), the ball joints'
+/// rank-one implicit parts `w` (see [`project_ball`]; or empty), external wrenches
 /// `body_f` per body (or empty). For [`forward_dynamics_aba`] and the
 /// [`FeatherstoneSolver`](crate::FeatherstoneSolver).
+#[allow(clippy::too_many_arguments)] // the solver's terms, each an array
 pub(crate) fn accelerations(
     model: &Model,
     layout: &AbaLayout,
     kin: &Kinematics,
     tau: &Array<f32>,
     diag: &Array<f32>,
+    w: &Array<f32>,
     body_f: &Array<SpatialVector>,
     damp: &Array<Vec3>,
 ) -> Result<Array<f32>> {
@@ -507,6 +618,7 @@ pub(crate) fn accelerations(
             &kin.c,
             tau,
             diag,
+            w,
             &loads,
             &next.0,
             &next.1,

@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 pub mod aba;
+pub mod ball_drives;
 pub mod contacts;
 pub mod drives;
 pub mod dynamics;

@@ -1,5 +1,7 @@
 //! Solving `(M + D) q̈ = r` per articulation, `D` a diagonal (armature and the
-//! implicit parts of drives, damping and limits): a Cholesky factorisation in
+//! implicit parts of drives, damping and limits) plus, per ball joint, the
+//! rank-one block `w wᵀ` on its three degrees of freedom (the implicit part
+//! of its cone limit, see [`crate::ball_drives`]): a Cholesky factorisation in
 //! f64 and the inverse from it, one thread per articulation, then one step of
 //! iterative refinement `q̈ = x₀ + H⁻¹ (r − H x₀)` per degree of freedom.
 //!
@@ -21,7 +23,31 @@ use weft_sim::Model;
 use crate::dynamics::Kinematics;
 use crate::{Result, layout::ArticulationLayout, scratch};
 
-/// Factors `H = mass + diag(d)` of articulation `tid()` as `L Lᵀ` (into `l`,
+/// The joint of degree of freedom `i` of articulation `a`.
+#[weft::func]
+pub fn dof_joint(model: &Model, a: i32, i: i32) -> i32 {
+    let mut j = model.articulation_start[a];
+    while model.joint_qd_start[j + 1] <= i {
+        j += 1;
+    }
+    j
+}
+
+/// `w_i w_k` where degrees of freedom `i` and `k` belong to the same ball
+/// joint (the dofs of `j`, the joint of `i`), else 0; 0 for an empty `w`.
+#[weft::func]
+pub fn ball_block(model: &Model, w: &Array<f32>, j: i32, i: i32, k: i32) -> f64 {
+    let mut x = 0.0f64;
+    if w.len() > 0 && model.joint_type[j] == 2 {
+        if k >= model.joint_qd_start[j] && k < model.joint_qd_start[j + 1] {
+            x = (w[i] as f64) * (w[k] as f64);
+        }
+    }
+    x
+}
+
+/// Factors `H = mass + diag(d) + W` (`W` the ball joints' blocks `w wᵀ`, see
+/// [`ball_block`]) of articulation `tid()` as `L Lᵀ` (into `l`,
 /// row-major, lower triangle), writes `H⁻¹` into `inv` and `H⁻¹ r` into `x0`.
 /// A pivot that is not positive (a singular `H`: massless links without
 /// armature) is clamped to 1e-30, so the solution blows up visibly.
@@ -31,6 +57,7 @@ pub fn factor_and_invert(
     m_start: &Array<i32>,
     mass: &Array<f32>,
     d: &Array<f32>,
+    w: &Array<f32>,
     r: &Array<f32>,
     l: &mut Array<f64>,
     inv: &mut Array<f64>,
@@ -41,8 +68,9 @@ pub fn factor_and_invert(
     let n = model.joint_qd_start[model.articulation_start[a + 1]] - d0;
     let base = m_start[a];
     for i in 0..n {
+        let ji = dof_joint(model, a, d0 + i);
         for k in 0..i + 1 {
-            let mut sum = mass[base + i * n + k] as f64;
+            let mut sum = mass[base + i * n + k] as f64 + ball_block(model, w, ji, d0 + i, d0 + k);
             if i == k {
                 sum += d[d0 + i] as f64;
             }
@@ -86,7 +114,8 @@ pub fn factor_and_invert(
     }
 }
 
-/// The residual `r − (mass + diag(d)) x₀` of each degree of freedom.
+/// The residual `r − (mass + diag(d) + W) x₀` of each degree of freedom
+/// (`W` as in [`factor_and_invert`]).
 #[weft::kernel]
 pub fn eval_residual(
     model: &Model,
@@ -94,6 +123,7 @@ pub fn eval_residual(
     dof_articulation: &Array<i32>,
     mass: &Array<f32>,
     d: &Array<f32>,
+    w: &Array<f32>,
     r: &Array<f32>,
     x0: &Array<f64>,
     res: &mut Array<f64>,
@@ -106,6 +136,12 @@ pub fn eval_residual(
     let mut sum = (r[i] as f64) - (d[i] as f64) * x0[i];
     for k in 0..n {
         sum -= (mass[row + k] as f64) * x0[d0 + k];
+    }
+    if w.len() > 0 {
+        let j = dof_joint(model, a, i);
+        for k in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+            sum -= ball_block(model, w, j, i, k) * x0[k];
+        }
     }
     res[i] = sum;
 }
@@ -147,12 +183,14 @@ pub fn eval_rhs(
     d[i] = model.joint_armature[i];
 }
 
-/// `q̈` from `(mass + diag(d)) q̈ = r`, every articulation (see the module docs).
+/// `q̈` from `(mass + diag(d) + W) q̈ = r`, every articulation (`W` the ball
+/// joints' blocks `w wᵀ`; `w` may be empty; see the module docs).
 pub(crate) fn solve(
     model: &Model,
     layout: &ArticulationLayout,
     mass: &Array<f32>,
     d: &Array<f32>,
+    w: &Array<f32>,
     r: &Array<f32>,
 ) -> Result<Array<f32>> {
     let nd = model.joint_dof_count();
@@ -172,6 +210,7 @@ pub(crate) fn solve(
             &layout.m_start,
             mass,
             d,
+            w,
             r,
             &mut l,
             &mut inv,
@@ -186,6 +225,7 @@ pub(crate) fn solve(
         &layout.dof_articulation,
         mass,
         d,
+        w,
         r,
         &x0,
         &mut res,
@@ -229,5 +269,5 @@ pub fn forward_dynamics(
     if nd > 0 {
         eval_rhs::launch(nd, model, tau, &bias, &mut r, &mut d)?;
     }
-    solve(model, layout, &mass, &d, &r)
+    solve(model, layout, &mass, &d, &scratch::floats(model, 0)?, &r)
 }

@@ -300,6 +300,7 @@ impl FeatherstoneSolver {
             let (body_f, damp) = self.external_wrenches(model, s_in, &kin, implicit)?;
             let mut r = scratch::floats(model, nd)?;
             let mut d = scratch::floats(model, nd)?;
+            let mut w = scratch::floats(model, nd)?;
             let qdd = if let Some(aba) = &self.aba {
                 // ABA takes the applied efforts; it finds the bias itself.
                 aba.check(model)?;
@@ -313,9 +314,10 @@ impl FeatherstoneSolver {
                     dt,
                     &mut r,
                     &mut d,
+                    &mut w,
                 )?;
                 if Tape::is_recording() {
-                    aba::accelerations(model, aba, &kin, &r, &d, &body_f, &damp)?
+                    aba::accelerations(model, aba, &kin, &r, &d, &w, &body_f, &damp)?
                 } else {
                     crate::tree::accelerations(
                         model,
@@ -323,6 +325,7 @@ impl FeatherstoneSolver {
                         &s_in.joint_qd,
                         &r,
                         &d,
+                        &w,
                         &body_f,
                         &damp,
                     )?
@@ -340,8 +343,9 @@ impl FeatherstoneSolver {
                     dt,
                     &mut r,
                     &mut d,
+                    &mut w,
                 )?;
-                solve::solve(model, &self.layout, &mass, &d, &r)?
+                solve::solve(model, &self.layout, &mass, &d, &w, &r)?
             };
             integrate::integrate_joints::launch(
                 nj,

@@ -22,7 +22,7 @@ use weft_collide::ShapeSet;
 use weft_sim::Model;
 
 use crate::aba::{
-    blocks_in_body, blocks_times, blocks_to_parent, dof_acceleration, project_joint, wrench_in_body,
+    blocks_in_body, blocks_times, blocks_to_parent, dof_step, project_joint, wrench_in_body,
 };
 use crate::contacts::damping_blocks;
 use crate::dynamics::{Kinematics, write_mass_columns};
@@ -35,7 +35,8 @@ use crate::{Result, layout::ArticulationLayout, scratch};
 /// Forward dynamics of articulation `tid()` by the articulated-body
 /// algorithm: `q̈` at `(q, qd)` under gravity, efforts `tau` and external
 /// wrenches `body_f` (per body, world, at the centre of mass; or empty), the
-/// pivots raised by `diag_d`, each body's implicit damping `damp` (three
+/// pivots raised by `diag_d` (and the ball joints' by `w wᵀ`, see
+/// [`crate::aba::project_ball`]; `w` may be empty), each body's implicit damping `damp` (three
 /// blocks per body, see [`crate::aba::eval_local_loads`]; or empty) added to
 /// its inertia. The other arrays are per-joint scratch (`inertia` three per
 /// joint, `vc` the twists, the velocity products and the accelerations at
@@ -51,6 +52,7 @@ pub fn aba_tree(
     qd: &Array<f32>,
     tau: &Array<f32>,
     diag_d: &Array<f32>,
+    w: &Array<f32>,
     body_f: &Array<SpatialVector>,
     damp: &Array<Vec3>,
     x_local: &mut Array<Transform>,
@@ -125,6 +127,7 @@ pub fn aba_tree(
             s,
             tau,
             diag_d,
+            w,
             inertia[3 * j],
             inertia[3 * j + 1],
             inertia[3 * j + 2],
@@ -155,8 +158,10 @@ pub fn aba_tree(
             a = vc[k];
         }
         a = motion_to_child(x_local[j], a) + vc[nj + j];
+        let ball = model.joint_type[j] == 2;
+        let before = a;
         for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
-            let (x, next) = dof_acceleration(s[d], dof_u[d], dof_db[2 * d], dof_db[2 * d + 1], a);
+            let (x, next) = dof_step(s[d], dof_u[d], dof_db, d, a, before, ball);
             qdd[d] = x;
             a = next;
         }
@@ -166,12 +171,14 @@ pub fn aba_tree(
 
 /// `q̈` by [`aba_tree`] (see [`crate::aba::accelerations`] for the
 /// arguments); not for a recording tape.
+#[allow(clippy::too_many_arguments)] // the solver's terms, each an array
 pub(crate) fn accelerations(
     model: &Model,
     q: &Array<f32>,
     qd: &Array<f32>,
     tau: &Array<f32>,
     diag: &Array<f32>,
+    w: &Array<f32>,
     body_f: &Array<SpatialVector>,
     damp: &Array<Vec3>,
 ) -> Result<Array<f32>> {
@@ -197,6 +204,7 @@ pub(crate) fn accelerations(
             qd,
             tau,
             diag,
+            w,
             body_f,
             damp,
             &mut x_local,

@@ -160,6 +160,52 @@ fn free_joint_coordinates_convert_through_the_base() {
 }
 
 #[test]
+fn a_ball_joint_range_becomes_a_cone_limit() {
+    let d = mjcf(
+        r#"<mujoco><worldbody>
+          <body><joint name="cone" type="ball" range="0 30"/><geom size="0.1"/>
+            <body pos="0 0 -0.5"><joint name="free" type="ball" range="0 30" limited="false"/>
+              <geom size="0.1"/>
+              <body pos="0 0 -0.5"><joint name="plain" type="ball" stiffness="2"/><geom size="0.1"/>
+                <body pos="0 0 -0.5"><joint name="odd" type="ball" range="10 45"/><geom size="0.1"/>
+          </body></body></body></body></worldbody></mujoco>"#,
+    );
+    let (h, model) = build(&d, Transform::IDENTITY);
+    let (lo, hi) = (
+        model.joint_limit_lower.to_vec(),
+        model.joint_limit_upper.to_vec(),
+    );
+    let inf = f32::INFINITY;
+    let cone = |j: usize| {
+        let s = h.qd_start[j];
+        (lo[s..s + 3].to_vec(), hi[s..s + 3].to_vec())
+    };
+    // Degrees (the default `<compiler angle>`) to radians, on the first axis.
+    let max = 30f32.to_radians();
+    assert_eq!(cone(0), (vec![0.0, -inf, -inf], vec![max, inf, inf]));
+    assert_eq!(cone(1), (vec![-inf; 3], vec![inf; 3]));
+    assert_eq!(cone(2), (vec![-inf; 3], vec![inf; 3]));
+    assert_eq!(cone(3).1, vec![45f32.to_radians(), inf, inf]);
+    // A ball spring pulls about all three axes toward the reference rotation.
+    let s = h.qd_start[2];
+    let (ke, target) = (
+        model.joint_target_ke.to_vec(),
+        model.joint_target_pos.to_vec(),
+    );
+    assert_eq!(
+        (&ke[s..s + 3], &target[s..s + 3]),
+        (&[2.0; 3][..], &[0.0; 3][..])
+    );
+    // Only the ignored first value of `odd`'s range is worth a warning.
+    assert_eq!(
+        h.warnings,
+        vec![
+            "joint `odd`: a ball joint's range starts at 0 (its second value is the largest rotation angle); the first value 0.17453292519943295 is ignored"
+        ]
+    );
+}
+
+#[test]
 fn mass_from_geoms_uses_density_or_mass() {
     let d = mjcf(
         r#"<mujoco><worldbody><body><freejoint/>

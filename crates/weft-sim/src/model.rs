@@ -227,9 +227,13 @@ pub struct Model {
     pub joint_damping: Array<f32>,
     /// Dry friction per degree of freedom.
     pub joint_friction: Array<f32>,
-    /// Lower limit per degree of freedom (`-inf`: none).
+    /// Lower limit per degree of freedom (`-inf`: none). A ball joint's
+    /// first degree of freedom: 0 (or `-inf`) with its cone limit.
     pub joint_limit_lower: Array<f32>,
-    /// Upper limit per degree of freedom (`inf`: none).
+    /// Upper limit per degree of freedom (`inf`: none). A ball joint's first
+    /// degree of freedom holds its cone limit, the largest angle of its
+    /// rotation (`|log q|`, MuJoCo's ball `range` upper value); its others
+    /// none.
     pub joint_limit_upper: Array<f32>,
     /// Penalty stiffness of the limits per degree of freedom.
     pub joint_limit_ke: Array<f32>,
@@ -241,7 +245,11 @@ pub struct Model {
     pub joint_target_kd: Array<f32>,
     /// Largest drive effort per degree of freedom (`inf`: none).
     pub joint_effort_limit: Array<f32>,
-    /// Initial drive position targets (copied into [`Control`](crate::Control)).
+    /// Initial drive position targets (copied into [`Control`](crate::Control));
+    /// for the rotation of a ball or free joint its three entries are a
+    /// rotation vector (axis · angle) of the target rotation (child joint
+    /// frame in parent joint frame), for a free joint's translation the
+    /// position in the parent joint frame.
     pub joint_target_pos: Array<f32>,
     /// Initial drive velocity targets.
     pub joint_target_vel: Array<f32>,

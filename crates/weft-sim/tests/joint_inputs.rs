@@ -174,16 +174,50 @@ fn nans_and_bad_numbers_are_refused() {
         "joint 2: linear axis 0: drive effort_limit must be ≥ 0 (inf: none), got -1"
     );
     let mut j = JointDesc::ball(1, 2);
-    j.angular[1].drive.stiffness = 10.0;
+    j.angular[1] = j.angular[1].with_limits(-1.0, 1.0);
     assert_eq!(
         refused(j),
-        "joint 2: a ball joint takes no limits or position drive (stiffness) yet; use velocity drives, damping and friction"
+        "joint 2: a ball joint's limit is a cone: angular axis 0 takes lower 0 (or -inf) and upper the largest rotation angle (inf: none; see `JointDesc::with_cone_limit`), the other axes none; got [(-inf, inf), (-1.0, 1.0), (-inf, inf)]"
     );
     let mut j = JointDesc::revolute(1, 2, Vec3::X);
     j.limit_ke = -1.0;
     assert_eq!(
         refused(j),
         "joint 2: limit_ke must be finite and ≥ 0, got -1"
+    );
+}
+
+#[test]
+fn ball_cones_and_rotation_drives_are_stored_and_xpbd_refuses_them() {
+    // A ball's cone: the first angular axis's limits; a free joint's drives.
+    let mut b = bodies(3);
+    b.add_joint(JointDesc::free(0)).unwrap();
+    let mut ball = JointDesc::ball(0, 1).with_cone_limit(0.4);
+    ball.angular[2].drive.stiffness = 5.0;
+    b.add_joint(ball).unwrap();
+    let mut free = JointDesc::free(2);
+    free.linear[1].drive.stiffness = 3.0;
+    let inf = f32::INFINITY;
+    let mut bad = free.clone();
+    bad.linear[0] = bad.linear[0].with_limits(-1.0, 1.0);
+    assert_eq!(refused(bad), "joint 2: a free joint takes no limits");
+    b.add_joint(free).unwrap();
+    let model = b.finalize(Device::Cpu).unwrap();
+    let (lo, hi) = (
+        model.joint_limit_lower.to_vec(),
+        model.joint_limit_upper.to_vec(),
+    );
+    assert_eq!(
+        (&lo[6..9], &hi[6..9]),
+        (&[0.0, -inf, -inf][..], &[0.4, inf, inf][..])
+    );
+    let e = weft_sim::XpbdRigid::new(&model, Default::default())
+        .err()
+        .expect("XpbdRigid refuses them")
+        .to_string();
+    assert!(
+        e.contains("no drive, damping, friction or cone limit"),
+        "{e}"
     );
 }
 
@@ -288,6 +322,10 @@ fn loop_joints_are_checked_like_joints() {
     assert_eq!(
         loop_refused(JointDesc::revolute(0, 1, Vec3::ZERO)),
         "loop joint 0: angular axis 0 must be finite and non-zero, got Vec3(0.0, 0.0, 0.0)"
+    );
+    assert_eq!(
+        loop_refused(JointDesc::ball(1, 2).with_cone_limit(0.5)),
+        "loop joint 0: a loop ball joint takes no cone limit (XpbdRigid has none; put it on a tree joint stepped by weft-articulation's FeatherstoneSolver)"
     );
     let mut j = JointDesc::revolute(1, 2, Vec3::X);
     j.angular[0].drive.stiffness = 10.0;

@@ -49,8 +49,8 @@ pub struct RobotHandles {
     pub sites: Vec<SiteHandle>,
     /// Each description actuator, in order (the control vector's layout).
     pub actuators: Vec<ActuatorHandle>,
-    /// What of the description the model does not carry (ball-joint limits,
-    /// velocity limits, …), one line each.
+    /// What of the description the model does not carry (velocity limits,
+    /// …), one line each.
     pub warnings: Vec<String>,
     pub(crate) base: Transform,
     pub(crate) kinds: Vec<JointKind>,

@@ -77,13 +77,23 @@ pub(crate) fn joint_desc(
         }
     };
     let scalar = matches!(joint.kind, JointKind::Revolute | JointKind::Prismatic);
+    let ball = joint.kind == JointKind::Ball;
     for (k, dof) in j.linear.iter_mut().chain(j.angular.iter_mut()).enumerate() {
-        set_dof(
-            dof,
-            joint,
-            if k == 0 { drive } else { JointDrive::default() },
-            scalar,
-        );
+        // A ball's spring (MuJoCo's pulls toward the reference rotation, the
+        // identity here) and effort limit act about all three axes.
+        let dof_drive = match (k, ball) {
+            (_, true) => JointDrive {
+                target_pos: 0.0,
+                ..drive
+            },
+            (0, false) => drive,
+            _ => JointDrive::default(),
+        };
+        set_dof(dof, joint, dof_drive, scalar);
+    }
+    if let (true, Some((_, max))) = (ball, joint.limits) {
+        // MuJoCo's ball `range`: only the second value, the largest angle.
+        j = j.with_cone_limit(max as f32);
     }
     j.limit_ke = settings.limit_ke;
     j.limit_kd = settings.limit_kd;
@@ -103,8 +113,7 @@ pub(crate) fn free_joint(joint: &Joint, child: usize, base: Transform, pose: &Po
 }
 
 /// Armature, damping, friction and drive of one degree of freedom; the limits
-/// of hinges and slides (`scalar`). Ball limits (a cone) are not in Weft yet:
-/// `add_robot` warns.
+/// of hinges and slides (`scalar`; a ball's cone is set by [`joint_desc`]).
 fn set_dof(dof: &mut JointDof, joint: &Joint, drive: JointDrive, scalar: bool) {
     dof.armature = joint.armature as f32;
     dof.damping = joint.damping as f32;

@@ -41,10 +41,13 @@
 //!   `axis.any_orthonormal_pair()`, then the turn about `axis`). A body with
 //!   several joints (MuJoCo allows it; each turns about its own anchor) becomes
 //!   a chain of massless links, one Weft joint per file joint. Axes, limits
-//!   (hinge and slide), armature, damping and friction loss per degree of
+//!   (hinge and slide; a ball joint's `range="0 max"` becomes its cone limit,
+//!   [`JointDesc::with_cone_limit`](weft_sim::JointDesc::with_cone_limit)),
+//!   armature, damping and friction loss per degree of
 //!   freedom; `ref` is the coordinate at which the body sits at its file pose;
 //!   the initial coordinates are the reference ones (MuJoCo's `qpos0`). A
-//!   joint spring becomes the drive's stiffness toward `springref`.
+//!   joint spring becomes the drive's stiffness toward `springref` (a ball
+//!   joint's: about all three axes toward its reference rotation, as MuJoCo's).
 //! - **Actuators** → the driven joint's drive: `position` → stiffness
 //!   `gear² kp`, damping `gear² kv`, target `ctrl / gear`; `velocity` →
 //!   damping `gear² kv`, target velocity `ctrl / gear`; `motor` → feed-forward
@@ -62,8 +65,8 @@
 //!   do not collide with each other (as MuJoCo's default excludes touching
 //!   parent and child).
 //! - **Not carried**: gravity, time step and integrator (the description's
-//!   [`SimOptions`](crate::SimOptions); the builder keeps its own), ball-joint
-//!   limits and velocity limits (listed in [`RobotHandles::warnings`]).
+//!   [`SimOptions`](crate::SimOptions); the builder keeps its own) and
+//!   velocity limits (listed in [`RobotHandles::warnings`]).
 //!
 //! # Coordinates: MuJoCo's `qpos`/`qvel` and Weft's `joint_q`/`joint_qd`
 //!
@@ -288,9 +291,11 @@ fn check(robot: &RobotDescription) -> Result<(), RobotModelError> {
 fn warnings(robot: &RobotDescription) -> Vec<String> {
     let mut out = Vec::new();
     for j in &robot.joints {
-        if j.kind == JointKind::Ball && j.limits.is_some() {
+        if let (JointKind::Ball, Some((lo, _))) = (j.kind, j.limits)
+            && lo != 0.0
+        {
             out.push(format!(
-                "joint `{}`: ball-joint limits are not supported yet; the joint moves freely",
+                "joint `{}`: a ball joint's range starts at 0 (its second value is the largest rotation angle); the first value {lo} is ignored",
                 j.name
             ));
         }

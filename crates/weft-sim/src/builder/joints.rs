@@ -19,6 +19,9 @@
 //!   `qd` are the coordinates' rates;
 //! - ball: `q` a quaternion `(x, y, z, w)` of the child joint frame in the
 //!   parent joint frame; `qd` the angular velocity in the child joint frame;
+//!   its three drives' `target_pos` are a rotation vector (axis · angle) of the
+//!   target rotation, and its limit is a cone on the rotation's angle
+//!   ([`JointDesc::with_cone_limit`]);
 //! - free: `q = [px, py, pz, qx, qy, qz, qw]` (position of the child joint
 //!   frame's origin in the parent joint frame, then its rotation); `qd = [vx,
 //!   vy, vz, ωx, ωy, ωz]`: the velocity of that origin in the parent joint
@@ -26,7 +29,8 @@
 //!   world as parent and identity frames this is MuJoCo's free joint exactly
 //!   (`qpos`: body position and quaternion — reorder MuJoCo's `(w, x, y, z)`
 //!   to `(x, y, z, w)`; `qvel`: world linear velocity of the body origin, then
-//!   local angular velocity);
+//!   local angular velocity); drive targets: the position (parent joint
+//!   frame), then a rotation vector as the ball's; no limits;
 //! - fixed: none.
 
 use glam::{Quat, Vec3};
@@ -90,7 +94,9 @@ impl JointType {
 /// [`Control`](crate::Control).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JointDrive {
-    /// Position target (rad or m).
+    /// Position target (rad or m; the rotations of ball and free joints:
+    /// a component of the target's rotation vector, see the [module
+    /// docs](self)).
     pub target_pos: f32,
     /// Velocity target (rad/s or m/s).
     pub target_vel: f32,
@@ -122,9 +128,11 @@ impl Default for JointDrive {
 pub struct JointDof {
     /// Axis in the joint frame (normalised by the builder).
     pub axis: Vec3,
-    /// Lower limit of the coordinate (`-inf`: none).
+    /// Lower limit of the coordinate (`-inf`: none; a ball joint's first
+    /// angular axis: 0 with a cone limit, see [`JointDesc::with_cone_limit`]).
     pub lower: f32,
-    /// Upper limit of the coordinate (`inf`: none).
+    /// Upper limit of the coordinate (`inf`: none; a ball joint's first
+    /// angular axis: the cone's largest rotation angle).
     pub upper: f32,
     /// Extra inertia on this coordinate (rotor inertia, kg·m² or kg).
     pub armature: f32,
@@ -294,6 +302,19 @@ impl JointDesc {
     /// With initial velocities.
     pub fn with_qd(mut self, qd: &[f32]) -> Self {
         self.qd = qd.to_vec();
+        self
+    }
+
+    /// A ball joint with a cone limit: the angle of its rotation (`|log q|`,
+    /// the quaternion's angle in `[0, π]`) at most `max_angle` rad, as
+    /// MuJoCo's ball-joint `range="0 max_angle"`. Stored as the first
+    /// angular axis's limits `[0, max_angle]` (the other axes take none);
+    /// enforced by weft-articulation's `FeatherstoneSolver` as a penalty of
+    /// `limit_ke`, `limit_kd` about the rotation's axis.
+    pub fn with_cone_limit(mut self, max_angle: f32) -> Self {
+        if let Some(d) = self.angular.first_mut() {
+            *d = d.with_limits(0.0, max_angle);
+        }
         self
     }
 
@@ -612,10 +633,35 @@ fn check_dof(d: &JointDof) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// A ball joint's limit is a cone: the first angular axis's `upper` (lower 0
+/// or `-inf`), none on the others; a free joint takes no limits.
+fn check_rotation_limits(j: &JointDesc) -> std::result::Result<(), String> {
+    let unlimited = |d: &JointDof| d.lower == f32::NEG_INFINITY && d.upper == f32::INFINITY;
+    if j.kind == JointType::Free {
+        if !j.dofs().all(unlimited) {
+            return Err("a free joint takes no limits".into());
+        }
+        return Ok(());
+    }
+    let cone = &j.angular[0];
+    let cone_ok = (cone.lower == 0.0 || cone.lower == f32::NEG_INFINITY) && cone.upper >= 0.0;
+    if !(cone_ok && j.angular[1..].iter().all(unlimited)) {
+        return Err(format!(
+            "a ball joint's limit is a cone: angular axis 0 takes lower 0 (or -inf) and upper the largest rotation angle (inf: none; see `JointDesc::with_cone_limit`), the other axes none; got {:?}",
+            j.angular
+                .iter()
+                .map(|d| (d.lower, d.upper))
+                .collect::<Vec<_>>()
+        ));
+    }
+    Ok(())
+}
+
 /// The checks every joint gets, in a tree or closing a loop: finite frames
 /// (rotations normalised), axes of the right number for the kind (normalised,
 /// none parallel), each degree of freedom's parameters, ball and free joints
-/// on the frame's axes without limits or position drives, limit gains.
+/// on the frame's axes, a ball joint's limit a cone and a free joint's none,
+/// limit gains.
 pub(super) fn check_joint_geometry(j: &mut JointDesc) -> std::result::Result<(), String> {
     if !finite_pose(&j.parent_frame) || !finite_pose(&j.child_frame) {
         return Err(format!(
@@ -670,14 +716,7 @@ pub(super) fn check_joint_geometry(j: &mut JointDesc) -> std::result::Result<(),
                 "a {kind} joint's axes are the joint frame's X, Y, Z (turn the frames instead)"
             ));
         }
-        // Position drives and limits need scalar coordinates.
-        if j.dofs().any(|d| {
-            d.drive.stiffness != 0.0 || d.lower != f32::NEG_INFINITY || d.upper != f32::INFINITY
-        }) {
-            return Err(format!(
-                "a {kind} joint takes no limits or position drive (stiffness) yet; use velocity drives, damping and friction"
-            ));
-        }
+        check_rotation_limits(j)?;
     }
     for (name, v) in [("limit_ke", j.limit_ke), ("limit_kd", j.limit_kd)] {
         if !(v.is_finite() && v >= 0.0) {

@@ -74,6 +74,13 @@ impl ModelBuilder {
             name: name.clone(),
             message,
         })?;
+        if j.kind == JointType::Ball && j.angular[0].upper != f32::INFINITY {
+            return Err(SimError::InvalidLoopJoint {
+                index,
+                name,
+                message: "a loop ball joint takes no cone limit (XpbdRigid has none; put it on a tree joint stepped by weft-articulation's FeatherstoneSolver)".into(),
+            });
+        }
         if let Some(k) = j.dofs().position(|d| {
             d.drive != super::JointDrive::default()
                 || d.damping != 0.0

@@ -24,9 +24,8 @@
 //!
 //! Drives, damping and friction act on tree joints' degrees of freedom (the
 //! [`Control`](crate::Control)'s targets and efforts); loop joints have only
-//! limits. Ball and free joints take no limits or position drives
-//! (`ModelBuilder` refuses them) and here no damping, friction or velocity
-//! drive either.
+//! limits. Ball and free joints get none of these here: no cone limit, drive,
+//! damping or friction (`XpbdRigid::new` refuses models that give them some).
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};

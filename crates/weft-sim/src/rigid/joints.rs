@@ -164,31 +164,36 @@ impl<'a> DriveInputs<'a> {
     }
 }
 
-/// `Err` naming the first ball or free joint with damping, friction or a
-/// velocity drive: this solver has no coordinates to apply them to (its
-/// per-degree-of-freedom rows need scalar angles), and dropping them would
-/// simulate another robot.
+/// `Err` naming the first ball or free joint with damping, friction, a
+/// drive or a cone limit: this solver has no coordinates to apply them to
+/// (its per-degree-of-freedom rows need scalar angles), and dropping them
+/// would simulate another robot.
 fn refuse_ball_and_free_dynamics(model: &Model) -> Result<()> {
     let kind = model.joint_type.try_to_vec()?;
     let start = model.joint_qd_start.try_to_vec()?;
-    let (kd, damping, friction) = (
+    let (ke, kd, damping, friction, upper) = (
+        model.joint_target_ke.try_to_vec()?,
         model.joint_target_kd.try_to_vec()?,
         model.joint_damping.try_to_vec()?,
         model.joint_friction.try_to_vec()?,
+        model.joint_limit_upper.try_to_vec()?,
     );
     for (j, &k) in kind.iter().enumerate() {
         if k != crate::JOINT_BALL && k != crate::JOINT_FREE {
             continue;
         }
         let dofs = start[j] as usize..start[j + 1] as usize;
-        if dofs
-            .clone()
-            .any(|d| kd[d] != 0.0 || damping[d] != 0.0 || friction[d] != 0.0)
-        {
+        if dofs.clone().any(|d| {
+            ke[d] != 0.0
+                || kd[d] != 0.0
+                || damping[d] != 0.0
+                || friction[d] != 0.0
+                || upper[d] != f32::INFINITY
+        }) {
             return Err(SimError::InvalidJoint {
                 index: j,
                 name: String::new(),
-                message: "XpbdRigid applies no velocity drive, damping or friction to ball and free joints yet; remove them or step with weft-articulation's FeatherstoneSolver".into(),
+                message: "XpbdRigid applies no drive, damping, friction or cone limit to ball and free joints yet; remove them or step with weft-articulation's FeatherstoneSolver".into(),
             });
         }
     }
