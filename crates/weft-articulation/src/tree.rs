@@ -30,7 +30,8 @@ use crate::joint_math::{
     body_inertia, force_to_parent, inertia_times, joint_local, joint_twist, motion_to_child,
 };
 use crate::kinematics::{velocity_product, write_motion_subspace};
-use crate::{Result, layout::ArticulationLayout, scratch};
+use crate::scratch::{self, Pooled};
+use crate::{Result, layout::ArticulationLayout};
 
 /// Forward dynamics of articulation `tid()` by the articulated-body
 /// algorithm: `q̈` at `(q, qd)` under gravity, efforts `tau` and external
@@ -188,14 +189,14 @@ pub(crate) fn accelerations(
     if nj == 0 {
         return Ok(qdd);
     }
-    let mut x_local = scratch::joint_transforms(model)?;
-    let mut world = scratch::joint_transforms(model)?;
-    let mut s = scratch::dof_vectors(model)?;
-    let mut vc = scratch::vectors(model, 3 * nj)?;
-    let mut inertia = scratch::mat3s(model, 3 * nj)?;
-    let mut bias = scratch::joint_vectors(model)?;
-    let mut dof_u = scratch::dof_vectors(model)?;
-    let mut dof_db = scratch::floats(model, 2 * nd)?;
+    let mut x_local = Pooled::<Transform>::zeros(model, model.joint_count())?;
+    let mut world = Pooled::<Transform>::zeros(model, model.joint_count())?;
+    let mut s = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
+    let mut vc = Pooled::<SpatialVector>::zeros(model, 3 * nj)?;
+    let mut inertia = Pooled::<Mat3>::zeros(model, 3 * nj)?;
+    let mut bias = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
+    let mut dof_u = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
+    let mut dof_db = Pooled::<f32>::zeros(model, 2 * nd)?;
     weft::cpu::with_grain(1, || {
         aba_tree::launch(
             model.articulation_count(),
@@ -631,8 +632,8 @@ pub(crate) fn efforts(
     tau: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut acc = scratch::joint_vectors(model)?;
-    let mut f = scratch::joint_vectors(model)?;
+    let mut acc = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
+    let mut f = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
     weft::cpu::with_grain(1, || {
         rnea_tree::launch(
             model.articulation_count(),
@@ -662,7 +663,7 @@ pub(crate) fn mass_matrix(
     mass: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut ic = scratch::mat3s(model, 3 * model.joint_count())?;
+    let mut ic = Pooled::<Mat3>::zeros(model, 3 * model.joint_count())?;
     weft::cpu::with_grain(1, || {
         crba_tree::launch(
             model.articulation_count(),
@@ -690,15 +691,15 @@ pub(crate) fn inverse_dynamics(
     tau: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut x_local = scratch::joint_transforms(model)?;
-    let mut body_q = scratch::poses(model)?;
-    let mut s = scratch::dof_vectors(model)?;
-    let mut v = scratch::joint_vectors(model)?;
-    let mut c = scratch::joint_vectors(model)?;
-    let mut w_parent = scratch::vec3s(model, model.joint_count())?;
-    let mut none = scratch::vectors(model, 0)?;
-    let mut acc = scratch::joint_vectors(model)?;
-    let mut f = scratch::joint_vectors(model)?;
+    let mut x_local = Pooled::<Transform>::zeros(model, model.joint_count())?;
+    let mut body_q = Pooled::<Transform>::zeros(model, model.body_count())?;
+    let mut s = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
+    let mut v = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
+    let mut c = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
+    let mut w_parent = Pooled::<Vec3>::zeros(model, model.joint_count())?;
+    let mut none = Pooled::<SpatialVector>::zeros(model, 0)?;
+    let mut acc = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
+    let mut f = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
     weft::cpu::with_grain(1, || {
         inverse_dynamics_tree::launch(
             model.articulation_count(),
@@ -731,11 +732,11 @@ pub(crate) fn mass_matrix_at(
     mass: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut x_local = scratch::joint_transforms(model)?;
-    let mut body_q = scratch::poses(model)?;
-    let mut s = scratch::dof_vectors(model)?;
-    let mut ic = scratch::mat3s(model, 3 * model.joint_count())?;
-    let none = scratch::vec3s(model, 0)?;
+    let mut x_local = Pooled::<Transform>::zeros(model, model.joint_count())?;
+    let mut body_q = Pooled::<Transform>::zeros(model, model.body_count())?;
+    let mut s = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
+    let mut ic = Pooled::<Mat3>::zeros(model, 3 * model.joint_count())?;
+    let none = Pooled::<Vec3>::zeros(model, 0)?;
     weft::cpu::with_grain(1, || {
         mass_matrix_tree::launch(
             model.articulation_count(),
