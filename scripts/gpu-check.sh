@@ -52,7 +52,7 @@ cat > target-gpu/run.sh <<'RUN'
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp}"
 # Unpack the binaries next to each other in a writable place.
-bin=/tmp/weft-gpu-bin
+bin=/tmp/weft-gpu-bin-$$  # per run: two runs may go side by side (different OUT)
 rm -rf "$bin" && mkdir -p "$bin"
 for z in target-gpu/*.xz; do
     if command -v xz >/dev/null; then
