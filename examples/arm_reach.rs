@@ -35,10 +35,17 @@
 //! change in the panel), and fails (exit status 1) when the largest exceeds
 //! 1 cm. The panel plots it too ("tracking error (mm)").
 //!
-//! **Moving the target with the mouse**: the viewer gives an app no mouse
-//! events or picking, so the target is dragged with the panel's sliders `x`,
-//! `y`, `z` (drag a slider's handle; they move the centre of the path, or, with
-//! "path = manual", the target itself); the view keeps its orbit/pan/zoom.
+//! **Moving the target with the mouse**: press the left button on the gold
+//! ball (a ray–sphere test with 8 pixels of slack; Shift + left still pans)
+//! and drag it: the target follows the cursor in the plane through the ball
+//! facing the camera (where the cursor's ray meets it; a ray parallel to it is
+//! ignored), kept within the `x`, `y`, `z` sliders' ranges, and the camera
+//! stays still until the release. Grabbing the ball switches "path" to
+//! `manual` (the target stops where it was and follows the cursor from there,
+//! at up to 0.6 m/s like any manual target), which also ends the pass/fail
+//! verdict. Presses elsewhere orbit, pan and zoom the view as usual. The
+//! panel's sliders `x`, `y`, `z` still move the target too (the centre of the
+//! path, or with "path = manual" the target itself).
 //!
 //! Drawn: the arm, the target (gold ball), the hand (small coral ball), the line
 //! between them (black), the path (gold line) and the hand's trail over the last
@@ -64,7 +71,8 @@ use weft_articulation::{
 use weft_import::{ImportOptions, RobotOptions, add_robot};
 use weft_sim::{Control, Model, ModelBuilder, State};
 use weft_viewer::{
-    App, AppResult, Color, Lines, Options, OrbitCamera, Params, Scene, Settings, Shape,
+    App, AppResult, Color, Lines, Options, OrbitCamera, Params, PointerButton, PointerEvent,
+    PointerKind, PointerResponse, Scene, Settings, Shape,
 };
 
 /// The arm opened unless `--robot PATH` says otherwise.
@@ -83,6 +91,14 @@ const SEED: [f32; 7] = [0.0, 0.4, 0.0, -1.6, 0.0, 1.2, 0.0];
 const TOLERANCE: f32 = 0.01;
 /// Simulated seconds ignored after a change in the panel.
 const SETTLE: f32 = 1.0;
+/// Radius of the target ball (m).
+const TARGET_RADIUS: f32 = 0.03;
+/// How far from the ball (pixels) a press still grabs it.
+const GRAB_SLACK_PX: f32 = 8.0;
+/// The ranges of the sliders `x`, `y`, `z` (m); a dragged target stays in them.
+const POINT_RANGE: [(f32, f32); 3] = [(-0.2, 0.9), (-0.7, 0.7), (0.05, 1.2)];
+/// The ball's colour while the cursor is over it or drags it.
+const GOLD_LIT: Color = Color::rgb(0xFF, 0xE8, 0x96);
 
 #[path = "common/robot_drawing.rs"]
 mod robot_drawing;
@@ -242,6 +258,16 @@ impl Tracking {
 // ---------------------------------------------------------------------------
 
 const PATHS: [&str; 3] = ["figure-eight", "circle", "manual"];
+/// The index of `manual` in [`PATHS`].
+const MANUAL: usize = 2;
+
+/// A drag of the target: the plane it moves in and where in it the ball was held.
+struct Grab {
+    /// A point of the plane (the target when grabbed) and its normal (the view direction).
+    plane: (Vec3, Vec3),
+    /// From the target to the grabbed point of the plane.
+    offset: Vec3,
+}
 
 struct ArmReach {
     arm: Arm,
@@ -274,6 +300,10 @@ struct ArmReach {
     /// The hand's recent positions (time, point), for its trail.
     trail: Vec<(f32, Vec3)>,
     stats: Rc<RefCell<Tracking>>,
+    /// The mouse's drag of the target, if any.
+    grab: Option<Grab>,
+    /// Whether the cursor is over the target ball.
+    hover: bool,
 }
 
 impl ArmReach {
@@ -299,7 +329,33 @@ impl ArmReach {
             next_print: 0.0,
             trail: Vec::new(),
             stats,
+            grab: None,
+            hover: false,
         }
+    }
+
+    /// Whether `e`'s ray passes within the ball (and a few pixels around it).
+    fn on_target(&self, e: &PointerEvent) -> bool {
+        let radius = TARGET_RADIUS + GRAB_SLACK_PX * e.pixel_size(self.goal);
+        e.ray.hit_sphere(self.goal, radius).is_some()
+    }
+
+    /// Sets the manual target (clamped to the sliders' ranges).
+    fn set_point(&mut self, p: Vec3) {
+        for (k, (lo, hi)) in POINT_RANGE.into_iter().enumerate() {
+            self.point[k] = p[k].clamp(lo, hi);
+        }
+    }
+
+    /// The target becomes the mouse's: "path" goes to manual, from where the target is.
+    fn take_manual(&mut self) {
+        if self.path != MANUAL {
+            self.path = MANUAL;
+            self.set_point(self.goal);
+        }
+        let mut stats = self.stats.borrow_mut();
+        stats.manual = true;
+        stats.settle_until = self.time + SETTLE;
     }
 
     /// Where the path puts the target at time `t`.
@@ -458,7 +514,7 @@ impl App for ArmReach {
         let err = (hand - goal).length();
         {
             let mut stats = self.stats.borrow_mut();
-            if self.path == 2 {
+            if self.path == MANUAL {
                 stats.manual = true;
             }
             if t >= stats.settle_until {
@@ -488,14 +544,21 @@ impl App for ArmReach {
         let hand = self.arm.hand(&body_q);
         let now = self.time;
         self.trail.retain(|(t, _)| *t > now - 2.0 && *t <= now);
-        self.trail.push((now, hand));
+        // Redraws without a step (the mouse, when paused) add no point.
+        if self.trail.last().is_none_or(|(t, _)| *t < now) {
+            self.trail.push((now, hand));
+        }
         let trail: Vec<Vec3> = self.trail.iter().map(|(_, p)| *p).collect();
         scene.log_shapes(
             "target and hand",
             &[
-                Shape::sphere(0.03)
+                Shape::sphere(TARGET_RADIUS)
                     .at(Transform::from_translation(self.goal))
-                    .color(Color::GOLD),
+                    .color(if self.hover || self.grab.is_some() {
+                        GOLD_LIT
+                    } else {
+                        Color::GOLD
+                    }),
                 Shape::sphere(0.015)
                     .at(Transform::from_translation(hand))
                     .color(Color::CORAL),
@@ -507,7 +570,17 @@ impl App for ArmReach {
                 .color(Color::BLACK)
                 .width(2.0),
         )?;
-        if self.path != 2 {
+        let point = Vec3::from(self.point);
+        if self.path == MANUAL && (point - self.goal).length() > 1e-3 {
+            // Where the target is heading (it moves at up to MAX_SPEED).
+            scene.log_shapes(
+                "commanded target",
+                &[Shape::sphere(0.01)
+                    .at(Transform::from_translation(point))
+                    .color(Color::GOLD)],
+            )?;
+        }
+        if self.path != MANUAL {
             scene.log_lines(
                 "path",
                 Lines::strip(&self.path_line())
@@ -529,12 +602,12 @@ impl App for ArmReach {
     }
 
     fn params(&mut self, p: &mut Params) {
-        p.label("Drag x, y, z to move the target (its path's centre, or the target itself with path = manual).");
+        p.label("Drag the gold ball with the left button (path becomes manual), or drag x, y, z (the path's centre, or the target itself with path = manual).");
         let mut changed = p.choice("path", &mut self.path, &PATHS);
-        let [x, y, z] = &mut self.point;
-        changed |= p.slider("x", x, -0.2..=0.9);
-        changed |= p.slider("y", y, -0.7..=0.7);
-        changed |= p.slider("z", z, 0.05..=1.2);
+        let names = ["x", "y", "z"];
+        for ((value, name), (lo, hi)) in self.point.iter_mut().zip(names).zip(POINT_RANGE) {
+            changed |= p.slider(name, value, lo..=hi);
+        }
         changed |= p.slider("size", &mut self.size, 0.0..=0.4);
         changed |= p.slider("period", &mut self.period, 3.0..=20.0);
         changed |= p.choice(
@@ -545,8 +618,49 @@ impl App for ArmReach {
         if changed {
             let mut stats = self.stats.borrow_mut();
             stats.settle_until = self.time + SETTLE;
-            if self.path == 2 {
+            if self.path == MANUAL {
                 stats.manual = true;
+            }
+        }
+    }
+
+    fn pointer(&mut self, e: &PointerEvent) -> PointerResponse {
+        match e.kind {
+            // Left press on the ball (Shift + left pans, as elsewhere): grab it in
+            // the plane through it facing the camera.
+            PointerKind::Press => {
+                if !e.is_press(PointerButton::Left) || e.modifiers.shift || !self.on_target(e) {
+                    return PointerResponse::Ignored;
+                }
+                let normal = e.camera.forward();
+                let held = e
+                    .ray
+                    .hit_plane(self.goal, normal)
+                    .map_or(self.goal, |t| e.ray.at(t));
+                self.grab = Some(Grab {
+                    plane: (self.goal, normal),
+                    offset: held - self.goal,
+                });
+                self.take_manual();
+                PointerResponse::Captured
+            }
+            PointerKind::Move => {
+                let Some(grab) = &self.grab else {
+                    // Hovering: redraw only when the highlight changes.
+                    let hover = self.on_target(e);
+                    let changed = hover != self.hover;
+                    self.hover = hover;
+                    return PointerResponse::captured_if(changed);
+                };
+                let ((point, normal), offset) = (grab.plane, grab.offset);
+                if let Some(t) = e.ray.hit_plane(point, normal) {
+                    self.set_point(e.ray.at(t) - offset);
+                }
+                PointerResponse::Captured
+            }
+            PointerKind::Release => {
+                self.hover = self.on_target(e);
+                PointerResponse::captured_if(self.grab.take().is_some())
             }
         }
     }

@@ -1,6 +1,6 @@
 //! The one interface every example implements to get a window and a headless mode.
 
-use crate::{AppResult, OrbitCamera, Params, Scene};
+use crate::{AppResult, OrbitCamera, Params, PointerEvent, PointerResponse, Scene};
 
 /// A simulation the viewer can run: build it, step it, draw it, expose its knobs.
 ///
@@ -65,6 +65,54 @@ pub trait App {
     /// the window, once per frame headless. Return values say what changed.
     fn params(&mut self, params: &mut Params) {
         let _ = params;
+    }
+
+    /// Hears the mouse over the 3D view (window only; never headless). Each event
+    /// carries the world ray through the cursor. Return
+    /// [`Captured`](PointerResponse::Captured) to use it: `draw` runs again (even
+    /// when paused), and a captured press makes the drag the app's: its moves and
+    /// its release come here and the camera stays still until the release. Presses
+    /// the app ignores orbit or pan the camera as usual; events over the panel never
+    /// come here. The default ignores everything.
+    ///
+    /// ```
+    /// use weft_viewer::{App, AppResult, PointerButton, PointerEvent, PointerKind,
+    ///     PointerResponse, Scene, Shape, Transform};
+    /// use glam::Vec3;
+    ///
+    /// /// A ball dragged in the plane facing the camera.
+    /// struct Ball { at: Vec3, grab: Option<(Vec3, Vec3)> }
+    ///
+    /// impl App for Ball {
+    ///     fn reset(&mut self) -> AppResult { Ok(()) }
+    ///     fn step(&mut self, _dt: f32) -> AppResult { Ok(()) }
+    ///     fn draw(&mut self, scene: &mut Scene) -> AppResult {
+    ///         let at = Transform::from_translation(self.at);
+    ///         scene.log_shapes("ball", &[Shape::sphere(0.1).at(at)])?;
+    ///         Ok(())
+    ///     }
+    ///     fn pointer(&mut self, e: &PointerEvent) -> PointerResponse {
+    ///         match e.kind {
+    ///             PointerKind::Press if e.is_press(PointerButton::Left) => {
+    ///                 let hit = e.ray.hit_sphere(self.at, 0.1).is_some();
+    ///                 if hit { self.grab = Some((self.at, e.camera.forward())); }
+    ///                 PointerResponse::captured_if(hit)
+    ///             }
+    ///             PointerKind::Move => match self.grab {
+    ///                 Some((p, n)) => {
+    ///                     if let Some(t) = e.ray.hit_plane(p, n) { self.at = e.ray.at(t); }
+    ///                     PointerResponse::Captured
+    ///                 }
+    ///                 None => PointerResponse::Ignored,
+    ///             },
+    ///             _ => PointerResponse::captured_if(self.grab.take().is_some()),
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    fn pointer(&mut self, event: &PointerEvent) -> PointerResponse {
+        let _ = event;
+        PointerResponse::Ignored
     }
 }
 

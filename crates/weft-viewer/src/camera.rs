@@ -2,7 +2,7 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
-use crate::Bounds;
+use crate::{Bounds, Ray};
 
 /// A perspective camera orbiting `target` at `distance`, with `yaw` around +Z and
 /// `pitch` above the horizontal (radians). Z is up.
@@ -123,6 +123,45 @@ impl OrbitCamera {
         })
     }
 
+    /// The ray from the eye through pixel `cursor` (origin top left) of a `width ×
+    /// height` image: the inverse of [`project`](Self::project), whose points
+    /// `ray.at(t)` all land on `cursor`.
+    ///
+    /// ```
+    /// use weft_viewer::OrbitCamera;
+    /// use glam::Vec2;
+    /// let cam = OrbitCamera::default();
+    /// let cursor = Vec2::new(200.0, 150.0);
+    /// let ray = cam.ray(cursor, 800.0, 600.0);
+    /// assert_eq!(ray.origin, cam.eye());
+    /// let px = cam.project(ray.at(3.0), 800.0, 600.0).unwrap();
+    /// assert!((px - cursor).length() < 1e-2);
+    /// ```
+    pub fn ray(&self, cursor: Vec2, width: f32, height: f32) -> Ray {
+        let (width, height) = (width.max(1e-6), height.max(1e-6));
+        let ndc_x = 2.0 * cursor.x / width - 1.0;
+        let ndc_y = 1.0 - 2.0 * cursor.y / height;
+        let tan_y = (self.fov_y * 0.5).tan();
+        let tan_x = tan_y * width / height;
+        let dir = self.forward() + self.right() * (ndc_x * tan_x) + self.up() * (ndc_y * tan_y);
+        Ray::new(self.eye(), dir)
+    }
+
+    /// World length that one pixel of an image `height` pixels tall covers at the
+    /// depth of `p` (for tolerances given in pixels).
+    ///
+    /// ```
+    /// use weft_viewer::OrbitCamera;
+    /// let cam = OrbitCamera::default();
+    /// // At the target, the image's height spans 2 d tan(fov / 2).
+    /// let h = 2.0 * cam.distance * (cam.fov_y / 2.0).tan();
+    /// assert!((cam.pixel_size(cam.target, 500.0) * 500.0 - h).abs() < 1e-4);
+    /// ```
+    pub fn pixel_size(&self, p: Vec3, height: f32) -> f32 {
+        let depth = (p - self.eye()).dot(self.forward()).max(self.near());
+        2.0 * depth * (self.fov_y * 0.5).tan() / height.max(1.0)
+    }
+
     /// Turns around the target by a mouse drag of `(dx, dy)` pixels.
     pub fn orbit(&mut self, dx: f32, dy: f32) {
         self.yaw -= dx * 0.006;
@@ -190,6 +229,44 @@ mod tests {
             (after - before - Vec2::new(40.0, -30.0)).length() < 0.5,
             "{before} -> {after}"
         );
+    }
+
+    #[test]
+    fn rays_project_back_onto_their_cursor() {
+        let cams = [
+            OrbitCamera::default(),
+            OrbitCamera::look_at(Vec3::new(1.5, -0.95, 0.95), Vec3::new(0.28, 0.0, 0.45)),
+            OrbitCamera {
+                pitch: -1.2,
+                yaw: 2.5,
+                distance: 40.0,
+                ..Default::default()
+            },
+        ];
+        for cam in cams {
+            for (w, h) in [(800.0, 600.0), (670.0, 720.0), (1920.0, 400.0)] {
+                for cursor in [
+                    Vec2::new(0.0, 0.0),
+                    Vec2::new(w / 2.0, h / 2.0),
+                    Vec2::new(w * 0.9, h * 0.2),
+                    Vec2::new(13.0, h - 1.0),
+                ] {
+                    let ray = cam.ray(cursor, w, h);
+                    assert!((ray.origin - cam.eye()).length() < 1e-5);
+                    assert!((ray.dir.length() - 1.0).abs() < 1e-5);
+                    for t in [0.5, 1.0, 3.0, 50.0] {
+                        let px = cam.project(ray.at(t * cam.distance), w, h).unwrap();
+                        assert!(
+                            (px - cursor).length() < 0.05,
+                            "{cam:?} {w}x{h}: {cursor} -> {px} at t = {t}"
+                        );
+                    }
+                }
+            }
+            // The middle of the image looks straight ahead.
+            let mid = cam.ray(Vec2::new(400.0, 300.0), 800.0, 600.0);
+            assert!((mid.dir - cam.forward()).length() < 1e-5);
+        }
     }
 
     #[test]

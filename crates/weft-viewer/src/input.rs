@@ -1,15 +1,24 @@
 //! Mouse and keyboard handling of the window, without the window: input events (in
-//! winit's plain value types) go in, camera moves and panel-style [`Actions`] come
-//! out, and [`apply`] carries the actions out on the simulation. The window only
-//! translates its `WindowEvent`s into [`Input`]; the tests feed synthetic ones.
+//! winit's plain value types) go in, camera moves, the app's pointer events and
+//! panel-style [`Actions`] come out, and [`apply`] carries the actions out on the
+//! simulation. The window only translates its `WindowEvent`s into [`Input`]; the
+//! tests feed synthetic ones.
+//!
+//! The mouse goes first to the panel, then to the app (a press over the 3D view is
+//! offered to [`App::pointer`]; a captured one makes the drag the app's), then to
+//! the camera.
 
+use glam::Vec2;
 use winit::event::{MouseButton, MouseScrollDelta};
 use winit::keyboard::{Key, ModifiersState, NamedKey};
 
 use crate::panel::Actions;
 use crate::renderer::Viewport;
 use crate::sim::Sim;
-use crate::{App, Bounds, Error, OrbitCamera};
+use crate::{
+    App, Bounds, Error, Modifiers, OrbitCamera, PointerButton, PointerEvent, PointerKind,
+    PointerResponse,
+};
 
 /// One input event, reduced to what the viewer uses.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,12 +59,23 @@ pub(crate) struct Outcome {
     pub(crate) actions: Actions,
     /// The view changed: draw a frame.
     pub(crate) redraw: bool,
+    /// The app captured a pointer event: call its `draw` again (even when paused).
+    pub(crate) app_changed: bool,
     /// The surface must be reconfigured to this size.
     pub(crate) resize: Option<[u32; 2]>,
 }
 
 /// Wheel notches per pixel of a touchpad's pixel-precise scroll.
 const NOTCHES_PER_PIXEL: f32 = 1.0 / 40.0;
+
+/// Who a mouse drag in progress belongs to, and its button.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Drag {
+    /// Orbit or pan.
+    Camera(MouseButton),
+    /// The app captured the press: moves and the release are its.
+    App(MouseButton),
+}
 
 /// The interactive state of the 3D view: camera, drag in progress, viewport.
 #[derive(Clone, Debug)]
@@ -66,7 +86,7 @@ pub(crate) struct ViewControls {
     pub(crate) surface: [u32; 2],
     /// The part of the surface the scene is drawn in (right of the panel).
     pub(crate) viewport: Viewport,
-    drag: Option<MouseButton>,
+    drag: Option<Drag>,
     cursor: Option<(f64, f64)>,
     modifiers: ModifiersState,
 }
@@ -122,9 +142,47 @@ impl ViewControls {
             .frame(bounds, aspect);
     }
 
-    /// Handles one event: moves the camera, or says which actions it asks for.
+    /// [`handle_with`](Self::handle_with) for an app that ignores the pointer.
+    #[cfg(test)]
     pub(crate) fn handle(&mut self, input: Input, ui: UiFocus) -> Outcome {
+        self.handle_with(input, ui, &mut |_| PointerResponse::Ignored)
+    }
+
+    /// The pointer event of `kind` at the current cursor, or `None` before the
+    /// first frame (no camera) or the first cursor position.
+    fn pointer_event(
+        &self,
+        kind: PointerKind,
+        button: Option<MouseButton>,
+    ) -> Option<PointerEvent> {
+        let (camera, (x, y)) = (self.camera?, self.cursor?);
+        let v = self.viewport;
+        Some(PointerEvent::new(
+            kind,
+            button.map(pointer_button),
+            Vec2::new(x as f32 - v.x, y as f32 - v.y),
+            modifiers(self.modifiers),
+            camera,
+            Vec2::new(v.width, v.height),
+        ))
+    }
+
+    /// Handles one event: offers mouse events over the 3D view to the app
+    /// (`pointer`, [`App::pointer`] in the window), moves the camera with those it
+    /// leaves, or says which actions a key asks for.
+    pub(crate) fn handle_with(
+        &mut self,
+        input: Input,
+        ui: UiFocus,
+        pointer: &mut dyn FnMut(&PointerEvent) -> PointerResponse,
+    ) -> Outcome {
         let mut out = Outcome::default();
+        let mut offer = |event: Option<PointerEvent>, out: &mut Outcome| {
+            let captured = event.is_some_and(|e| pointer(&e) == PointerResponse::Captured);
+            out.app_changed |= captured;
+            out.redraw |= captured;
+            captured
+        };
         match input {
             Input::Modifiers(m) => self.modifiers = m,
             Input::Resized { width, height } => {
@@ -150,20 +208,56 @@ impl ViewControls {
                     None => return out,
                 }
             }
-            Input::Button { button, pressed } => {
-                if pressed {
-                    // A drag starts only on the 3D view, never on the panel.
-                    if !ui.consumed && !ui.pointer_over_ui {
-                        self.drag = Some(button);
+            Input::Button { button, pressed } => match self.drag {
+                // While the app holds a drag, other buttons do nothing.
+                Some(Drag::App(held)) => {
+                    if !pressed && held == button {
+                        self.drag = None;
+                        offer(
+                            self.pointer_event(PointerKind::Release, Some(button)),
+                            &mut out,
+                        );
                     }
-                } else if self.drag == Some(button) {
-                    self.drag = None;
                 }
-            }
+                Some(Drag::Camera(held)) => {
+                    if pressed && !ui.consumed && !ui.pointer_over_ui {
+                        self.drag = Some(Drag::Camera(button));
+                    } else if !pressed && held == button {
+                        self.drag = None;
+                    }
+                }
+                // A drag starts only on the 3D view, never on the panel: the app's if
+                // it captures the press, else the camera's.
+                None => {
+                    if pressed && !ui.consumed && !ui.pointer_over_ui {
+                        let press = self.pointer_event(PointerKind::Press, Some(button));
+                        self.drag = Some(if offer(press, &mut out) {
+                            Drag::App(button)
+                        } else {
+                            Drag::Camera(button)
+                        });
+                    }
+                }
+            },
             Input::CursorMoved { x, y } => {
-                // A drag that started on the view keeps going over the panel.
-                if let (Some(button), Some((px, py)), Some(cam)) =
-                    (self.drag, self.cursor, self.camera.as_mut())
+                let previous = self.cursor.replace((x, y));
+                match self.drag {
+                    // A drag that started on the view keeps going over the panel.
+                    Some(Drag::App(button)) => {
+                        offer(
+                            self.pointer_event(PointerKind::Move, Some(button)),
+                            &mut out,
+                        );
+                        return out;
+                    }
+                    None if !ui.consumed && !ui.pointer_over_ui => {
+                        offer(self.pointer_event(PointerKind::Move, None), &mut out);
+                        return out;
+                    }
+                    _ => {}
+                }
+                if let (Some(Drag::Camera(button)), Some((px, py)), Some(cam)) =
+                    (self.drag, previous, self.camera.as_mut())
                 {
                     let (dx, dy) = ((x - px) as f32, (y - py) as f32);
                     let pan = button == MouseButton::Right
@@ -177,7 +271,6 @@ impl ViewControls {
                         out.redraw = true;
                     }
                 }
-                self.cursor = Some((x, y));
             }
             Input::Wheel(delta) => {
                 if ui.consumed || ui.pointer_over_ui {
@@ -195,6 +288,39 @@ impl ViewControls {
         }
         out
     }
+}
+
+fn pointer_button(b: MouseButton) -> PointerButton {
+    match b {
+        MouseButton::Left => PointerButton::Left,
+        MouseButton::Right => PointerButton::Right,
+        MouseButton::Middle => PointerButton::Middle,
+        _ => PointerButton::Other,
+    }
+}
+
+fn modifiers(m: ModifiersState) -> Modifiers {
+    Modifiers {
+        shift: m.shift_key(),
+        ctrl: m.control_key(),
+        alt: m.alt_key(),
+        logo: m.super_key(),
+    }
+}
+
+/// [`ViewControls::handle_with`] for the window: mouse events go to `sim`'s app,
+/// and what it captures marks the scene for a redraw.
+pub(crate) fn handle<A: App>(
+    controls: &mut ViewControls,
+    sim: &mut Sim<A>,
+    input: Input,
+    ui: UiFocus,
+) -> Outcome {
+    let out = controls.handle_with(input, ui, &mut |e| sim.app.pointer(e));
+    if out.app_changed {
+        sim.mark_dirty();
+    }
+    out
 }
 
 /// The keyboard shortcuts: `Space` play/pause, `.` step (repeats while held), `r`
@@ -236,6 +362,9 @@ pub(crate) fn apply<A: App>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod pointer_tests;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,8 @@
 //! - **window** (winit + wgpu + egui): orbit / pan / zoom with the mouse, `Space`
 //!   play/pause, `.` step, `r` reset, `f` frame the scene, a panel with time, step
 //!   count, frame and step timings with a rolling plot, the app's parameters, logged
-//!   scalars and a screenshot button;
+//!   scalars and a screenshot button; [`App::pointer`] hears the mouse over the 3D
+//!   view with the world [`Ray`] under the cursor, to pick and drag objects;
 //! - **headless** (`--headless --frames N --out DIR`, and automatically when there is
 //!   no display): the same renderer writes PNG frames, on a GPU or on the CPU through
 //!   Mesa's lavapipe, so CI images and README pictures come from one code path;
@@ -51,6 +52,7 @@ mod input;
 mod options;
 mod panel;
 mod params;
+mod pointer;
 mod renderer;
 mod run;
 mod scene;
@@ -68,6 +70,7 @@ pub use gpu::Gpu;
 pub use headless::Offscreen;
 pub use options::{Mode, Options, has_display};
 pub use params::{Number, ParamInfo, Params};
+pub use pointer::{Modifiers, PointerButton, PointerEvent, PointerKind, PointerResponse, Ray};
 pub use renderer::RenderSettings;
 pub use run::{run, run_with};
 pub use scene::{

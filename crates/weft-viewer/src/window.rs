@@ -129,7 +129,7 @@ impl<A: App> ApplicationHandler for Handler<'_, A> {
             WindowEvent::MouseWheel { delta, .. } => Input::Wheel(delta),
             _ => return,
         };
-        let outcome = view.controls.handle(input, ui);
+        let outcome = crate::input::handle(&mut view.controls, &mut self.sim, input, ui);
         if let Some([width, height]) = outcome.resize {
             view.config.width = width;
             view.config.height = height;
