@@ -249,6 +249,24 @@ fn ptx_ok(name: &str, ptx: Result<&'static str, &'static str>) -> Result<(), Str
     if ptx.contains(".approx") || ptx.matches("fma.").count() != ptx.matches("fma.rn.").count() {
         return Err(format!("`{name}`: inexact math"));
     }
+    // More than 4,352 bytes of parameters (a large structure and its
+    // gradients) need PTX ISA 8.1; the others keep 8.0 (older drivers).
+    let size: usize = ptx
+        .split(".b8 __args[")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let want = if size > 4352 {
+        ".version 8.1"
+    } else {
+        ".version 8.0"
+    };
+    if !ptx.contains(want) {
+        return Err(format!(
+            "`{name}`: {size} bytes of parameters want `{want}`"
+        ));
+    }
     ptxas(name, ptx)
 }
 
@@ -291,13 +309,15 @@ pub type KernelPtx = (
 /// `unsupported` with the reason: their adjoint must fail with an error containing
 /// it (and their forward PTX, if it fails too, with the same reason).
 pub fn check_all_ptx(kernels: &[KernelPtx], unsupported: &[(&str, &str)]) {
+    // What to assemble, and the errors found without assembling.
+    let mut jobs: Vec<(String, Result<&'static str, &'static str>)> = Vec::new();
     let mut errors = Vec::new();
     for (name, fwd, adj) in kernels {
         let adj_name = format!("{name}_adjoint");
         match unsupported.iter().find(|(n, _)| n == name) {
             Some((_, why)) => {
                 match fwd {
-                    Ok(p) => errors.extend(ptx_ok(name, Ok(p)).err()),
+                    Ok(p) => jobs.push((name.to_string(), Ok(p))),
                     Err(e) if !e.contains(why) => errors.push(format!("`{name}`: {e}")),
                     Err(_) => {}
                 }
@@ -310,11 +330,38 @@ pub fn check_all_ptx(kernels: &[KernelPtx], unsupported: &[(&str, &str)]) {
                 }
             }
             None => {
-                errors.extend(ptx_ok(name, *fwd).err());
-                errors.extend(ptx_ok(&adj_name, *adj).err());
+                jobs.push((name.to_string(), *fwd));
+                jobs.push((adj_name, *adj));
             }
         }
     }
+    // ptxas takes seconds to minutes on the largest kernels (a tree walk
+    // with every func inlined): assemble on every core, and say which are slow.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(jobs.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((name, ptx)) = jobs.get(i) else {
+                        break;
+                    };
+                    let start = std::time::Instant::now();
+                    let r = ptx_ok(name, *ptx);
+                    let took = start.elapsed().as_secs_f64();
+                    if took > 5.0 {
+                        println!("ptxas `{name}`: {took:.1} s");
+                    }
+                    if let Err(e) = r {
+                        found.lock().unwrap().push(e);
+                    }
+                }
+            });
+        }
+    });
+    errors.extend(found.into_inner().unwrap());
     assert!(
         errors.is_empty(),
         "{} of {} kernels:\n{}",
