@@ -6,11 +6,16 @@ use weft_types::*;
 
 pub mod flat;
 
-/// Proptest config: fewer cases in debug builds keeps `cargo test` fast; no regression
-/// files are written into the source tree (a failure prints its minimal input).
+/// Proptest config: fewer cases in debug builds keeps `cargo test` fast, or
+/// `PROPTEST_CASES` when set (stress runs); no regression files are written into the
+/// source tree (a failure prints its minimal input).
 pub fn config() -> ProptestConfig {
+    let default = if cfg!(debug_assertions) { 128 } else { 256 };
     ProptestConfig {
-        cases: if cfg!(debug_assertions) { 128 } else { 256 },
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(default),
         failure_persistence: None,
         ..Default::default()
     }
