@@ -334,6 +334,7 @@ fn every_articulation_kernel_has_ptx() {
             tree::crba_tree,
             tree::inverse_dynamics_tree,
             tree::mass_matrix_tree,
+            weft_sim::rigid::joint_taped_kernels::solve_joints_by_body,
         ),
         // One thread per articulation updates its arrays in place: these run
         // only while no tape records, and have no adjoint (the taped path runs
@@ -346,8 +347,9 @@ fn every_articulation_kernel_has_ptx() {
             ("tree::mass_matrix_tree", "reads and writes array"),
         ],
     );
-    // XpbdRigid's in-place joint solve never runs on a tape (its step refuses to
-    // record joints), so its generated adjoint is never launched; ptxas spends
+    // XpbdRigid's in-place joint solve never runs on a tape (a taped step runs
+    // `solve_joints_by_body`, checked above with its adjoint), so its generated
+    // adjoint is never launched; ptxas spends
     // over 150 s on that adjoint (H100, 2026-12-07), so only the forward PTX is
     // assembled here.
     let solve_joints = weft_sim::rigid::joint_kernels::solve_joints::PTX

@@ -9,7 +9,12 @@
 //!    aligned, a universal joint's two axes kept at their angle, all three for
 //!    fixed and prismatic joints),
 //! 2. locks the translations it does not have (the anchors kept together, or
-//!    on the prismatic/D6 axes),
+//!    on the prismatic/D6 axes) — each lock of steps 1–2 solved as one block
+//!    ([`correct_block`]: the impulse through the lock's 3 × 3 effective
+//!    inverse mass, restricted to the locked directions), which is linear in
+//!    the error, so a tape's derivative stays bounded where a joint holds
+//!    (a projection along the error's own direction turns with rounding
+//!    there, and its derivative grew ~10⁴× per step on a four-bar linkage),
 //! 3. per degree of freedom, reads its coordinate off the poses (the angles
 //!    about the joint's own axes in the order they compose, the offsets along
 //!    the linear axes) and applies its hard limits, then its drive (an
@@ -111,36 +116,6 @@ pub fn apply_row(
     let rb = pb - body_com_world(model, b, xb);
     let oa = corrected(model, a, xa, wa, ia, ra, -p, -tau);
     let ob = corrected(model, b, xb, wb, ib, rb, p, tau);
-    (oa, ob)
-}
-
-/// The poses after moving b against a by `corr` (a displacement of b's point
-/// `pb` against a's point `pa`, or (`angular`) a rotation vector), split by
-/// their inverse masses: a hard constraint's projection.
-#[weft::func]
-pub fn correct_hard(
-    model: &Model,
-    a: i32,
-    b: i32,
-    xa: Transform,
-    xb: Transform,
-    pa: Vec3,
-    pb: Vec3,
-    corr: Vec3,
-    angular: bool,
-) -> (Transform, Transform) {
-    let len = length(corr);
-    let mut oa = xa;
-    let mut ob = xb;
-    if len > 1e-9 {
-        let n = corr / len;
-        let w = row_inv_mass(model, a, b, xa, xb, pa, pb, n, angular);
-        if w > 0.0 {
-            let (ra, rb) = apply_row(model, a, b, xa, xb, pa, pb, n, angular, len / w);
-            oa = ra;
-            ob = rb;
-        }
-    }
     (oa, ob)
 }
 
@@ -288,9 +263,72 @@ pub fn dof_coordinate(
     (x, axis)
 }
 
+/// The impulse `p` whose response `k p` (`k`: the effective inverse mass
+/// of a lock, 3 × 3, positive definite) equals `e` outside the directions
+/// the projector `free` lets move: `p = S (Sᵀ k S)⁻¹ Sᵀ e` over the
+/// constrained directions `S` (`free` 0: `k⁻¹ e`). Linear in `e`, so a lock
+/// solved as one block is smooth where the error is tiny (a projection along
+/// the error's own direction, weighted by the inverse mass along it, is not:
+/// that direction turns with rounding, and a tape's derivative through it
+/// grows without bound over a rollout).
+#[weft::func]
+pub fn block_impulse(k: Mat3, e: Vec3, free: Mat3) -> Vec3 {
+    let held = Mat3::IDENTITY - free;
+    let s = trace(k);
+    let m = inverse(held * k * held + free * s);
+    held * (m * (held * e))
+}
+
+/// The poses of bodies `a`, `b` (at `xa`, `xb`) after a lock's block
+/// correction: b's point `pb` moved by `e` against a's point `pa` (or
+/// (`angular`) b turned by the rotation vector `e` against a), in the
+/// directions the projector `free` does not let move, as one block
+/// ([`block_impulse`]) split by the bodies' inverse masses and inertias.
+#[weft::func]
+pub fn correct_block(
+    model: &Model,
+    a: i32,
+    b: i32,
+    xa: Transform,
+    xb: Transform,
+    pa: Vec3,
+    pb: Vec3,
+    e: Vec3,
+    free: Mat3,
+    angular: bool,
+) -> (Transform, Transform) {
+    let (wa, ia) = body_inverse_mass(model, a, xa);
+    let (wb, ib) = body_inverse_mass(model, b, xb);
+    let mut oa = xa;
+    let mut ob = xb;
+    if wa + wb > 0.0 {
+        let ra = pa - body_com_world(model, a, xa);
+        let rb = pb - body_com_world(model, b, xb);
+        let mut k = ia + ib;
+        if !angular {
+            let sa = skew(ra);
+            let sb = skew(rb);
+            k = Mat3::IDENTITY * (wa + wb) - sa * ia * sa - sb * ib * sb;
+        }
+        let p = block_impulse(k, e, free);
+        let mut lin = p;
+        let mut tau = Vec3::ZERO;
+        if angular {
+            lin = Vec3::ZERO;
+            tau = p;
+        }
+        oa = corrected(model, a, xa, wa, ia, ra, -lin, -tau);
+        ob = corrected(model, b, xb, wb, ib, rb, lin, tau);
+    }
+    (oa, ob)
+}
+
 /// The poses of a joint's bodies `a`, `b` (frames `pf`, `cf` in them) after
 /// locking the rotations and translations the joint does not have (`dim`:
-/// its numbers of linear and angular axes `axes[ds..]`).
+/// its numbers of linear and angular axes `axes[ds..]`). Full and hinge
+/// rotation locks and the translation locks are solved as blocks
+/// ([`correct_block`]); a universal joint's one angular row is a scalar
+/// projection.
 #[weft::func]
 pub fn lock_joint(
     model: &Model,
@@ -308,53 +346,76 @@ pub fn lock_joint(
     let na = dim.y;
     let mut oa = xa;
     let mut ob = xb;
-    if na < 3 {
+    if na < 2 {
         let pj = oa * pf;
         let cj = ob * cf;
         let mut corr = Vec3::ZERO;
+        let mut free = Mat3::ZERO;
         if na == 0 {
             corr = rotation_vector(pj.q, cj.q);
-        } else if na == 1 {
+        } else {
             let up = quat_rotate(pj.q, axes[ds + nl]);
             let uc = quat_rotate(cj.q, axes[ds + nl]);
+            // The turn taking uc onto up, `c θ / sin θ`; near alignment
+            // `c` (its limit), with no cut-off: a tape differentiates the
+            // lock at an exactly held hinge too.
             let c = cross(uc, up);
             let s = length(c);
+            let mut f = 1.0;
             if s > 1e-9 {
-                corr = c * (atan2(s, dot(uc, up)) / s);
+                f = atan2(s, dot(uc, up)) / s;
             }
-        } else {
-            // A universal joint keeps its first axis (on the parent) and its
-            // second (on the child) at the angle they make at rest.
-            let a0 = axes[ds + nl];
-            let a1 = axes[ds + nl + 1];
-            let u0 = quat_rotate(pj.q, a0);
-            let u1 = quat_rotate(cj.q, a1);
-            let c = cross(u1, u0);
-            let s = length(c);
-            if s > 1e-9 {
-                let phi = atan2(s, dot(u1, u0));
-                let phi0 = acos(clamp(dot(a0, a1), -1.0, 1.0));
-                corr = c * ((phi - phi0) / s);
-            }
+            corr = c * f;
+            free = outer(up, up);
         }
-        let (ra, rb) = correct_hard(model, a, b, oa, ob, pj.p, cj.p, corr, true);
+        let (ra, rb) = correct_block(model, a, b, oa, ob, pj.p, cj.p, corr, free, true);
         oa = ra;
         ob = rb;
+    } else if na == 2 {
+        // A universal joint keeps its first axis (on the parent) and its
+        // second (on the child) at the angle they make at rest.
+        let pj = oa * pf;
+        let cj = ob * cf;
+        let a0 = axes[ds + nl];
+        let a1 = axes[ds + nl + 1];
+        let u0 = quat_rotate(pj.q, a0);
+        let u1 = quat_rotate(cj.q, a1);
+        // One row about n = u1 × u0 / |u1 × u0| (the axes are never
+        // parallel for a universal joint), with no cut-off on the error.
+        let c = cross(u1, u0);
+        let s = length(c);
+        if s > 1e-9 {
+            let n = c / s;
+            let phi = atan2(s, dot(u1, u0));
+            let phi0 = acos(clamp(dot(a0, a1), -1.0, 1.0));
+            let w = row_inv_mass(model, a, b, oa, ob, pj.p, cj.p, n, true);
+            if w > 0.0 {
+                let (ra, rb) =
+                    apply_row(model, a, b, oa, ob, pj.p, cj.p, n, true, (phi - phi0) / w);
+                oa = ra;
+                ob = rb;
+            }
+        }
     }
     if nl < 3 {
         let pj = oa * pf;
         let cj = ob * cf;
         let dl = quat_rotate_inv(pj.q, cj.p - pj.p);
         let mut e = dl;
+        let mut free = Mat3::ZERO;
         if nl == 1 {
             let l0 = axes[ds];
             e = dl - l0 * dot(dl, l0);
+            let lw = quat_rotate(pj.q, l0);
+            free = outer(lw, lw);
         } else if nl == 2 {
             let n = normalize(cross(axes[ds], axes[ds + 1]));
             e = n * dot(dl, n);
+            let nw = quat_rotate(pj.q, n);
+            free = Mat3::IDENTITY - outer(nw, nw);
         }
         let corr = -quat_rotate(pj.q, e);
-        let (ra, rb) = correct_hard(model, a, b, oa, ob, cj.p + corr, cj.p, corr, false);
+        let (ra, rb) = correct_block(model, a, b, oa, ob, cj.p + corr, cj.p, corr, free, false);
         oa = ra;
         ob = rb;
     }
@@ -485,6 +546,156 @@ pub fn drive_dof(
     (oa, ob, lo)
 }
 
+/// The bodies of joint `e` (tree joints `0..nj`, then loop joint `e − nj`
+/// as `e`): `(parent, child)`, -1 for the world.
+#[weft::func]
+pub fn joint_bodies(model: &Model, e: i32) -> IVec2 {
+    let nj = model.joint_type.len() as i32;
+    let mut ab = IVec2::new(-1, -1);
+    if e < nj {
+        ab = IVec2::new(model.joint_parent[e], model.joint_child[e]);
+    } else {
+        let l = e - nj;
+        ab = IVec2::new(model.loop_joints.parent[l], model.loop_joints.child[l]);
+    }
+    ab
+}
+
+/// Joint `e`'s locks (see [`lock_joint`]; bodies `a`, `b` at `xa`, `xb`)
+/// and, for a loop joint, its limits: the poses after. A tree joint's
+/// degrees of freedom are [`tree_dof`]'s.
+#[weft::func]
+pub fn lock_and_loop_limits(
+    model: &Model,
+    e: i32,
+    a: i32,
+    b: i32,
+    xa: Transform,
+    xb: Transform,
+) -> (Transform, Transform) {
+    let nj = model.joint_type.len() as i32;
+    let mut oa = xa;
+    let mut ob = xb;
+    if e < nj {
+        let pf = model.joint_parent_frame[e];
+        let cf = model.joint_child_frame[e];
+        let ds = model.joint_qd_start[e];
+        let dim = model.joint_dof_dim[e];
+        let (la, lb) = lock_joint(model, a, b, oa, ob, pf, cf, model.joint_axis, ds, dim);
+        oa = la;
+        ob = lb;
+    } else {
+        let l = e - nj;
+        let pf = model.loop_joints.parent_frame[l];
+        let cf = model.loop_joints.child_frame[l];
+        let ds = model.loop_joints.dof_start[l];
+        let dim = model.loop_joints.dof_dim[l];
+        let (la, lb) = lock_joint(model, a, b, oa, ob, pf, cf, model.loop_joints.axis, ds, dim);
+        oa = la;
+        ob = lb;
+        if model.loop_joints.kind[l] != 2 {
+            for k in 0..dim.x + dim.y {
+                let (ma, mb) = limit_dof(
+                    model,
+                    a,
+                    b,
+                    oa,
+                    ob,
+                    pf,
+                    cf,
+                    model.loop_joints.axis,
+                    model.loop_joints.lower,
+                    model.loop_joints.upper,
+                    ds,
+                    dim,
+                    k,
+                );
+                oa = ma;
+                ob = mb;
+            }
+        }
+    }
+    (oa, ob)
+}
+
+/// Whether tree joint `e` has per-degree-of-freedom rows ([`tree_dof`]):
+/// every kind but ball and free.
+#[weft::func]
+pub fn has_dof_rows(model: &Model, e: i32) -> bool {
+    let kind = model.joint_type[e];
+    kind != 2 && kind != 4
+}
+
+/// Degree of freedom `k` of tree joint `e` (bodies `a`, `b` at `xa`, `xb`;
+/// `pj0`, `cj0`: its frames at the substep's start): its hard limits
+/// ([`limit_dof`]), then its drive and dry friction ([`drive_dof`]) from the
+/// targets and efforts of `target_pos`, `target_vel`, `effort` and the
+/// model's gains. `lk`: the degree of freedom's accumulated corrections
+/// (drive, friction). Returns the poses and `lk` after.
+#[weft::func]
+pub fn tree_dof(
+    model: &Model,
+    e: i32,
+    a: i32,
+    b: i32,
+    xa: Transform,
+    xb: Transform,
+    pj0: Transform,
+    cj0: Transform,
+    k: i32,
+    lk: Vec4,
+    target_pos: &Array<f32>,
+    target_vel: &Array<f32>,
+    effort: &Array<f32>,
+    h: f32,
+) -> (Transform, Transform, Vec4) {
+    let pf = model.joint_parent_frame[e];
+    let cf = model.joint_child_frame[e];
+    let ds = model.joint_qd_start[e];
+    let dim = model.joint_dof_dim[e];
+    let (ma, mb) = limit_dof(
+        model,
+        a,
+        b,
+        xa,
+        xb,
+        pf,
+        cf,
+        model.joint_axis,
+        model.joint_limit_lower,
+        model.joint_limit_upper,
+        ds,
+        dim,
+        k,
+    );
+    let d = ds + k;
+    let drive = Vec4::new(target_pos[d], target_vel[d], effort[d], h);
+    let gains = Vec4::new(
+        model.joint_target_ke[d],
+        model.joint_target_kd[d] + model.joint_damping[d],
+        model.joint_effort_limit[d],
+        model.joint_friction[d],
+    );
+    drive_dof(
+        model,
+        a,
+        b,
+        ma,
+        mb,
+        pj0,
+        cj0,
+        pf,
+        cf,
+        model.joint_axis,
+        ds,
+        dim,
+        k,
+        drive,
+        gains,
+        lk,
+    )
+}
+
 /// Pose of body `b` in `q` (identity for -1, the world).
 #[weft::func]
 pub fn pose_or_world(q: &Array<Transform>, b: i32) -> Transform {
@@ -500,7 +711,9 @@ pub fn pose_or_world(q: &Array<Transform>, b: i32) -> Transform {
 /// count[c]]`: tree joints `0..nj`, then loop joint `e − nj` as `e`), a
 /// thread taking every `stride`-th joint of each. `q0`: the poses at the
 /// substep's start; `lam`: the drives' and frictions' accumulated corrections
-/// per degree of freedom (tree joints' first, then loop joints').
+/// per degree of freedom (tree joints' first, then loop joints'). A tape
+/// cannot differentiate it (in place); a taped step runs
+/// [`solve_joints_by_body`](super::joint_taped_kernels::solve_joints_by_body).
 #[weft::kernel]
 pub fn solve_joints(
     model: &Model,
@@ -525,17 +738,9 @@ pub fn solve_joints(
         let mut i = tid();
         while i < n {
             let e = list[base + i];
-            let tree = e < nj;
-            let l = e - nj;
-            let mut a = -1;
-            let mut b = -1;
-            if tree {
-                a = model.joint_parent[e];
-                b = model.joint_child[e];
-            } else {
-                a = model.loop_joints.parent[l];
-                b = model.loop_joints.child[l];
-            }
+            let ab = joint_bodies(model, e);
+            let a = ab.x;
+            let b = ab.y;
             let mut oa = Transform::new(Vec3::ZERO, Quat::IDENTITY);
             let mut ob = oa;
             if a >= 0 {
@@ -544,99 +749,28 @@ pub fn solve_joints(
             if b >= 0 {
                 ob = q[b];
             }
-            let x0a = pose_or_world(q0, a);
-            let x0b = pose_or_world(q0, b);
-            if tree {
-                let kind = model.joint_type[e];
-                let pf = model.joint_parent_frame[e];
-                let cf = model.joint_child_frame[e];
-                let ds = model.joint_qd_start[e];
-                let dim = model.joint_dof_dim[e];
-                let (la, lb) = lock_joint(model, a, b, oa, ob, pf, cf, model.joint_axis, ds, dim);
-                oa = la;
-                ob = lb;
-                if kind != 2 && kind != 4 {
-                    let pj0 = x0a * pf;
-                    let cj0 = x0b * cf;
+            let (la, lb) = lock_and_loop_limits(model, e, a, b, oa, ob);
+            oa = la;
+            ob = lb;
+            if e < nj {
+                if has_dof_rows(model, e) {
+                    let pj0 = pose_or_world(q0, a) * model.joint_parent_frame[e];
+                    let cj0 = pose_or_world(q0, b) * model.joint_child_frame[e];
+                    let ds = model.joint_qd_start[e];
+                    let dim = model.joint_dof_dim[e];
                     for k in 0..dim.x + dim.y {
-                        let (ma, mb) = limit_dof(
-                            model,
-                            a,
-                            b,
-                            oa,
-                            ob,
-                            pf,
-                            cf,
-                            model.joint_axis,
-                            model.joint_limit_lower,
-                            model.joint_limit_upper,
-                            ds,
-                            dim,
-                            k,
-                        );
                         let d = ds + k;
                         let mut lk = Vec4::ZERO;
                         if !first {
                             lk = lam[d];
                         }
-                        let drive = Vec4::new(target_pos[d], target_vel[d], effort[d], h);
-                        let gains = Vec4::new(
-                            model.joint_target_ke[d],
-                            model.joint_target_kd[d] + model.joint_damping[d],
-                            model.joint_effort_limit[d],
-                            model.joint_friction[d],
-                        );
-                        let (da, db, lnew) = drive_dof(
-                            model,
-                            a,
-                            b,
-                            ma,
-                            mb,
-                            pj0,
-                            cj0,
-                            pf,
-                            cf,
-                            model.joint_axis,
-                            ds,
-                            dim,
-                            k,
-                            drive,
-                            gains,
-                            lk,
+                        let (da, db, lnew) = tree_dof(
+                            model, e, a, b, oa, ob, pj0, cj0, k, lk, target_pos, target_vel,
+                            effort, h,
                         );
                         lam[d] = lnew;
                         oa = da;
                         ob = db;
-                    }
-                }
-            } else {
-                let pf = model.loop_joints.parent_frame[l];
-                let cf = model.loop_joints.child_frame[l];
-                let ds = model.loop_joints.dof_start[l];
-                let dim = model.loop_joints.dof_dim[l];
-                let (la, lb) =
-                    lock_joint(model, a, b, oa, ob, pf, cf, model.loop_joints.axis, ds, dim);
-                oa = la;
-                ob = lb;
-                if model.loop_joints.kind[l] != 2 {
-                    for k in 0..dim.x + dim.y {
-                        let (ma, mb) = limit_dof(
-                            model,
-                            a,
-                            b,
-                            oa,
-                            ob,
-                            pf,
-                            cf,
-                            model.loop_joints.axis,
-                            model.loop_joints.lower,
-                            model.loop_joints.upper,
-                            ds,
-                            dim,
-                            k,
-                        );
-                        oa = ma;
-                        ob = mb;
                     }
                 }
             }

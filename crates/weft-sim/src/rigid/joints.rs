@@ -1,10 +1,14 @@
 //! The joints of [`XpbdRigid`](super::XpbdRigid) on the host: the joints
 //! (tree and loop) coloured once so that no two of a colour share a dynamic
-//! body, and the launches of [`solve_joints`](super::joint_kernels::solve_joints).
+//! body, and the launches of [`solve_joints`](super::joint_kernels::solve_joints)
+//! (in place) or, while a tape records,
+//! [`solve_joints_by_body`](super::joint_taped_kernels::solve_joints_by_body)
+//! (out of place, a launch per colour).
 
 use weft::{Array, IVec2, Transform, Vec4};
 
 use super::joint_kernels::solve_joints;
+use super::joint_taped_kernels::solve_joints_by_body;
 use crate::error::{Result, SimError};
 use crate::{Control, Model};
 
@@ -16,6 +20,9 @@ pub(super) struct JointSolve {
     /// Joints per colour (host copy of `count`).
     counts: Vec<i32>,
     lambda: Array<Vec4>,
+    /// Per colour and body, the body's joint in the colour or -1 (only
+    /// dynamic bodies have one): the taped solve's launches.
+    slot: Array<i32>,
 }
 
 impl JointSolve {
@@ -44,6 +51,18 @@ impl JointSolve {
                 .zip(model.loop_joints.child.try_to_vec()?),
         );
         let lists = color_joints(&pairs, &inv_mass);
+        let n = inv_mass.len();
+        let mut slot = vec![-1i32; lists.len() * n];
+        for (c, joints) in lists.iter().enumerate() {
+            for &e in joints {
+                let (a, b) = pairs[e as usize];
+                for x in [a, b] {
+                    if x >= 0 && inv_mass[x as usize] > 0.0 {
+                        slot[c * n + x as usize] = e;
+                    }
+                }
+            }
+        }
         let counts: Vec<i32> = lists.iter().map(|l| l.len() as i32).collect();
         let starts: Vec<i32> = counts
             .iter()
@@ -62,6 +81,7 @@ impl JointSolve {
             count: Array::try_from_slice(device, &counts)?,
             counts,
             lambda: Array::try_zeros(device, [dofs.max(1)])?,
+            slot: Array::try_from_slice(device, &slot)?,
         }))
     }
 
@@ -113,6 +133,57 @@ impl JointSolve {
             )?;
         }
         Ok(())
+    }
+}
+
+impl JointSolve {
+    /// Length of the drives' accumulated corrections (one `Vec4` per degree
+    /// of freedom, tree joints' then loop joints'; at least 1).
+    pub(super) fn lambda_len(&self) -> usize {
+        self.lambda.len()
+    }
+
+    /// One pass over every joint while a tape records: colour after colour,
+    /// each a launch with a thread per body from `q` into a fresh array (see
+    /// [`solve_joints_by_body`]); returns the poses after. `q0`: the poses at
+    /// the substep's start; `lam_in`: the last pass's accumulated
+    /// corrections (unread when `first`), `lam_out`: this pass's (fresh,
+    /// [`lambda_len`](Self::lambda_len) long).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn solve_taped(
+        &self,
+        model: &Model,
+        control: &DriveInputs<'_>,
+        h: f32,
+        first: bool,
+        q: Array<Transform>,
+        q0: &Array<Transform>,
+        lam_in: &Array<Vec4>,
+        lam_out: &mut Array<Vec4>,
+    ) -> Result<Array<Transform>> {
+        let n = model.body_count();
+        let mut q = q;
+        for group in 0..self.counts.len() {
+            let mut next = Array::try_zeros(model.device(), [n])?;
+            solve_joints_by_body::launch(
+                n,
+                model,
+                &self.slot,
+                group as i32,
+                control.target_pos,
+                control.target_vel,
+                control.effort,
+                h,
+                first,
+                &q,
+                q0,
+                lam_in,
+                lam_out,
+                &mut next,
+            )?;
+            q = next;
+        }
+        Ok(q)
     }
 }
 

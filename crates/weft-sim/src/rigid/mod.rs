@@ -25,6 +25,7 @@ pub mod coloring;
 pub mod contact_math;
 pub mod integrate;
 pub mod joint_kernels;
+pub mod joint_taped_kernels;
 mod joints;
 pub mod penalty;
 mod phase_times;

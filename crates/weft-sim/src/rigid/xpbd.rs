@@ -83,7 +83,7 @@ pub struct XpbdRigid {
     pub(super) pipeline: CollisionPipeline,
     pub(super) coloring: Coloring,
     pub(super) anchors: Anchors,
-    joints: Option<JointSolve>,
+    pub(super) joints: Option<JointSolve>,
     scratch: Option<Scratch>,
 }
 
@@ -209,7 +209,13 @@ impl XpbdRigid {
     /// are constraints between the bodies' poses here
     /// ([`joint_kernels`](super::joint_kernels)); `State::joint_q` and
     /// `joint_qd` are not read or written (weft-articulation's `eval_ik`
-    /// reads them off the poses). Not yet on a tape. Armature is not
+    /// reads them off the poses). On a tape the joints are solved out of
+    /// place, colour by colour (the same numbers; see
+    /// [`joint_taped_kernels`](super::joint_taped_kernels)): gradients reach
+    /// the initial poses and velocities, the controls' targets and efforts,
+    /// the model's drive gains, limits, masses and inertias (exact for the
+    /// rollout's active limits; see `tests/xpbd_joint_gradients.rs` for
+    /// where finite differences agree). Armature is not
     /// modelled here, and feed-forward efforts on ball and free joints are
     /// not applied (their damping, friction and velocity drives are refused
     /// by [`new`](Self::new)); start from poses that satisfy the joints
@@ -267,13 +273,7 @@ impl XpbdRigid {
         }
         let drives = DriveInputs::new(model, control)?;
         if Tape::is_recording() {
-            if self.joints.is_some() {
-                return Err(SimError::InvalidParameter {
-                    name: "tape",
-                    message: "XpbdRigid does not record joints on a tape yet; step articulations with weft-articulation's FeatherstoneSolver to differentiate them".into(),
-                });
-            }
-            return self.simulate_taped(model, s_in, s_out, dt);
+            return self.simulate_taped(model, s_in, s_out, &drives, dt);
         }
         let device = model.device();
         let nc = self.pipeline.contacts.capacity();

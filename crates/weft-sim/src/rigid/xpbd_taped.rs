@@ -13,11 +13,17 @@
 //! carried from the last step is gathered on the tape when that step was
 //! taped too (`Anchors::load_taped`); gradients flow through the poses,
 //! velocities, masses, inertias, materials and the carried slip.
+//!
+//! Joints are solved before the contacts in every pass, as in the plain
+//! step, but out of place too: each joint colour is a launch with a thread
+//! per body (`JointSolve::solve_taped`), and the
+//! drives' accumulated corrections go from one pass's array into the next's.
 
 use weft::{Array, SpatialVector, Tape};
 
 use super::coloring::COLORS;
 use super::integrate::integrate_bodies;
+use super::joints::DriveInputs;
 use super::xpbd::{XpbdRigid, collide_err};
 use super::xpbd_kernels as k;
 use super::xpbd_taped_kernels as t;
@@ -35,6 +41,7 @@ impl XpbdRigid {
         model: &Model,
         s_in: &mut State,
         s_out: &mut State,
+        drives: &DriveInputs<'_>,
         dt: f32,
     ) -> Result<()> {
         let (device, n) = (model.device(), model.body_count());
@@ -58,6 +65,8 @@ impl XpbdRigid {
         let mut q = s_in.body_q.share();
         let mut qd = s_in.body_qd.share();
         let mut lambda = Array::try_zeros(device, [nc])?;
+        let joint_lambda_len = self.joints.as_ref().map_or(1, |j| j.lambda_len());
+        let mut joint_lambda = Array::try_zeros(device, [joint_lambda_len])?;
         for _ in 0..self.substeps {
             let (q_prev, qd_prev) = (q, qd);
             let mut q_pred = Array::try_zeros(device, [n])?;
@@ -72,7 +81,7 @@ impl XpbdRigid {
                 &mut q_pred,
                 &mut qd_pred,
             )?;
-            if groups == 0 || self.iterations == 0 {
+            if (groups == 0 && self.joints.is_none()) || self.iterations == 0 {
                 // Nothing to solve: the plain step keeps the integrator's
                 // velocities exactly (and a launch may not read one array
                 // as two of its inputs under a tape).
@@ -83,6 +92,20 @@ impl XpbdRigid {
             q = q_pred.share();
             for pass in 0..self.iterations {
                 let (first, friction) = (pass == 0, pass + 1 == self.iterations);
+                if let Some(j) = &self.joints {
+                    let lam_in = joint_lambda;
+                    joint_lambda = Array::try_zeros(device, [joint_lambda_len])?;
+                    q = j.solve_taped(
+                        model,
+                        drives,
+                        h,
+                        first,
+                        q,
+                        &q_prev,
+                        &lam_in,
+                        &mut joint_lambda,
+                    )?;
+                }
                 let lambda_in = lambda;
                 lambda = Array::try_zeros(device, [nc])?;
                 for group in 0..groups {

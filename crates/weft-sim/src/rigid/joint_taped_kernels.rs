@@ -1,0 +1,96 @@
+//! The joint solve of a taped [`XpbdRigid`](super::XpbdRigid) step: the
+//! plain [`solve_joints`](super::joint_kernels::solve_joints) written so its
+//! adjoint exists, as the contacts' [`xpbd_taped_kernels`](super::xpbd_taped_kernels).
+//!
+//! One launch per joint colour and pass, a thread per body: the body's joint
+//! in the colour (no two of which share a dynamic body) is solved from the
+//! poses `q` by both of its bodies' threads alike, with the same funcs as the
+//! plain kernel, and each thread writes only its own new pose into a fresh
+//! array. The drives' and frictions' accumulated corrections come in from
+//! the last pass's array and go out into this pass's, written by one of the
+//! joint's bodies ([`anchor_owner`]). Same funcs, same order: a taped step
+//! equals a plain one bit for bit.
+
+#[allow(unused_imports)] // named by the generated code
+use weft::geom::{BvhNode, DeviceMesh};
+use weft::prelude::*;
+#[allow(unused_imports)] // named by the generated code
+use weft_collide::ShapeSet;
+
+use super::anchors::anchor_owner;
+use super::joint_kernels::{
+    has_dof_rows, joint_bodies, lock_and_loop_limits, pose_or_world, tree_dof,
+};
+use crate::Model;
+#[allow(unused_imports)] // named by the generated code
+use crate::model::LoopJoints;
+
+/// One joint colour of one pass out of place: thread `b` solves joint
+/// `slot[group · bodies + b]` (tree joints `0..nj`, then loop joint `e −
+/// nj` as `e`; -1: none, and static or kinematic bodies have none) from the
+/// poses `q` (`q0`: the substep's start) and writes its own new pose to
+/// `q_out[b]`; bodies without a joint in the colour copy theirs. The
+/// joint's degrees of freedom take their accumulated corrections from
+/// `lam_in` (0 when `first`), and the joint's [`anchor_owner`] writes them
+/// after into `lam_out`. Drive targets and efforts: `target_pos`,
+/// `target_vel`, `effort`; `h`: the substep.
+#[weft::kernel]
+pub fn solve_joints_by_body(
+    model: &Model,
+    slot: &Array<i32>,
+    group: i32,
+    target_pos: &Array<f32>,
+    target_vel: &Array<f32>,
+    effort: &Array<f32>,
+    h: f32,
+    first: bool,
+    q: &Array<Transform>,
+    q0: &Array<Transform>,
+    lam_in: &Array<Vec4>,
+    lam_out: &mut Array<Vec4>,
+    q_out: &mut Array<Transform>,
+) {
+    let me = tid();
+    let e = slot[group * q.len() as i32 + me];
+    let mut out = q[me];
+    if e >= 0 {
+        let nj = model.joint_type.len() as i32;
+        let ab = joint_bodies(model, e);
+        let a = ab.x;
+        let b = ab.y;
+        let owner = anchor_owner(model, a, b) == me;
+        let (la, lb) =
+            lock_and_loop_limits(model, e, a, b, pose_or_world(q, a), pose_or_world(q, b));
+        let mut oa = la;
+        let mut ob = lb;
+        if e < nj {
+            if has_dof_rows(model, e) {
+                let pj0 = pose_or_world(q0, a) * model.joint_parent_frame[e];
+                let cj0 = pose_or_world(q0, b) * model.joint_child_frame[e];
+                let ds = model.joint_qd_start[e];
+                let dim = model.joint_dof_dim[e];
+                for k in 0..dim.x + dim.y {
+                    let d = ds + k;
+                    let mut lk = Vec4::ZERO;
+                    if !first {
+                        lk = lam_in[d];
+                    }
+                    let (da, db, lnew) = tree_dof(
+                        model, e, a, b, oa, ob, pj0, cj0, k, lk, target_pos, target_vel, effort, h,
+                    );
+                    if owner {
+                        lam_out[d] = lnew;
+                    }
+                    oa = da;
+                    ob = db;
+                }
+            }
+        }
+        if me == a {
+            out = oa;
+        } else {
+            out = ob;
+        }
+    }
+    q_out[me] = out;
+}
