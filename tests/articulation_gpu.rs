@@ -335,26 +335,26 @@ fn every_articulation_kernel_has_ptx() {
             tree::inverse_dynamics_tree,
             tree::mass_matrix_tree,
             weft_sim::rigid::joint_taped_kernels::solve_joints_by_body,
+            weft_sim::rigid::joint_kernels::solve_joints,
         ),
         // One thread per articulation updates its arrays in place: these run
         // only while no tape records, and have no adjoint (the taped path runs
-        // the level kernels above).
+        // the level kernels above). XpbdRigid's in-place joint solve is declared
+        // `forward_only` (a taped step runs `solve_joints_by_body`), so it has no
+        // adjoint PTX either.
         &[
-            ("tree::kinematics_tree", "reads and writes array"),
-            ("tree::rnea_tree", "reads and writes array"),
-            ("tree::crba_tree", "reads and writes array"),
-            ("tree::inverse_dynamics_tree", "reads and writes array"),
-            ("tree::mass_matrix_tree", "reads and writes array"),
+            ("tree::aba_tree", "declared `forward_only`"),
+            ("tree::kinematics_tree", "declared `forward_only`"),
+            ("tree::rnea_tree", "declared `forward_only`"),
+            ("tree::crba_tree", "declared `forward_only`"),
+            ("tree::inverse_dynamics_tree", "declared `forward_only`"),
+            ("tree::mass_matrix_tree", "declared `forward_only`"),
+            (
+                "weft_sim::rigid::joint_kernels::solve_joints",
+                "declared `forward_only`",
+            ),
         ],
     );
-    // XpbdRigid's in-place joint solve never runs on a tape (a taped step runs
-    // `solve_joints_by_body`, checked above with its adjoint), so its generated
-    // adjoint is never launched; ptxas spends
-    // over 150 s on that adjoint (H100, 2026-12-07), so only the forward PTX is
-    // assembled here.
-    let solve_joints = weft_sim::rigid::joint_kernels::solve_joints::PTX
-        .unwrap_or_else(|e| panic!("solve_joints has no PTX: {e}"));
-    weft_examples::devices::ptxas("solve_joints", solve_joints).unwrap();
 }
 
 /// A hinged two-link chain (capsules, self-collisions on: the links touch

@@ -12,7 +12,8 @@
 //! articulations. The arithmetic is the same funcs in the same frames as the
 //! differentiable path, so both give the same results up to the order of a
 //! few additions. Callers choose this path when no tape records
-//! ([`Tape::is_recording`]).
+//! ([`Tape::is_recording`]); the kernels are declared `forward_only`, so they
+//! have no adjoint and a launch on a tape with gradients is an error.
 
 #[allow(unused_imports)] // named by the generated code
 use weft::geom::{BvhNode, DeviceMesh};
@@ -46,7 +47,7 @@ use crate::{Result, layout::ArticulationLayout};
 /// overwritten; `x_local`, `world` (child body poses) and `s` hold the
 /// kinematics afterwards, and `vc`'s first half the children's
 /// accelerations.
-#[weft::kernel]
+#[weft::kernel(forward_only)]
 pub fn aba_tree(
     model: &Model,
     q: &Array<f32>,
@@ -258,7 +259,7 @@ pub fn walk_joint(
 /// `c` and parents' angular velocities `w_parent` (as
 /// [`crate::kinematics::eval_joint_velocities`] writes them), and, unless
 /// `body_qd` is empty, the child bodies' velocities (centre of mass, world).
-#[weft::kernel]
+#[weft::kernel(forward_only)]
 pub fn kinematics_tree(
     model: &Model,
     q: &Array<f32>,
@@ -394,7 +395,7 @@ pub(crate) fn kinematics(
 /// net wrench `f = I a + v ×* I v − f_ext` (`body_f` per body, world, or
 /// empty), then from the leaves `τ = Sᵀ f + armature · q̈` and each `f` added
 /// to its parent's. `acc` and `f` are per-joint scratch.
-#[weft::kernel]
+#[weft::kernel(forward_only)]
 pub fn rnea_tree(
     model: &Model,
     x_local: &Array<Transform>,
@@ -427,7 +428,7 @@ pub fn rnea_tree(
 /// [`kinematics_walk`] then [`rnea_walk`] in one thread per articulation:
 /// inverse dynamics from `(q, qd, qdd)` in one launch (the kinematics arrays
 /// and `acc`, `f` are scratch).
-#[weft::kernel]
+#[weft::kernel(forward_only)]
 pub fn inverse_dynamics_tree(
     model: &Model,
     q: &Array<f32>,
@@ -531,7 +532,7 @@ pub fn rnea_walk(
 /// (nine columns per body, world; or empty) included, then each joint's
 /// columns by [`write_mass_columns`] (layout as
 /// [`crate::dynamics::eval_mass_matrix`]).
-#[weft::kernel]
+#[weft::kernel(forward_only)]
 pub fn crba_tree(
     model: &Model,
     m_start: &Array<i32>,
@@ -548,7 +549,7 @@ pub fn crba_tree(
 /// [`pose_walk`] then [`crba_walk`] in one thread per articulation: the mass
 /// matrix at `q` in one launch (`x_local`, `body_q`, `s` and `ic` are
 /// scratch; no damping).
-#[weft::kernel]
+#[weft::kernel(forward_only)]
 pub fn mass_matrix_tree(
     model: &Model,
     m_start: &Array<i32>,

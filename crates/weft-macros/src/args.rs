@@ -1,6 +1,6 @@
 //! The arguments of the three attributes: `crate = path` on any of them (where
 //! generated code finds the runtime), `adjoint = path` on funcs (a user-supplied
-//! adjoint).
+//! adjoint), the bare flag `forward_only` on kernels (no adjoint at all).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -12,6 +12,16 @@ use weft_ir::Error;
 
 use crate::chain::Kind;
 
+/// Why a `forward_only` kernel has no adjoint: its `ADJOINT_PTX` error, and the
+/// start of the error of a launch on a tape (see [`FORWARD_ONLY_ON_TAPE`]).
+pub const FORWARD_ONLY: &str = "it is declared `forward_only`, so no adjoint was generated";
+
+/// The reason in the `Error::Gradient` of a `forward_only` kernel launched while a
+/// tape records and an array it reads or writes carries a gradient.
+pub const FORWARD_ONLY_ON_TAPE: &str = "it is declared `forward_only`, so no adjoint was generated; \
+     it cannot run while a tape records and an array it reads or writes has a gradient \
+     (launch it outside `Tape::record` or in `Tape::pause`, or launch a taped alternative)";
+
 /// The parsed arguments of `#[kernel(..)]`, `#[func(..)]` or `#[structure(..)]`.
 #[derive(Clone, Default)]
 pub struct Args {
@@ -20,6 +30,9 @@ pub struct Args {
     pub krate: Option<Path>,
     /// `adjoint = path` (funcs only): the func's adjoint, written by the user.
     pub adjoint: Option<Path>,
+    /// `forward_only` (kernels only): generate no adjoint (neither Rust nor PTX);
+    /// launching the kernel while a tape records with gradients is an error.
+    pub forward_only: bool,
 }
 
 impl Args {
@@ -28,11 +41,16 @@ impl Args {
         let bad = |span| {
             Error::new(
                 span,
-                if kind == Kind::Func {
-                    "expected `adjoint = path::to::fn` (a user-supplied adjoint), \
-                     `crate = path` (where Weft's runtime is) or nothing"
-                } else {
-                    "expected `crate = path` (where Weft's runtime is) or nothing"
+                match kind {
+                    Kind::Func => {
+                        "expected `adjoint = path::to::fn` (a user-supplied adjoint), \
+                         `crate = path` (where Weft's runtime is) or nothing"
+                    }
+                    Kind::Kernel => {
+                        "expected `crate = path` (where Weft's runtime is), \
+                         `forward_only` (no adjoint) or nothing"
+                    }
+                    Kind::Struct => "expected `crate = path` (where Weft's runtime is) or nothing",
                 },
             )
         };
@@ -41,10 +59,40 @@ impl Args {
             .map_err(|e| bad(e.span()))?;
         let mut args = Args::default();
         for arg in list {
-            let slot = match arg.key.to_string().as_str() {
+            let key = arg.key.to_string();
+            if key == "forward_only" {
+                if kind != Kind::Kernel {
+                    let item = if kind == Kind::Func {
+                        "funcs"
+                    } else {
+                        "structures"
+                    };
+                    return Err(Error::new(
+                        arg.key.span(),
+                        format!(
+                            "`forward_only` applies to kernels (`#[weft::kernel(forward_only)]`), not to {item}"
+                        ),
+                    ));
+                }
+                if arg.valued {
+                    return Err(Error::new(
+                        arg.key.span(),
+                        "`forward_only` takes no value: write `#[weft::kernel(forward_only)]`",
+                    ));
+                }
+                if args.forward_only {
+                    return Err(Error::new(arg.key.span(), "`forward_only` is given twice"));
+                }
+                args.forward_only = true;
+                continue;
+            }
+            let slot = match key.as_str() {
                 "crate" => &mut args.krate,
                 "adjoint" if kind == Kind::Func => &mut args.adjoint,
                 _ => return Err(bad(arg.key.span())),
+            };
+            let Some(value) = arg.value else {
+                return Err(bad(arg.key.span()));
             };
             if slot.is_some() {
                 return Err(Error::new(
@@ -52,7 +100,7 @@ impl Args {
                     format!("`{}` is given twice", arg.key),
                 ));
             }
-            *slot = Some(arg.value);
+            *slot = Some(value);
         }
         Ok(args)
     }
@@ -66,10 +114,15 @@ impl Args {
     }
 }
 
-/// One `key = path` argument (`crate` is a keyword, hence no `syn::MetaNameValue`).
+/// One `key = path` argument, `key = value` (of a flag or an unknown key: an
+/// error once the key is known) or a bare `key` (a flag); `crate` is a keyword,
+/// hence no `syn::Meta`.
 struct Arg {
     key: proc_macro2::Ident,
-    value: Path,
+    /// The path after `=`, if that is one.
+    value: Option<Path>,
+    /// Whether `= ...` follows the key.
+    valued: bool,
 }
 
 impl Parse for Arg {
@@ -80,13 +133,65 @@ impl Parse for Arg {
         } else {
             input.parse()?
         };
+        if !input.peek(Token![=]) {
+            return Ok(Arg {
+                key,
+                value: None,
+                valued: false,
+            });
+        }
         input.parse::<Token![=]>()?;
         let value = if input.peek(syn::LitStr) {
             // `crate = "path"`, as serde spells it.
             input.parse::<syn::LitStr>()?.parse()?
-        } else {
+        } else if key == "crate" || key == "adjoint" {
             Path::parse_mod_style(input)?
+        } else {
+            // `forward_only = true` and the like: reported by key.
+            input.parse::<syn::Expr>()?;
+            return Ok(Arg {
+                key,
+                value: None,
+                valued: true,
+            });
         };
-        Ok(Arg { key, value })
+        Ok(Arg {
+            key,
+            value: Some(value),
+            valued: true,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(kind: Kind, attr: &str) -> Result<Args, String> {
+        Args::parse(kind, &attr.parse().unwrap()).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn forward_only_is_a_kernel_flag() {
+        assert!(!parse(Kind::Kernel, "").unwrap().forward_only);
+        assert!(parse(Kind::Kernel, "forward_only").unwrap().forward_only);
+        let a = parse(Kind::Kernel, "crate = ::weft_runtime, forward_only").unwrap();
+        assert!(a.forward_only && a.krate.is_some());
+        let a = parse(Kind::Kernel, "forward_only, crate = \"::weft\",").unwrap();
+        assert!(a.forward_only && a.krate.is_some());
+    }
+
+    #[test]
+    fn bad_forms_of_forward_only_are_errors() {
+        let e = |kind, attr| parse(kind, attr).err().unwrap();
+        assert_eq!(
+            e(Kind::Kernel, "forward_only, forward_only"),
+            "`forward_only` is given twice"
+        );
+        assert!(e(Kind::Kernel, "forward_only = true").contains("takes no value"));
+        assert!(e(Kind::Func, "forward_only").contains("applies to kernels"));
+        assert!(e(Kind::Struct, "forward_only").contains("not to structures"));
+        assert!(e(Kind::Kernel, "crate").starts_with("expected `crate = path`"));
+        assert!(e(Kind::Kernel, "fast").contains("`forward_only`"));
     }
 }

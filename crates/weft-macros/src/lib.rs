@@ -29,7 +29,12 @@ use proc_macro::TokenStream;
 use chain::{ChainInput, Kind};
 
 /// Marks a function as a kernel: a unit struct of the same name with a typed
-/// `launch(dims, args..)` is generated. Takes `crate = path` (see the crate docs).
+/// `launch(dims, args..)` is generated. Takes `crate = path` (see the crate docs)
+/// and the flag `forward_only` (`#[kernel(forward_only)]`, e.g. for an in-place
+/// solver pass with a taped counterpart): no adjoint is generated (neither Rust nor
+/// PTX; `ADJOINT_PTX` is an `Err` saying so), and a launch while a tape records
+/// returns `Error::Gradient` naming the kernel if an array it reads or writes has a
+/// gradient.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::entry(Kind::Kernel, attr.into(), item.into()).into()

@@ -7,15 +7,14 @@ use quote::quote;
 
 /// `PTX` and `ADJOINT_PTX` constants for a kernel: the PTX module text, or why the
 /// CUDA back end cannot run it (the CPU back end is unaffected).
-/// `adjoint` is the kernel's adjoint function.
+/// `adjoint` is the kernel's adjoint function, or why it has none (a
+/// `forward_only` kernel: then no adjoint PTX is emitted).
 pub fn constants(
     ir: &weft_ir::Function,
-    adjoint: &weft_ir::Function,
+    adjoint: Result<&weft_ir::Function, &str>,
     funcs: &[&HashMap<String, weft_ir::Function>],
 ) -> TokenStream {
     let kernel_id = kernel_id(&ir.name);
-    let mut adj_fn = adjoint.clone();
-    adj_fn.name = format!("{}_adjoint", ir.name);
     // Both variants are embedded; the user's build profile picks one (bounds checks
     // on in debug builds, as on the CPU).
     let emit = |f: &weft_ir::Function| {
@@ -35,7 +34,15 @@ pub fn constants(
         let (checked, fast) = (variant(true), variant(false));
         quote!(if cfg!(debug_assertions) { #checked } else { #fast })
     };
-    let (f, a) = (emit(ir), emit(&adj_fn));
+    let f = emit(ir);
+    let a = match adjoint {
+        Ok(adjoint) => {
+            let mut adj_fn = adjoint.clone();
+            adj_fn.name = format!("{}_adjoint", ir.name);
+            emit(&adj_fn)
+        }
+        Err(why) => quote!(::core::result::Result::Err(#why)),
+    };
     quote! {
         /// The kernel as a PTX module for the CUDA back end (entry named like the
         /// kernel), or why it cannot run on CUDA yet.

@@ -9,6 +9,7 @@ use weft_ir::{Access, Error, FnKind, Type};
 use super::adjoint_launch::adjoint_launch;
 use super::launch::{cpu_launch, dims_check, fast_arrays, nan_checks, target_places, written_ty};
 use super::{Site, parse_target};
+use crate::args::{FORWARD_ONLY, FORWARD_ONLY_ON_TAPE};
 use crate::callees::{dep_funcs, func_accesses, func_adjoint_blockers, func_reach, uses_fma};
 use crate::env::build_env;
 use crate::infer::lower_fn;
@@ -21,41 +22,38 @@ pub fn expand(site: &Site) -> Result<TokenStream, Error> {
     let env = build_env(&site.parsed, None)?;
     let ir = lower_fn(&env, &f, FnKind::Kernel)?;
     let funcs = dep_funcs(&env, &site.parsed)?;
-    let adj = weft_ir::autodiff::adjoint_with(&ir, &|n| func_accesses(&funcs, n));
-    let func_blockers = func_adjoint_blockers(&funcs, &adj);
+    // A `forward_only` kernel gets no adjoint at all: none is derived, and neither
+    // its Rust nor its PTX is emitted.
+    let adj = (!site.args.forward_only)
+        .then(|| weft_ir::autodiff::adjoint_with(&ir, &|n| func_accesses(&funcs, n)));
     let math = math_funcs().map_err(|m| Error::new(f.sig.ident.span(), m))?;
-    let ptx = crate::ptx::constants(&ir, &adj.function, &[&funcs, &math]);
+    let adj_fn = adj.as_ref().map(|a| &a.function).ok_or(FORWARD_ONLY);
+    let ptx = crate::ptx::constants(&ir, adj_fn, &[&funcs, &math]);
     let fma = uses_fma(&ir, &funcs);
     let accesses = weft_ir::access::array_accesses_with(&ir, &|n| func_accesses(&funcs, n));
     let cache = std::cell::RefCell::new(std::collections::HashMap::new());
     let reach = weft_ir::reach::param_reach_with(&ir, &|n| func_reach(&funcs, n, &cache));
     let paths = names::struct_paths(site.defs, None, &site.rt);
     Ok(site.emit(paths, || {
-        emit(
-            &f,
-            &ir,
-            &adj,
-            &accesses,
-            &reach,
-            &func_blockers,
-            &ptx,
-            fma,
-            &site.rt,
-        )
+        let adjoint = adj.as_ref().map(|adj| {
+            let func_blockers = func_adjoint_blockers(&funcs, adj);
+            adjoint_launch(&ir, adj, &accesses, &func_blockers, fma, &site.rt)
+        });
+        emit(&f, &ir, adjoint, &accesses, &reach, &ptx, fma, &site.rt)
     }))
 }
 
 #[allow(clippy::too_many_arguments)]
 /// A kernel as native Rust: a struct of the kernel's name with its PTX, its typed
 /// `launch` (CPU loops or a CUDA launch, tape recording, NaN checks) and its
-/// adjoint's launch.
+/// adjoint's launch (`adjoint`; `None` for a `forward_only` kernel, whose launch
+/// then refuses to run on a tape with gradients instead of recording an adjoint).
 fn emit(
     f: &syn::ItemFn,
     ir: &weft_ir::Function,
-    adj: &weft_ir::autodiff::Adjoint,
+    adjoint: Option<TokenStream>,
     accesses: &[weft_ir::access::ArrayAccess],
     reach: &[weft_ir::reach::Reach],
-    func_blockers: &[String],
     ptx: &TokenStream,
     fma: bool,
     rt: &TokenStream,
@@ -66,7 +64,6 @@ fn emit(
     let attrs = &f.attrs;
     let body_ident = format_ident!("__weft_body_{}", name);
     let body = emit_kernel_body(ir, &body_ident);
-    let adjoint_launch = adjoint_launch(ir, adj, accesses, func_blockers, fma, rt);
 
     let mut sig_params = Vec::new();
     let mut devices = Vec::new();
@@ -248,6 +245,22 @@ fn emit(
             }
         })
         .collect();
+    // A `forward_only` kernel reaches the tape only when none of its arrays has a
+    // gradient (see `grads_on_tape`): it is recorded for the tape's overwrite
+    // check, with nothing to run backwards.
+    let (backward, unused) = if adjoint.is_some() {
+        (
+            quote!(move || Self::__adjoint(device, dims, #(#adj_args),*)),
+            quote!(),
+        )
+    } else if rec_names.is_empty() {
+        (quote!(|| ::core::result::Result::Ok(())), quote!())
+    } else {
+        (
+            quote!(|| ::core::result::Result::Ok(())),
+            quote!(let _ = (#(#rec_names,)*);),
+        )
+    };
     let record = quote! {
         let __reads = ::std::vec![#(#rec_reads),*];
         let __writes = ::std::vec![#(#rec_writes),*];
@@ -255,17 +268,41 @@ fn emit(
             #(#zero_handles)*
             move || { #(#zeroed.zero_grad();)* }
         };
+        #unused
         #rt::tape::push(#rt::tape::Record {
             kernel: NAME,
             reads: __reads,
             writes: __writes,
-            backward: ::std::boxed::Box::new(move || Self::__adjoint(device, dims, #(#adj_args),*)),
+            backward: ::std::boxed::Box::new(#backward),
             zero: ::std::boxed::Box::new(__zero),
         });
     };
+    // On a tape, outputs of a launch whose inputs carry gradients get gradients
+    // too, so the chain of adjoints is never silently cut; a `forward_only`
+    // kernel has no adjoint to continue it, so it refuses to run instead.
+    let grads_on_tape = if adjoint.is_some() {
+        quote! {
+            if __recording && (false #(|| #grad_inputs.has_grad())*) {
+                #(#grad_outputs.ensure_grad();)*
+            }
+        }
+    } else {
+        let reason = FORWARD_ONLY_ON_TAPE;
+        quote! {
+            if __recording && (false #(|| #zeroed.has_grad())*) {
+                return Err(#rt::Error::Gradient { kernel: NAME, reason: #reason });
+            }
+        }
+    };
     let doc = format!(
         "Launches kernel `{name_str}` over `dims` (1–4-D grid); array arguments must share one device.\n\n\
-         Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape)."
+         Panics if the kernel indexes an array out of bounds (the message names the kernel, array, index and shape).{}",
+        if adjoint.is_some() {
+            ""
+        } else {
+            "\n\nDeclared `forward_only`: it has no adjoint, and while a tape records it returns \
+             `Error::Gradient` (running nothing) if an array it reads or writes has a gradient."
+        }
     );
     // A braced struct lives only in the type namespace, so parameters and locals
     // named like the kernel do not clash with it (a unit struct would), and unlike a
@@ -297,12 +334,8 @@ fn emit(
                 #(#struct_devices)*
                 let device = #rt::Device::common(NAME, &__devices)?;
                 // Handles on the arguments, kept by the tape if one is recording.
-                // Outputs of a launch whose inputs carry gradients get gradients too,
-                // so the chain of adjoints is never silently cut.
                 let __recording = #rt::tape::recording();
-                if __recording && (false #(|| #grad_inputs.has_grad())*) {
-                    #(#grad_outputs.ensure_grad();)*
-                }
+                #grads_on_tape
                 // Arrays this kernel only accumulates into (atomic add/sub): no
                 // adjoint consumes their gradients, so a stale one from an earlier
                 // tape would leak into this one's backward pass. Start them at zero.
@@ -336,7 +369,7 @@ fn emit(
                 Ok(())
             }
 
-            #adjoint_launch
+            #adjoint
         }
     }
 }

@@ -64,7 +64,8 @@ pub fn anchor_owner(model: &Model, ba: i32, bb: i32) -> i32 {
 /// step (in world axes at the step's starting poses `q`), from last step's
 /// table (`count`, `key`, `left`), else zero; `slid[m]` is cleared and
 /// `prev[m]` is the last step's manifold slot that left it (`from`), or -1.
-#[weft::kernel]
+/// `forward_only`: a taped step runs it in `Tape::pause`, then [`anchors_gather`].
+#[weft::kernel(forward_only)]
 pub fn anchors_load(
     model: &Model,
     contacts: &Contacts,
@@ -207,7 +208,8 @@ pub fn anchors_left(
 /// substep (some `lambda > 0`) and did not slide puts the slip its pair is
 /// left with at the step's end (poses `q`, start `q0`) into its owner's
 /// entries of the next table (`count` zeroed before; `from` the slot `m`).
-#[weft::kernel]
+/// `forward_only`: a taped step runs it in `Tape::pause`, then [`anchors_left`].
+#[weft::kernel(forward_only)]
 pub fn anchors_store(
     model: &Model,
     contacts: &Contacts,

@@ -711,10 +711,10 @@ pub fn pose_or_world(q: &Array<Transform>, b: i32) -> Transform {
 /// count[c]]`: tree joints `0..nj`, then loop joint `e − nj` as `e`), a
 /// thread taking every `stride`-th joint of each. `q0`: the poses at the
 /// substep's start; `lam`: the drives' and frictions' accumulated corrections
-/// per degree of freedom (tree joints' first, then loop joints'). A tape
-/// cannot differentiate it (in place); a taped step runs
+/// per degree of freedom (tree joints' first, then loop joints'). In place,
+/// so `forward_only` (no adjoint): a taped step runs
 /// [`solve_joints_by_body`](super::joint_taped_kernels::solve_joints_by_body).
-#[weft::kernel]
+#[weft::kernel(forward_only)]
 pub fn solve_joints(
     model: &Model,
     list: &Array<i32>,

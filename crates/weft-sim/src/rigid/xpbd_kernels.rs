@@ -491,7 +491,9 @@ pub fn manifold_positions(
 /// `slid[m]` set by friction passes. A GPU launches one colour at a time with
 /// a thread per manifold; a CPU solving a small scene launches one thread for
 /// every colour (the same Gauss–Seidel order, without a launch per colour).
-#[weft::kernel]
+/// In place, so `forward_only` (no adjoint): a taped step runs
+/// [`solve_positions_by_body`](super::xpbd_taped_kernels::solve_positions_by_body).
+#[weft::kernel(forward_only)]
 pub fn solve_positions(
     model: &Model,
     contacts: &Contacts,
@@ -734,8 +736,9 @@ pub fn manifold_velocities(
 
 /// The velocity pass of the manifolds of colours `colors.x .. colors.y` in
 /// place in `qd`, a thread taking every `stride`-th of each (see
-/// [`solve_positions`]).
-#[weft::kernel]
+/// [`solve_positions`]). `forward_only`: a taped step runs
+/// [`solve_velocities_by_body`](super::xpbd_taped_kernels::solve_velocities_by_body).
+#[weft::kernel(forward_only)]
 pub fn solve_velocities(
     model: &Model,
     contacts: &Contacts,
