@@ -13,9 +13,9 @@
 //!   stands). Criterion's throughput is elements = 64 per step, so its
 //!   `elem/s` is steps per second summed over the worlds.
 //!   Each robot runs at its file's time step and at a smaller one
-//!   ([`ANT_DT`], [`HUMANOID_DT`]), contacts implicit (the solver's
-//!   default; with explicit penalty springs the files' 10 ms (ant) and 5 ms
-//!   (humanoid) blew up). A rollout whose copies have not
+//!   ([`ANT_DT`], [`HUMANOID_DT`]), contacts implicit with anchored
+//!   friction (the solver's defaults; with explicit penalty springs the
+//!   files' 10 ms (ant) and 5 ms (humanoid) blew up). A rollout whose copies have not
 //!   settled (a coordinate not finite, or a torso above its starting height)
 //!   is reported and not timed.
 //! - **Per call**: `forward_dynamics_aba` (ABA), `mass_matrix` (CRBA),
@@ -52,10 +52,10 @@ use weft_sim::{Control, Model, ModelBuilder, State};
 const WORLDS: usize = 64;
 /// Distance between neighbouring copies (m): no two touch.
 const SPACING: f32 = 4.0;
-/// The ant's time step in its second rollout (s): at the file's 10 ms the
-/// explicit penalty contacts are unstable (the ants bounce off the floor, the
-/// state turns NaN within 2 s); at 4 ms they stand, torso at 0.56–0.58 m
-/// after 4 s (MuJoCo's 0.58–0.60 m); at 5 ms they settle lower (0.36 m).
+/// The ant's time step in its second rollout (s), a finer one beside the
+/// file's 10 ms (the bench prints where the torsos settled; with the first,
+/// viscous friction the feet crept and the ants sank to 0.36 m at either
+/// step, see `crates/weft-articulation/tests/ant_settles.rs`).
 const ANT_DT: f32 = 0.004;
 /// The humanoid's time step in its second rollout (s): at the file's 5 ms
 /// copies bounce (torsos up to 2–4 m after 4 s, some NaN), at 3 ms they do

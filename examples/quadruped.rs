@@ -23,8 +23,10 @@
 //!
 //! Contacts are `FeatherstoneSolver`'s penalty contacts with the shapes'
 //! default stiffness, damping and friction stiffness and the file's friction
-//! coefficient (μ = 1); explicit, so the step (1 ms) must resolve the contact
-//! spring (0.5 ms and 2 ms give the same walk to 1 %).
+//! coefficient (μ = 1), implicit and with anchored friction (the solver's
+//! defaults). The step is 1 ms: 0.5 ms and 2 ms walk 4.09 and 4.18 m, 5 ms
+//! 3.90 m; at the file's 10 ms it walks 1.7 m, turning 28° (not looked
+//! into: the stiff drives, 400 N·m/rad, are a suspect).
 //!
 //! The run prints the torso's forward distance, sideways drift, height range,
 //! tilt and mean speed over the gait, and how the feet touch the floor (the
@@ -41,21 +43,21 @@
 //! `lift` (degrees), `ke`, `kd`, `dt`, `kf`, `mu` (of every shape).
 //!
 //! Run: `cargo run --release --example quadruped`: 10.5 s of simulation
-//! (10,500 steps, ~1.5 s on a 2-core machine; ~8 s with the 106 frames
-//! rendered by lavapipe). The ant walks 4.1 m forward (0.41 m/s), drifting
-//! +0.07 m sideways and turning 2°, the torso between 0.566 and 0.605 m up,
+//! (10,500 steps, ~0.7 s on a 2-core machine; ~12 s with the 106 frames
+//! rendered by lavapipe). The ant walks 4.09 m forward (0.41 m/s), drifting
+//! +0.15 m sideways and turning 0.3°, the torso between 0.567 and 0.606 m up,
 //! tilting at most 13° (rocking about the diagonal it stands on).
 //!
-//! What limits it: the stance feet slide at 0.13 m/s on average (raising
-//! every shape's `kf` to 3e3 takes that to 0.08, and further to 3e4 not
-//! below 0.09: the rest is sliding at the Coulomb limit, not viscous creep;
-//! the walk changes by 4 %), and a swinging foot presses on the floor for a
-//! quarter of its swing (the torso rolls onto it), dragging at ~1 m/s.
-//! More friction (μ = 5) halves the walk (2.3 m) by holding the dragging
-//! feet. Faster gaits go wrong: with periods of 0.6 s and 0.5 s the drives
-//! (effort limit or not) no longer follow the lift in time, the stance feet
-//! press on the floor only a quarter of their stance, and the ant goes
-//! backward (−2.2 m, −6.0 m in 10 s); 0.8–2 s walk forward (2.3–4.1 m).
+//! What limits it: the stance feet slide at 0.08 m/s on average (friction is
+//! anchored where a foot touches down, so a foot slides only where the
+//! drives push it past Coulomb's limit), and a swinging foot presses on the
+//! floor for a quarter of its swing (the torso rolls onto it), dragging at
+//! ~1 m/s. More friction (μ = 5) holds the dragging feet (0.04 m/s) and
+//! shortens the walk (3.3 m, turning 24°). Faster gaits go wrong: with
+//! periods of 0.8, 0.6 and 0.5 s the drives (effort limit or not) no longer
+//! follow the lift in time, the stance feet press on the floor a quarter to
+//! half of their stance, and the ant barely moves or goes backward (0.8 m,
+//! −2.9 m, −6.7 m in 10 s); a 2 s period walks 3.0 m.
 //!
 //! `tests/quadruped.rs` checks the gait's targets and walks 3 s of it.
 

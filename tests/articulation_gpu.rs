@@ -328,6 +328,8 @@ fn every_articulation_kernel_has_ptx() {
             ik_kernels::apply_ik_step,
             contacts::eval_link_states,
             contacts::eval_link_contacts,
+            contacts::anchors_match,
+            contacts::anchors_store,
             tree::aba_tree,
             tree::kinematics_tree,
             tree::rnea_tree,
@@ -343,6 +345,8 @@ fn every_articulation_kernel_has_ptx() {
         // `forward_only` (a taped step runs `solve_joints_by_body`), so it has no
         // adjoint PTX either.
         &[
+            ("contacts::anchors_match", "declared `forward_only`"),
+            ("contacts::anchors_store", "declared `forward_only`"),
             ("tree::aba_tree", "declared `forward_only`"),
             ("tree::kinematics_tree", "declared `forward_only`"),
             ("tree::rnea_tree", "declared `forward_only`"),

@@ -5,7 +5,9 @@ use weft_collide::{CollisionOptions, CollisionPipeline, ContactReport};
 use weft_sim::{Control, Model, SimError, State};
 
 use crate::aba::{self, AbaLayout};
-use crate::contacts::{body_tree, eval_link_contacts, eval_link_states};
+use crate::contacts::{
+    ANCHOR_SLOTS, anchors_match, anchors_store, body_tree, eval_link_contacts, eval_link_states,
+};
 use crate::dynamics::Kinematics;
 use crate::kinematics::eval_fk;
 use crate::{Result, drives, integrate, layout::ArticulationLayout, scratch, solve};
@@ -37,8 +39,12 @@ pub enum ForwardDynamics {
 /// links' poses (weft-collide's [`CollisionPipeline`], fixed-capacity
 /// buffers; [`contact_report`](Self::contact_report) says whether any
 /// overflowed) and adds their penalty wrenches (spring–damper normal,
-/// regularised Coulomb friction; see [`crate::contacts`] for the model, its
-/// time-step bound and its limits) to the links' external wrenches. Links
+/// Coulomb friction by a tangential spring anchored where the contact began
+/// to stick; see [`crate::contacts`] for the model, its time-step bound and
+/// its limits) to the links' external wrenches. The anchors are the one
+/// thing a step carries beyond its states: a step that does not start where
+/// the last one ended finds none and starts its contacts afresh
+/// ([`forget_contacts`](Self::forget_contacts) forces that). Links
 /// touch static shapes, bodies that are no joint's child (which do not move:
 /// they are not this solver's), and other links except their parent link.
 ///
@@ -85,6 +91,11 @@ pub struct FeatherstoneSolver {
     /// (backward Euler), so stiff contacts stay stable at steps the explicit
     /// springs cannot take (see [`crate::contacts`]).
     pub implicit_contacts: bool,
+    /// Whether friction holds sticking contacts by a tangential spring to
+    /// where they began to stick (default `true`; see [`crate::contacts`]).
+    /// `false`: viscous friction `kf v_t` up to Coulomb's cap, under which
+    /// a link held by friction creeps at `F_t / kf`.
+    pub anchor_friction: bool,
     layout: ArticulationLayout,
     aba: Option<AbaLayout>,
     zero_qdd: Array<f32>,
@@ -100,6 +111,62 @@ struct LinkContacts {
     body_joint: Array<i32>,
     /// Per body: its nearest ancestor with mass, or -1.
     body_parent: Array<i32>,
+    /// Static friction's anchors, kept from step to step.
+    anchors: Anchors,
+}
+
+/// The anchors of sticking contacts (see [`crate::contacts`]): per link a
+/// table of [`ANCHOR_SLOTS`] entries written after each step's contact
+/// forces and read by the next step's matching, the last step's slip per
+/// contact slot, and the coordinates the last step ended at.
+struct Anchors {
+    /// Entries per link.
+    count: Array<i32>,
+    /// Per entry: the shape pair.
+    key: Array<IVec2>,
+    /// Per entry: the contact's point on the link's core (body frame).
+    point: Array<Vec3>,
+    /// Per entry: the contact slot (in `slip`) that left its slip.
+    from: Array<i32>,
+    /// Per contact slot of the last step: the slip it left (world).
+    slip: Array<Vec3>,
+    /// This step's: which last-step slot each contact carries the slip of.
+    prev: Array<i32>,
+    /// This step's: the slip each contact leaves, and whether it pushed.
+    next_slip: Array<Vec3>,
+    held: Array<i32>,
+    /// `joint_q` at the end of the last step (NaN before any: no match).
+    last_q: Array<f32>,
+    /// Whether the last step was taped (its arrays are the tape's).
+    taped: bool,
+}
+
+impl Anchors {
+    fn new(device: Device, bodies: usize, capacity: usize, coords: usize) -> Result<Anchors> {
+        let slots = bodies.max(1) * ANCHOR_SLOTS;
+        let capacity = capacity.max(1);
+        let mut last_q = Array::try_zeros(device, [coords.max(1)])?;
+        last_q.try_fill(f32::NAN)?;
+        Ok(Anchors {
+            count: Array::try_zeros(device, [bodies.max(1)])?,
+            key: Array::try_zeros(device, [slots])?,
+            point: Array::try_zeros(device, [slots])?,
+            from: Array::try_zeros(device, [slots])?,
+            slip: Array::try_zeros(device, [capacity])?,
+            prev: Array::try_zeros(device, [capacity])?,
+            next_slip: Array::try_zeros(device, [capacity])?,
+            held: Array::try_zeros(device, [capacity])?,
+            last_q,
+            taped: false,
+        })
+    }
+
+    /// Forgets every anchor: the next step matches none.
+    fn forget(&mut self) -> Result<()> {
+        self.count.try_fill(0)?;
+        self.last_q.try_fill(f32::NAN)?;
+        Ok(())
+    }
 }
 
 impl FeatherstoneSolver {
@@ -121,6 +188,7 @@ impl FeatherstoneSolver {
             collision: CollisionOptions::default(),
             enable_contacts: true,
             implicit_contacts: true,
+            anchor_friction: true,
             contacts: None,
             contacts_built: false,
             layout: ArticulationLayout::new(model)?,
@@ -145,6 +213,18 @@ impl FeatherstoneSolver {
         &self.layout
     }
 
+    /// Forgets the anchors of sticking contacts (see [`crate::contacts`]):
+    /// the next step starts every contact afresh. Steps find none anyway
+    /// when they start from coordinates other than the last step's end;
+    /// call this where the same coordinates should still start afresh
+    /// (e.g. after changing the model's shapes or materials).
+    pub fn forget_contacts(&mut self) -> Result<()> {
+        match &mut self.contacts {
+            Some(c) => c.anchors.forget(),
+            None => Ok(()),
+        }
+    }
+
     /// How many contacts (and candidate pairs) the last step found, and how
     /// many did not fit the buffers (their forces were missed: raise
     /// [`collision`](Self::collision)'s capacities). All zero before the first
@@ -161,24 +241,28 @@ impl FeatherstoneSolver {
         }
     }
 
-    /// External wrenches of the step: `s_in.body_f` plus the contacts'
-    /// penalty wrenches at the links' poses and velocities of `kin`.
+    /// External wrenches of a step of `h`: `s_in.body_f` plus the
+    /// contacts' penalty wrenches at the links' poses and velocities of
+    /// `kin`.
     ///
-    /// With `implicit` the step's length `h`: the contact forces are made
-    /// implicit in the velocity (see [`crate::contacts::implicit_contact_force`])
-    /// and each body's contact damping times `h` is returned too (nine
-    /// columns per body, see [`crate::contacts::add_point_damping`]; empty
-    /// without contacts or `implicit`).
+    /// With `implicit` the contact forces are made implicit in the velocity
+    /// (see [`crate::contacts::anchored_contact_force`]) and each body's
+    /// contact damping times `h` is returned too (nine columns per body, see
+    /// [`crate::contacts::add_point_damping`]; empty without contacts or
+    /// `implicit`).
     fn external_wrenches(
         &mut self,
         model: &Model,
         s_in: &State,
         kin: &Kinematics,
-        implicit: Option<f32>,
+        h: f32,
+        implicit: bool,
     ) -> Result<(Array<SpatialVector>, Array<Vec3>)> {
         let nb = model.body_count();
         let no_damping = scratch::vec3s(model, 0)?;
         if !self.enable_contacts || model.rigid_shapes.is_empty() || nb == 0 {
+            // A step without contacts leaves no anchors.
+            self.forget_contacts()?;
             return Ok((s_in.body_f.share(), no_damping));
         }
         if !self.contacts_built {
@@ -194,11 +278,14 @@ impl FeatherstoneSolver {
                 .any(|&b| b >= 0 && (b as usize) < nb && joint[b as usize] >= 0);
             let device = model.device();
             self.contacts = if links_have_shapes {
+                let pipeline = CollisionPipeline::new(&model.rigid_shapes, nb, self.collision)
+                    .map_err(collide_err)?;
+                let capacity = pipeline.contacts.capacity();
                 Some(LinkContacts {
-                    pipeline: CollisionPipeline::new(&model.rigid_shapes, nb, self.collision)
-                        .map_err(collide_err)?,
+                    pipeline,
                     body_joint: Array::try_from_slice(device, &joint)?,
                     body_parent: Array::try_from_slice(device, &parent)?,
+                    anchors: Anchors::new(device, nb, capacity, model.joint_coord_count())?,
                 })
             } else {
                 None
@@ -226,23 +313,89 @@ impl FeatherstoneSolver {
             .map_err(collide_err)?;
         let mut force = scratch::vec3s(model, nb)?;
         let mut torque = scratch::vec3s(model, nb)?;
-        let mut damp = match implicit {
-            Some(_) => scratch::vec3s(model, 9 * nb)?,
-            None => no_damping,
+        let mut damp = if implicit {
+            scratch::vec3s(model, 9 * nb)?
+        } else {
+            no_damping
         };
         let contacts = &lc.pipeline.contacts;
+        let threads = contacts.launch_threads().map_err(collide_err)?;
+        let an = &mut lc.anchors;
+        let taped = Tape::is_recording();
+        // The launches a tape recorded still read the arrays they were
+        // given (this step's reads the last step's `slip`): new ones for a
+        // taped step and the first after one. Otherwise the same arrays
+        // every step (a CUDA graph keeps the addresses it captured).
+        let renew = taped || an.taped;
+        if renew {
+            let device = model.device();
+            an.prev = Array::try_zeros(device, [an.prev.len()])?;
+            let slip = Array::try_zeros(device, [an.slip.len()])?;
+            an.next_slip = if taped { slip.requires_grad() } else { slip };
+            an.held = Array::try_zeros(device, [an.held.len()])?;
+        }
+        an.taped = taped;
+        if self.anchor_friction {
+            Tape::pause(|| {
+                anchors_match::launch(
+                    threads,
+                    model,
+                    contacts,
+                    &lc.body_joint,
+                    &s_in.joint_q,
+                    &an.last_q,
+                    &an.count,
+                    &an.key,
+                    &an.point,
+                    &an.from,
+                    &mut an.prev,
+                )
+            })?;
+        } else {
+            an.prev.try_fill(-1)?;
+        }
         eval_link_contacts::launch(
-            contacts.launch_threads().map_err(collide_err)?,
+            threads,
             model,
             contacts,
             &lc.body_parent,
             &q,
             &qd,
-            implicit.unwrap_or(0.0),
+            &an.prev,
+            &an.slip,
+            if self.anchor_friction { 1.0 } else { 0.0 },
+            h,
             &mut force,
             &mut torque,
             &mut damp,
+            &mut an.next_slip,
+            &mut an.held,
         )?;
+        an.count.try_fill(0)?;
+        if self.anchor_friction {
+            // (After a taped step `slip` is the tape's: not written, replaced.)
+            let mut unused = scratch::vec3s(model, 0)?;
+            let slip = if renew { &mut unused } else { &mut an.slip };
+            Tape::pause(|| {
+                anchors_store::launch(
+                    threads,
+                    model,
+                    contacts,
+                    &lc.body_joint,
+                    &an.held,
+                    &an.next_slip,
+                    if renew { 0 } else { 1 },
+                    &mut an.count,
+                    &mut an.key,
+                    &mut an.point,
+                    &mut an.from,
+                    slip,
+                )
+            })?;
+            if renew {
+                an.slip = an.next_slip.share();
+            }
+        }
         let body_f = if s_in.body_f.len() == nb {
             s_in.body_f.share()
         } else {
@@ -296,8 +449,8 @@ impl FeatherstoneSolver {
             let kin = Kinematics::eval(model, &s_in.joint_q, &s_in.joint_qd)?;
             // Implicit contacts: each body's contact damping joins its
             // inertia (ABA's articulated inertias, CRBA's composite ones).
-            let implicit = self.implicit_contacts.then_some(dt);
-            let (body_f, damp) = self.external_wrenches(model, s_in, &kin, implicit)?;
+            let (body_f, damp) =
+                self.external_wrenches(model, s_in, &kin, dt, self.implicit_contacts)?;
             let mut r = scratch::floats(model, nd)?;
             let mut d = scratch::floats(model, nd)?;
             let mut w = scratch::floats(model, nd)?;
@@ -358,6 +511,11 @@ impl FeatherstoneSolver {
                 &mut s_out.joint_qd,
             )?;
             eval_fk(model, s_out)?;
+            let anchors = self.enable_contacts && self.anchor_friction;
+            if let (true, Some(lc)) = (anchors, self.contacts.as_mut()) {
+                // Where the next step must start to find this step's anchors.
+                lc.anchors.last_q.copy_from(&s_out.joint_q)?;
+            }
         }
         s_out
             .body_f

@@ -274,10 +274,13 @@ const GROUPS: [&str; 3] = ["q0", "qd0", "efforts"];
 /// over the group's largest `|fd|`.
 fn check(what: &str, r: &Rollout, x: &[f32], h: [f64; 3]) -> [f64; 3] {
     let (l0, tape) = r.tape_gradient(x);
-    // The tape's rollout and a plain one give the same loss.
+    // The tape's rollout and a plain one give the same loss, to its f32
+    // rounding (the arm's loss scatters by ±8e-7 between inputs 2e-5 apart;
+    // taped and plain were 2.9e-7 apart with viscous friction, 1.2e-6 with
+    // anchored friction).
     let plain = r.loss(x);
     assert!(
-        (plain - l0).abs() <= 1e-6 * l0.abs().max(1.0),
+        (plain - l0).abs() <= 3e-6 * l0.abs().max(1.0),
         "{plain} vs {l0}"
     );
     let fd: Vec<f64> = (0..x.len())
@@ -432,8 +435,11 @@ fn arm_touching_a_table_rollout_gradient_matches_finite_differences() {
     // 1e4, in series with the hand's 1e5: 9.1e3 N/m), so a perturbation of
     // 1e-3 rad (≤ 0.6 mm at the hand) never lifts it off; it has no damper
     // (kd 0): the approach-only damper switches with the sign of the normal
-    // velocity; and μ = 2 (1.5 with the hand's 1) keeps the regularised
-    // friction viscous (`kf v_t < μ f_n`, checked below), away from its cap.
+    // velocity; and μ = 2 (1.5 with the hand's 1) keeps friction away from
+    // its Coulomb cap, where it would switch from sticking to sliding (the
+    // slip damper's share `kf v_t < μ f_n` is checked below; the anchored
+    // spring's share is not observable here: the one-sided differences
+    // agreeing from 3e-3 down is the sign that no step switched).
     let top = hand0.z + 0.007;
     let table = weft_collide::Material {
         ke: 1.0e4,
@@ -471,8 +477,8 @@ fn arm_touching_a_table_rollout_gradient_matches_finite_differences() {
     let mut x = ARM_Q0.to_vec();
     x.extend([0.1f32, 0.3, -0.2, 0.2, 0.1, -0.3, 0.2]);
     x.extend([0.5f32, 1.0, -0.3, 0.4, 0.2, -0.2, 0.1]);
-    // The hand touches the table at every step, and the friction stays in
-    // its viscous regime.
+    // The hand touches the table at every step, and the slip damper's
+    // friction stays under the cap.
     let (mut shallowest, mut deepest, mut friction) = (f32::INFINITY, 0.0f32, 0.0f32);
     let states = r.run(&r.arrays(&x, false), false, |k, solver, s| {
         let report = solver.contact_report().unwrap();
