@@ -19,7 +19,8 @@ use crate::joint_math::{
 use crate::kinematics::{
     eval_body_poses, eval_joint_transforms, eval_joint_velocities, eval_motion_subspace,
 };
-use crate::{Result, layout::ArticulationLayout, scratch};
+use crate::scratch::{self, Pooled};
+use crate::{Result, layout::ArticulationLayout};
 
 /// The net wrench each joint's child body needs (in its own frame, about its
 /// origin), Newton–Euler with classical accelerations: `(m a − h × α −
@@ -151,7 +152,7 @@ pub fn eval_joint_torques(
 /// The composite inertia of each joint's subtree in its child body's frame,
 /// about that frame's origin, as blocks `(A, B, C)` (see
 /// [`crate::aba::blocks_times`]; a rigid body's are `(m 1, −[h]×, I)` of
-/// [`body_inertia`](crate::joint_math::body_inertia)), at `3j..3j + 3` of
+/// [`body_inertia`]), at `3j..3j + 3` of
 /// `ic`, each body's implicit damping `damp` (per joint, its child's, three
 /// blocks in the child's frame; or empty) included.
 #[weft::kernel]
@@ -411,13 +412,14 @@ pub fn inverse_dynamics(
 ) -> Result<Array<f32>> {
     crate::check_coords(model, q, qd)?;
     crate::check_len("qdd", qdd.len(), model.joint_dof_count())?;
-    let none = Array::try_zeros(model.device(), [0])?;
     if model.joint_count() > 0 && !Tape::is_recording() {
         // Kinematics and the recursion in one launch.
+        let none = Pooled::<SpatialVector>::scratch(model, 0)?;
         let mut tau = scratch::floats(model, model.joint_dof_count())?;
         crate::tree::inverse_dynamics(model, q, qd, qdd, &none, &mut tau)?;
         return Ok(tau);
     }
+    let none = Array::try_zeros(model.device(), [0])?;
     Kinematics::eval(model, q, qd)?.efforts(model, qdd, &none)
 }
 
@@ -437,8 +439,7 @@ pub fn mass_matrix(
     layout: &ArticulationLayout,
     q: &Array<f32>,
 ) -> Result<Array<f32>> {
-    let qd = Array::try_zeros(model.device(), [model.joint_dof_count()])?;
-    crate::check_coords(model, q, &qd)?;
+    crate::check_len("joint_q", q.len(), model.joint_coord_count())?;
     layout.check(model)?;
     if model.joint_count() > 0 && !Tape::is_recording() {
         // Poses and the composite inertias in one launch.
@@ -446,6 +447,7 @@ pub fn mass_matrix(
         crate::tree::mass_matrix_at(model, layout, q, &mut mass)?;
         return Ok(mass);
     }
+    let qd = Array::try_zeros(model.device(), [model.joint_dof_count()])?;
     let none = scratch::vec3s(model, 0)?;
     Kinematics::eval(model, q, &qd)?.mass_matrix(model, layout, &none)
 }

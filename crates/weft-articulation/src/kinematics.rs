@@ -14,9 +14,7 @@ use weft::prelude::*;
 use weft_collide::ShapeSet;
 use weft_sim::{Model, State};
 
-use crate::joint_math::{
-    child_pose, joint_local, joint_twist, motion_to_child, motion_to_parent, quat_at,
-};
+use crate::joint_math::{child_pose, joint_local, joint_twist, motion_to_child, quat_at};
 use crate::{Result, layout::ArticulationLayout, scratch};
 
 /// Each joint's transform `x_local[j]`: the pose of its child body in its
@@ -71,31 +69,52 @@ pub fn write_motion_subspace(
         let r = quat_at(q, qs + nl);
         for k in 0..nl {
             let a = quat_rotate_inv(r, model.joint_axis[ds + k]);
-            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(a, Vec3::ZERO));
+            s[soff + ds + k] = linear_to_parent(cf, a);
         }
         for k in nl..nl + 3 {
-            let w = model.joint_axis[ds + k];
-            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(Vec3::ZERO, w));
+            s[soff + ds + k] = angular_to_parent(cf, model.joint_axis[ds + k]);
         }
     } else {
         // A chain: translations, then rotations about axes turned by the
         // rotations before them. In the child joint frame (at the centre of
         // every rotation) rotation `k` turns about its axis turned back by the
         // rotations after it; translations along their axes turned back by
-        // all rotations.
+        // all rotations. (The last rotation's axis is not turned, and its
+        // turn is needed only by translations: a hinge evaluates no sine.)
         let mut r = Quat::IDENTITY;
         for i in 0..dim.y {
             let k = dim.x + dim.y - 1 - i;
             let axis = model.joint_axis[ds + k];
-            let w = quat_rotate_inv(r, axis);
-            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(Vec3::ZERO, w));
-            r = quat_from_axis_angle(axis, q[qs + k]) * r;
+            let mut w = axis;
+            if i > 0 {
+                w = quat_rotate_inv(r, axis);
+            }
+            s[soff + ds + k] = angular_to_parent(cf, w);
+            if i + 1 < dim.y || dim.x > 0 {
+                r = quat_from_axis_angle(axis, q[qs + k]) * r;
+            }
         }
         for k in 0..dim.x {
             let a = quat_rotate_inv(r, model.joint_axis[ds + k]);
-            s[soff + ds + k] = motion_to_parent(cf, SpatialVector::new(a, Vec3::ZERO));
+            s[soff + ds + k] = linear_to_parent(cf, a);
         }
     }
+}
+
+/// [`motion_to_parent`](crate::joint_math::motion_to_parent) of the pure
+/// rotation `(0, w)`: `(p × R w, R w)` (the same values up to the sign of a
+/// zero, without rotating the zero half).
+#[weft::func]
+pub fn angular_to_parent(t: Transform, w: Vec3) -> SpatialVector {
+    let rw = quat_rotate(t.q, w);
+    SpatialVector::new(cross(t.p, rw), rw)
+}
+
+/// [`motion_to_parent`](crate::joint_math::motion_to_parent) of the pure
+/// translation `(v, 0)`: `(R v, 0)`.
+#[weft::func]
+pub fn linear_to_parent(t: Transform, v: Vec3) -> SpatialVector {
+    SpatialVector::new(quat_rotate(t.q, v), Vec3::ZERO)
 }
 
 /// Each joint's child twist `v`, its velocity-product acceleration

@@ -4,7 +4,7 @@
 //! ([`Pooled`]): a call of a few microseconds should not spend a tenth of
 //! them allocating.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
 
@@ -60,17 +60,27 @@ pub(crate) fn poses(model: &Model) -> Result<Array<Transform>> {
 }
 
 thread_local! {
-    /// CPU arrays of finished calls on this thread, for the next ones.
-    static POOL: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+    /// CPU arrays of this thread's calls, lent out or waiting for the next ones.
+    static POOL: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
 }
 
-/// At most this many arrays wait in a thread's pool.
+/// At most this many arrays (lent out or waiting) are kept in a thread's pool.
 const POOL_SIZE: usize = 32;
 
-/// A zeroed scratch array of `n` elements that, on the CPU and while no tape
+/// One pooled array: its element type and length (compared without a call
+/// through `Any`), and a box holding an `Option<Array<T>>`, `None` while the
+/// array is lent out (so that lending and returning it allocate nothing).
+struct Slot {
+    ty: TypeId,
+    len: usize,
+    lent: bool,
+    cell: Box<dyn Any>,
+}
+
+/// A scratch array of `n` elements that, on the CPU and while no tape
 /// records, comes from this thread's pool and goes back to it when dropped
 /// (so a call's scratch is allocated once per thread and size); otherwise a
-/// plain [`zeros_of`]-style array.
+/// fresh zeroed array (with a gradient while a tape records).
 pub(crate) struct Pooled<T: Elem> {
     array: Option<Array<T>>,
     pooled: bool,
@@ -79,6 +89,22 @@ pub(crate) struct Pooled<T: Elem> {
 impl<T: Elem> Pooled<T> {
     /// `n` zeroed elements on `model`'s device.
     pub(crate) fn zeros(model: &Model, n: usize) -> Result<Self> {
+        let (mut p, reused) = Self::take(model, n)?;
+        if reused {
+            p.try_fill(T::zeroed())?;
+        }
+        Ok(p)
+    }
+
+    /// `n` elements on `model`'s device holding whatever the array's last
+    /// user left (zeros when fresh): for arrays that a kernel writes before
+    /// it reads them, so that no call pays for a fill it does not need.
+    pub(crate) fn scratch(model: &Model, n: usize) -> Result<Self> {
+        Ok(Self::take(model, n)?.0)
+    }
+
+    /// The array of [`Pooled::scratch`], and whether it was used before.
+    fn take(model: &Model, n: usize) -> Result<(Self, bool)> {
         if model.device() != Device::Cpu || Tape::is_recording() {
             let a = Array::try_zeros(model.device(), [n])?;
             let a = if Tape::is_recording() {
@@ -86,29 +112,31 @@ impl<T: Elem> Pooled<T> {
             } else {
                 a
             };
-            return Ok(Pooled {
+            let p = Pooled {
                 array: Some(a),
                 pooled: false,
-            });
+            };
+            return Ok((p, false));
         }
+        let ty = TypeId::of::<T>();
         let reused = POOL.with_borrow_mut(|pool| {
-            let i = pool.iter().position(|a| {
-                a.downcast_ref::<Array<T>>()
-                    .is_some_and(|a| a.len() == n && !a.has_grad())
-            })?;
-            pool.swap_remove(i).downcast::<Array<T>>().ok()
+            let slot = pool
+                .iter_mut()
+                .find(|s| s.ty == ty && s.len == n && !s.lent)?;
+            let a = slot.cell.downcast_mut::<Option<Array<T>>>()?.take()?;
+            slot.lent = true;
+            Some(a)
         });
+        let was_used = reused.is_some();
         let array = match reused {
-            Some(mut a) => {
-                a.try_fill(T::zeroed())?;
-                *a
-            }
+            Some(a) => a,
             None => Array::try_zeros(Device::Cpu, [n])?,
         };
-        Ok(Pooled {
+        let p = Pooled {
             array: Some(array),
             pooled: true,
-        })
+        };
+        Ok((p, was_used))
     }
 }
 
@@ -127,15 +155,31 @@ impl<T: Elem> DerefMut for Pooled<T> {
 
 impl<T: Elem> Drop for Pooled<T> {
     fn drop(&mut self) {
-        if let (true, Some(a)) = (self.pooled, self.array.take()) {
-            // Thread teardown: the pool may be gone; the array is then dropped.
-            let _ = POOL.try_with(|pool| {
-                let mut pool = pool.borrow_mut();
-                if pool.len() < POOL_SIZE {
-                    pool.push(Box::new(a));
-                }
-            });
-        }
+        let Some(a) = self.array.take().filter(|a| self.pooled && !a.has_grad()) else {
+            return;
+        };
+        // Thread teardown: the pool may be gone; the array is then dropped.
+        let _ = POOL.try_with(|pool| {
+            let mut pool = pool.borrow_mut();
+            let (ty, len) = (TypeId::of::<T>(), a.len());
+            // Back into a lent slot of its kind (its own, or an equal one).
+            let slot = pool
+                .iter_mut()
+                .find(|s| s.ty == ty && s.len == len && s.lent);
+            if let Some(cell) = slot.and_then(|s| {
+                s.lent = false;
+                s.cell.downcast_mut::<Option<Array<T>>>()
+            }) {
+                *cell = Some(a);
+            } else if pool.len() < POOL_SIZE {
+                pool.push(Slot {
+                    ty,
+                    len,
+                    lent: false,
+                    cell: Box::new(Some(a)),
+                });
+            }
+        });
     }
 }
 

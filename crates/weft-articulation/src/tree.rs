@@ -11,7 +11,10 @@
 //! MuJoCo run them: `O(n)` work in a single launch, parallel over
 //! articulations. The arithmetic is the same funcs in the same frames as the
 //! differentiable path, so both give the same results up to the order of a
-//! few additions. Callers choose this path when no tape records
+//! few additions; the mass matrix without damping ([`mass_matrix_tree`])
+//! goes further from it, summing compact inertias and bringing each
+//! column's momentum up the tree one joint at a time, and agrees with it to
+//! f32 rounding. Callers choose this path when no tape records
 //! ([`Tape::is_recording`]); the kernels are declared `forward_only`, so they
 //! have no adjoint and a launch on a tape with gradients is an error.
 
@@ -28,7 +31,7 @@ use crate::aba::{
 use crate::contacts::damping_blocks;
 use crate::dynamics::{Kinematics, write_mass_columns};
 use crate::joint_math::{
-    body_inertia, force_to_parent, inertia_times, joint_local, joint_twist, motion_to_child,
+    force_to_parent, inertia_times, joint_motion, joint_twist, motion_to_child,
 };
 use crate::kinematics::{velocity_product, write_motion_subspace};
 use crate::scratch::{self, Pooled};
@@ -44,9 +47,10 @@ use crate::{Result, layout::ArticulationLayout};
 /// joint, `vc` the twists, the velocity products and the accelerations at
 /// `q̈ = 0`, three per joint, `s`,
 /// `dof_u` per degree of freedom, `dof_db` two per degree of freedom),
-/// overwritten; `x_local`, `world` (child body poses) and `s` hold the
-/// kinematics afterwards, and `vc`'s first half the children's
-/// accelerations.
+/// overwritten; `x_local` and `s` hold the kinematics afterwards, `world`
+/// the child bodies' world poses (per joint; written only when `damp` or
+/// `body_f` is given, which need them: otherwise it may be empty), and
+/// `vc`'s first half the children's accelerations.
 #[weft::kernel(forward_only)]
 pub fn aba_tree(
     model: &Model,
@@ -70,18 +74,24 @@ pub fn aba_tree(
     let first = model.articulation_start[tid()];
     let end = model.articulation_start[tid() + 1];
     let nj = model.joint_type.len() as i32;
+    let loads = damp.len() > 0 || body_f.len() > 0;
     // Roots to leaves: transforms, subspaces, twists, each child body's own
     // inertia and bias force.
     for j in first..end {
         let k = model.joint_ancestor[j];
-        let mut pose = Transform::new(Vec3::ZERO, Quat::IDENTITY);
         let mut twist = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
         if k >= 0 {
-            pose = world[k];
             twist = vc[k];
         }
-        let (x, w, vp, vj) = walk_joint(model, q, qd, j, k, pose, twist, x_local, s);
-        world[j] = w;
+        let (x, vp, vj) = walk_joint(model, q, qd, j, k, twist, x_local, s);
+        // The world pose, for the loads only.
+        let mut w = x;
+        if loads {
+            if k >= 0 {
+                w = world[k] * x;
+            }
+            world[j] = w;
+        }
         let vt = vp + vj;
         vc[j] = vp + vj;
         let cj = velocity_product(model, s, qd, j, vp, vj);
@@ -94,10 +104,10 @@ pub fn aba_tree(
         a0 = motion_to_child(x, a0) + cj;
         vc[2 * nj + j] = a0;
         let b = model.joint_child[j];
-        let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
+        let (m, h, i) = body_inertia_local(model, b);
         let ia = diag(Vec3::splat(m));
         let ib = -skew(h);
-        let mut p = spatial_cross_dual(vt, blocks_times(ia, ib, i, vt));
+        let mut p = spatial_cross_dual(vt, inertia_times(m, h, i, vt));
         if damp.len() > 0 {
             let (d0, d1, d2) = damping_blocks(damp, b);
             let (da, db, dc) = blocks_in_body(w.q, d0, d1, d2);
@@ -190,14 +200,17 @@ pub(crate) fn accelerations(
     if nj == 0 {
         return Ok(qdd);
     }
-    let mut x_local = Pooled::<Transform>::zeros(model, model.joint_count())?;
-    let mut world = Pooled::<Transform>::zeros(model, model.joint_count())?;
-    let mut s = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
-    let mut vc = Pooled::<SpatialVector>::zeros(model, 3 * nj)?;
-    let mut inertia = Pooled::<Mat3>::zeros(model, 3 * nj)?;
-    let mut bias = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
-    let mut dof_u = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
-    let mut dof_db = Pooled::<f32>::zeros(model, 2 * nd)?;
+    // Scratch that `aba_tree` writes before reading (no fill needed); the
+    // world poses only where loads need them.
+    let loads = !body_f.is_empty() || !damp.is_empty();
+    let mut x_local = Pooled::<Transform>::scratch(model, nj)?;
+    let mut world = Pooled::<Transform>::scratch(model, if loads { nj } else { 0 })?;
+    let mut s = Pooled::<SpatialVector>::scratch(model, nd)?;
+    let mut vc = Pooled::<SpatialVector>::scratch(model, 3 * nj)?;
+    let mut inertia = Pooled::<Mat3>::scratch(model, 3 * nj)?;
+    let mut bias = Pooled::<SpatialVector>::scratch(model, nj)?;
+    let mut dof_u = Pooled::<SpatialVector>::scratch(model, nd)?;
+    let mut dof_db = Pooled::<f32>::scratch(model, 2 * nd)?;
     weft::cpu::with_grain(1, || {
         aba_tree::launch(
             model.articulation_count(),
@@ -224,11 +237,10 @@ pub(crate) fn accelerations(
 }
 
 /// One joint of a walk from the roots: writes joint `j`'s transform
-/// `x_local[j]` and its motion subspace into `s`, and returns that transform,
-/// its child's world pose and the child's twist as the parent's part `vp`
-/// (in the child's frame) and the joint's own `vj`, from the parent's world
-/// pose `pose` and twist `twist` (not read for a root: `k`, the parent
-/// joint, is −1).
+/// `x_local[j]` and its motion subspace into `s`, and returns that transform
+/// and the child's twist as the parent's part `vp` (in the child's frame)
+/// and the joint's own `vj`, from the parent's twist `twist` (not read for a
+/// root: `k`, the parent joint, is −1).
 #[weft::func]
 pub fn walk_joint(
     model: &Model,
@@ -236,21 +248,53 @@ pub fn walk_joint(
     qd: &Array<f32>,
     j: i32,
     k: i32,
-    pose: Transform,
     twist: SpatialVector,
     x_local: &mut Array<Transform>,
     s: &mut Array<SpatialVector>,
-) -> (Transform, Transform, SpatialVector, SpatialVector) {
-    let x = joint_local(model, q, j);
+) -> (Transform, SpatialVector, SpatialVector) {
+    let x = joint_transform(model, q, j);
     x_local[j] = x;
     write_motion_subspace(model, q, 0, j, s, 0);
     let mut vp = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
-    let mut w = x;
     if k >= 0 {
         vp = motion_to_child(x, twist);
-        w = pose * x;
     }
-    (x, w, vp, joint_twist(model, s, qd, j))
+    (x, vp, joint_twist(model, s, qd, j))
+}
+
+/// Joint `j`'s transform at `q`, as
+/// [`joint_local`](crate::joint_math::joint_local): the parent frame, the
+/// joint's motion and the inverse of the child frame composed. A joint that
+/// only turns (revolute, ball) has no offset to rotate into the parent
+/// frame, and skips that rotation (which changes nothing but the sign of a
+/// zero).
+#[weft::func]
+pub fn joint_transform(model: &Model, q: &Array<f32>, j: i32) -> Transform {
+    let m = joint_motion(model, q, j);
+    let pf = model.joint_parent_frame[j];
+    let kind = model.joint_type[j];
+    let mut a = Transform::new(pf.p, pf.q * m.q);
+    if kind != 0 && kind != 2 {
+        a = pf * m;
+    }
+    a * transform_inverse(model.joint_child_frame[j])
+}
+
+/// Body `b`'s spatial inertia in its own frame, about its origin: mass `m`,
+/// first moment `h = m c` and rotational inertia `I_c + m (|c|² 1 − c cᵀ)`
+/// ([`body_inertia`](crate::joint_math::body_inertia) at the identity pose
+/// without its rotations by the identity, which change nothing but the
+/// sign of a zero).
+#[weft::func]
+pub fn body_inertia_local(model: &Model, b: i32) -> (f32, Vec3, Mat3) {
+    let m = model.body_mass[b];
+    let c = model.body_com[b];
+    let mc = c * m;
+    (
+        m,
+        mc,
+        model.body_inertia[b] + diag(Vec3::splat(dot(c, mc))) - outer(mc, c),
+    )
 }
 
 /// Forward kinematics of articulation `tid()`: each joint's transform
@@ -306,13 +350,15 @@ pub fn kinematics_walk(
     let end = model.articulation_start[a + 1];
     for j in first..end {
         let k = model.joint_ancestor[j];
-        let mut pose = Transform::new(Vec3::ZERO, Quat::IDENTITY);
         let mut twist = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
         if k >= 0 {
-            pose = body_q[model.joint_child[k]];
             twist = v[k];
         }
-        let (_, w, vp, vj) = walk_joint(model, q, qd, j, k, pose, twist, x_local, s);
+        let (x, vp, vj) = walk_joint(model, q, qd, j, k, twist, x_local, s);
+        let mut w = x;
+        if k >= 0 {
+            w = body_q[model.joint_child[k]] * x;
+        }
         let b = model.joint_child[j];
         body_q[b] = w;
         let vc = vp + vj;
@@ -325,33 +371,6 @@ pub fn kinematics_walk(
                 quat_rotate(w.q, vc.bottom),
             );
         }
-    }
-}
-
-/// The poses of articulation `a` alone (no velocities): each joint's
-/// transform `x_local`, its child body's world pose `body_q` and the motion
-/// subspaces `s`, as [`kinematics_walk`] writes them.
-#[weft::func]
-pub fn pose_walk(
-    model: &Model,
-    a: i32,
-    q: &Array<f32>,
-    x_local: &mut Array<Transform>,
-    body_q: &mut Array<Transform>,
-    s: &mut Array<SpatialVector>,
-) {
-    let first = model.articulation_start[a];
-    let end = model.articulation_start[a + 1];
-    for j in first..end {
-        let x = joint_local(model, q, j);
-        x_local[j] = x;
-        write_motion_subspace(model, q, 0, j, s, 0);
-        let k = model.joint_ancestor[j];
-        let mut w = x;
-        if k >= 0 {
-            w = body_q[model.joint_child[k]] * x;
-        }
-        body_q[model.joint_child[j]] = w;
     }
 }
 
@@ -425,9 +444,16 @@ pub fn rnea_tree(
     );
 }
 
-/// [`kinematics_walk`] then [`rnea_walk`] in one thread per articulation:
-/// inverse dynamics from `(q, qd, qdd)` in one launch (the kinematics arrays
-/// and `acc`, `f` are scratch).
+/// Inverse dynamics of articulation `tid()` from `(q, qd, qdd)` in one
+/// launch: [`kinematics_walk`] and [`rnea_walk`] fused into one pass from
+/// the roots (each joint's transform, subspace, twist, acceleration and net
+/// wrench, the same operations in the same order, so the same values) and
+/// one from the leaves (efforts, wrenches added to the parents'). `vaf`
+/// holds three spatial vectors per joint (twist, acceleration, net wrench,
+/// at `j`, `nj + j`, `2 nj + j`); it, `x_local` and `s` are scratch, written
+/// before they are read. `body_q` (per body) receives the child bodies'
+/// world poses when `body_f` is given (per body, world), and may be empty
+/// otherwise.
 #[weft::kernel(forward_only)]
 pub fn inverse_dynamics_tree(
     model: &Model,
@@ -438,41 +464,52 @@ pub fn inverse_dynamics_tree(
     x_local: &mut Array<Transform>,
     body_q: &mut Array<Transform>,
     s: &mut Array<SpatialVector>,
-    v: &mut Array<SpatialVector>,
-    c: &mut Array<SpatialVector>,
-    w_parent: &mut Array<Vec3>,
-    body_qd: &mut Array<SpatialVector>,
-    acc: &mut Array<SpatialVector>,
-    f: &mut Array<SpatialVector>,
+    vaf: &mut Array<SpatialVector>,
     tau: &mut Array<f32>,
 ) {
-    kinematics_walk(
-        model,
-        tid(),
-        q,
-        qd,
-        x_local,
-        body_q,
-        s,
-        v,
-        c,
-        w_parent,
-        body_qd,
-    );
-    rnea_walk(
-        model,
-        tid(),
-        x_local,
-        body_q,
-        s,
-        v,
-        c,
-        qdd,
-        body_f,
-        acc,
-        f,
-        tau,
-    );
+    let first = model.articulation_start[tid()];
+    let end = model.articulation_start[tid() + 1];
+    let nj = model.joint_type.len() as i32;
+    for j in first..end {
+        let k = model.joint_ancestor[j];
+        let mut twist = SpatialVector::new(Vec3::ZERO, Vec3::ZERO);
+        let mut a = SpatialVector::new(-model.gravity, Vec3::ZERO);
+        if k >= 0 {
+            twist = vaf[k];
+            a = vaf[nj + k];
+        }
+        let (x, vp, vj) = walk_joint(model, q, qd, j, k, twist, x_local, s);
+        let vt = vp + vj;
+        vaf[j] = vt;
+        a = motion_to_child(x, a) + velocity_product(model, s, qd, j, vp, vj);
+        for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+            a += s[d] * qdd[d];
+        }
+        vaf[nj + j] = a;
+        let b = model.joint_child[j];
+        let (m, h, i) = body_inertia_local(model, b);
+        let mut fj = inertia_times(m, h, i, a) + spatial_cross_dual(vt, inertia_times(m, h, i, vt));
+        if body_f.len() > 0 {
+            let mut w = x;
+            if k >= 0 {
+                w = body_q[model.joint_child[k]] * x;
+            }
+            body_q[b] = w;
+            fj -= wrench_in_body(model, b, w.q, body_f[b]);
+        }
+        vaf[2 * nj + j] = fj;
+    }
+    for step in 0..end - first {
+        let j = end - 1 - step;
+        let fj = vaf[2 * nj + j];
+        for d in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+            tau[d] = dot(s[d], fj) + model.joint_armature[d] * qdd[d];
+        }
+        let k = model.joint_ancestor[j];
+        if k >= 0 {
+            vaf[2 * nj + k] = vaf[2 * nj + k] + force_to_parent(x_local[j], fj);
+        }
+    }
 }
 
 /// The recursion of [`rnea_tree`] over articulation `a`'s joints.
@@ -505,7 +542,7 @@ pub fn rnea_walk(
         }
         acc[j] = a;
         let b = model.joint_child[j];
-        let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
+        let (m, h, i) = body_inertia_local(model, b);
         let vj = v[j];
         let mut fj = inertia_times(m, h, i, a) + spatial_cross_dual(vj, inertia_times(m, h, i, vj));
         if body_f.len() > 0 {
@@ -546,23 +583,117 @@ pub fn crba_tree(
     crba_walk(model, tid(), m_start, x_local, body_q, s, damp, ic, mass);
 }
 
-/// [`pose_walk`] then [`crba_walk`] in one thread per articulation: the mass
-/// matrix at `q` in one launch (`x_local`, `body_q`, `s` and `ic` are
-/// scratch; no damping).
+/// The mass matrix of articulation `tid()` at `q` by composite rigid
+/// bodies, in one launch and without damping (layout as
+/// [`crate::dynamics::eval_mass_matrix`]): from the roots, each joint's
+/// transform (its rotation matrix `xr` and offset `xp`), subspace `s` and
+/// child body's own inertia; from the leaves, each subtree's composite
+/// inertia (compact: `hm` its first moment and mass, `ii` its rotational
+/// inertia about the child's origin, one each per joint) added to its
+/// parent's ([`inertia_to_parent`]), and, complete once its children's are
+/// in, the joint's columns ([`write_mass_column`]). Every array but `mass`
+/// is scratch, written before it is read.
 #[weft::kernel(forward_only)]
 pub fn mass_matrix_tree(
     model: &Model,
     m_start: &Array<i32>,
     q: &Array<f32>,
-    damp: &Array<Vec3>,
-    x_local: &mut Array<Transform>,
-    body_q: &mut Array<Transform>,
+    xr: &mut Array<Mat3>,
+    xp: &mut Array<Vec3>,
     s: &mut Array<SpatialVector>,
-    ic: &mut Array<Mat3>,
+    hm: &mut Array<Vec4>,
+    ii: &mut Array<Mat3>,
     mass: &mut Array<f32>,
 ) {
-    pose_walk(model, tid(), q, x_local, body_q, s);
-    crba_walk(model, tid(), m_start, x_local, body_q, s, damp, ic, mass);
+    let art = tid();
+    let first = model.articulation_start[art];
+    let end = model.articulation_start[art + 1];
+    let d0 = model.joint_qd_start[first];
+    let n = model.joint_qd_start[end] - d0;
+    let base = m_start[art];
+    for j in first..end {
+        let x = joint_transform(model, q, j);
+        xr[j] = quat_to_matrix(x.q);
+        xp[j] = x.p;
+        write_motion_subspace(model, q, 0, j, s, 0);
+        let (m, h, i) = body_inertia_local(model, model.joint_child[j]);
+        hm[j] = Vec4::new(h.x, h.y, h.z, m);
+        ii[j] = i;
+    }
+    for step in 0..end - first {
+        let j = end - 1 - step;
+        let c = hm[j];
+        let m = c.w;
+        let h = Vec3::new(c.x, c.y, c.z);
+        let i = ii[j];
+        let k = model.joint_ancestor[j];
+        if k >= 0 {
+            let (hp, ip) = inertia_to_parent(xr[j], xp[j], m, h, i);
+            hm[k] = hm[k] + Vec4::new(hp.x, hp.y, hp.z, m);
+            ii[k] = ii[k] + ip;
+        }
+        for col in model.joint_qd_start[j]..model.joint_qd_start[j + 1] {
+            let fc = inertia_times(m, h, i, s[col]);
+            write_mass_column(model, xr, xp, s, fc, j, col - d0, d0, n, base, mass);
+        }
+    }
+}
+
+/// A spatial inertia (mass `m`, first moment `h`, rotational inertia `i`
+/// about the origin, as [`body_inertia_local`]) of a frame whose pose in its
+/// parent's is `(r, p)` (rotation matrix, offset), in the parent's frame
+/// about its origin: the first moment `r h + m p` and the rotational inertia
+/// `r i rᵀ + 2 (p · r h) 1 − p (r h)ᵀ − (r h) pᵀ + m (|p|² 1 − p pᵀ)` (the
+/// mass is unchanged).
+#[weft::func]
+pub fn inertia_to_parent(r: Mat3, p: Vec3, m: f32, h: Vec3, i: Mat3) -> (Vec3, Mat3) {
+    let hr = r * h;
+    let pm = p * m;
+    let shift = diag(Vec3::splat(2.0 * dot(p, hr) + dot(p, pm)));
+    (
+        hr + pm,
+        r * i * transpose(r) + shift - outer(p, hr) - outer(hr, p) - outer(pm, p),
+    )
+}
+
+/// Writes column `col` (relative to the articulation's first degree of
+/// freedom `d0`; `n` degrees of freedom, the matrix at `base`) of the mass
+/// matrix, a degree of freedom of joint `j`, and its symmetric entries:
+/// `M[r][col] = S_rᵀ f` for the degrees of freedom `r` of `j` and of its
+/// ancestors, `f` the momentum `fc = I_c(j) S_col` (in `j`'s child frame)
+/// brought into each ancestor's frame one joint at a time (the joints'
+/// rotations `xr` and offsets `xp`), as Featherstone's CRBA does.
+#[weft::func]
+pub fn write_mass_column(
+    model: &Model,
+    xr: &Array<Mat3>,
+    xp: &Array<Vec3>,
+    s: &Array<SpatialVector>,
+    fc: SpatialVector,
+    j: i32,
+    col: i32,
+    d0: i32,
+    n: i32,
+    base: i32,
+    mass: &mut Array<f32>,
+) {
+    let mut f = fc;
+    let mut k = j;
+    while k >= 0 {
+        for row in model.joint_qd_start[k]..model.joint_qd_start[k + 1] {
+            let x = dot(s[row], f);
+            mass[base + (row - d0) * n + col] = x;
+            mass[base + col * n + row - d0] = x;
+        }
+        let parent = model.joint_ancestor[k];
+        if parent >= 0 {
+            // The wrench in the parent's frame: `(R f, R τ + p × R f)`.
+            let r = xr[k];
+            let lin = r * f.top;
+            f = SpatialVector::new(lin, r * f.bottom + cross(xp[k], lin));
+        }
+        k = parent;
+    }
 }
 
 /// The recursion of [`crba_tree`] over articulation `a`'s joints.
@@ -582,7 +713,7 @@ pub fn crba_walk(
     let end = model.articulation_start[a + 1];
     for j in first..end {
         let b = model.joint_child[j];
-        let (m, h, i) = body_inertia(model, b, Transform::new(Vec3::ZERO, Quat::IDENTITY));
+        let (m, h, i) = body_inertia_local(model, b);
         let mut ia = diag(Vec3::splat(m));
         let mut ib = -skew(h);
         let mut ii = i;
@@ -633,8 +764,9 @@ pub(crate) fn efforts(
     tau: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut acc = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
-    let mut f = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
+    // Written before they are read: no fill needed.
+    let mut acc = Pooled::<SpatialVector>::scratch(model, model.joint_count())?;
+    let mut f = Pooled::<SpatialVector>::scratch(model, model.joint_count())?;
     weft::cpu::with_grain(1, || {
         rnea_tree::launch(
             model.articulation_count(),
@@ -664,7 +796,7 @@ pub(crate) fn mass_matrix(
     mass: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut ic = Pooled::<Mat3>::zeros(model, 3 * model.joint_count())?;
+    let mut ic = Pooled::<Mat3>::scratch(model, 3 * model.joint_count())?;
     weft::cpu::with_grain(1, || {
         crba_tree::launch(
             model.articulation_count(),
@@ -692,15 +824,18 @@ pub(crate) fn inverse_dynamics(
     tau: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut x_local = Pooled::<Transform>::zeros(model, model.joint_count())?;
-    let mut body_q = Pooled::<Transform>::zeros(model, model.body_count())?;
-    let mut s = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
-    let mut v = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
-    let mut c = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
-    let mut w_parent = Pooled::<Vec3>::zeros(model, model.joint_count())?;
-    let mut none = Pooled::<SpatialVector>::zeros(model, 0)?;
-    let mut acc = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
-    let mut f = Pooled::<SpatialVector>::zeros(model, model.joint_count())?;
+    let nj = model.joint_count();
+    // Scratch the kernel writes before it reads (no fill needed), the poses
+    // only for external wrenches.
+    let mut x_local = Pooled::<Transform>::scratch(model, nj)?;
+    let poses = if body_f.is_empty() {
+        0
+    } else {
+        model.body_count()
+    };
+    let mut body_q = Pooled::<Transform>::scratch(model, poses)?;
+    let mut s = Pooled::<SpatialVector>::scratch(model, model.joint_dof_count())?;
+    let mut vaf = Pooled::<SpatialVector>::scratch(model, 3 * nj)?;
     weft::cpu::with_grain(1, || {
         inverse_dynamics_tree::launch(
             model.articulation_count(),
@@ -712,20 +847,16 @@ pub(crate) fn inverse_dynamics(
             &mut x_local,
             &mut body_q,
             &mut s,
-            &mut v,
-            &mut c,
-            &mut w_parent,
-            &mut none,
-            &mut acc,
-            &mut f,
+            &mut vaf,
             tau,
         )
     })?;
     Ok(())
 }
 
-/// The mass matrices at `q` by [`mass_matrix_tree`] (one launch); not for a
-/// recording tape.
+/// The mass matrices at `q` by [`mass_matrix_tree`] (one launch) into
+/// `mass` (zero where two joints are not related: the kernel leaves those
+/// entries as they are); not for a recording tape.
 pub(crate) fn mass_matrix_at(
     model: &Model,
     layout: &ArticulationLayout,
@@ -733,22 +864,24 @@ pub(crate) fn mass_matrix_at(
     mass: &mut Array<f32>,
 ) -> Result<()> {
     debug_assert!(!Tape::is_recording());
-    let mut x_local = Pooled::<Transform>::zeros(model, model.joint_count())?;
-    let mut body_q = Pooled::<Transform>::zeros(model, model.body_count())?;
-    let mut s = Pooled::<SpatialVector>::zeros(model, model.joint_dof_count())?;
-    let mut ic = Pooled::<Mat3>::zeros(model, 3 * model.joint_count())?;
-    let none = Pooled::<Vec3>::zeros(model, 0)?;
+    let nj = model.joint_count();
+    // Scratch the kernel writes before it reads: no fill needed.
+    let mut xr = Pooled::<Mat3>::scratch(model, nj)?;
+    let mut xp = Pooled::<Vec3>::scratch(model, nj)?;
+    let mut s = Pooled::<SpatialVector>::scratch(model, model.joint_dof_count())?;
+    let mut hm = Pooled::<Vec4>::scratch(model, nj)?;
+    let mut ii = Pooled::<Mat3>::scratch(model, nj)?;
     weft::cpu::with_grain(1, || {
         mass_matrix_tree::launch(
             model.articulation_count(),
             model,
             &layout.m_start,
             q,
-            &none,
-            &mut x_local,
-            &mut body_q,
+            &mut xr,
+            &mut xp,
             &mut s,
-            &mut ic,
+            &mut hm,
+            &mut ii,
             mass,
         )
     })?;
