@@ -42,8 +42,8 @@ use glam::Vec3;
 use weft::cpu::for_each_shard;
 use weft::{Array, Device, Tape, Transform};
 use weft_articulation::{
-    AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, forward_dynamics_aba,
-    inverse_dynamics, mass_matrix,
+    AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, aba_derivatives,
+    forward_dynamics_aba, inverse_dynamics, mass_matrix,
 };
 use weft_import::{ImportOptions, RobotDescription, RobotHandles, RobotOptions, add_robot, load};
 use weft_sim::{Control, Model, ModelBuilder, State};
@@ -400,6 +400,15 @@ fn per_call(c: &mut Criterion, copies: usize) {
                     tape.backward_from(&mut out, seed).unwrap();
                 }
                 drop(d.gtau.grad_to_vec())
+            })
+        })
+    });
+    // The same Jacobians, analytic (`aba_derivatives`: RNEA derivatives and
+    // the tree-sparse factor of the mass matrix, one launch per call).
+    group.bench_function(format!("aba_derivatives_analytic_x{copies}"), |b| {
+        b.iter(|| {
+            for_each_shard(&mut parts, |_, p| {
+                drop(aba_derivatives(&p.model, &p.layout, &p.q, &p.qd, &p.tau).unwrap())
             })
         })
     });

@@ -296,8 +296,8 @@ fn cuda_aba_gradients_match_cpu() {
 #[test]
 fn every_articulation_kernel_has_ptx() {
     use weft_articulation::{
-        aba, contacts, drives, dynamics, ik_kernels, integrate, joint_coords, kinematics, solve,
-        tree,
+        aba, aba_derivatives, contacts, drives, dynamics, ik_kernels, integrate, joint_coords,
+        kinematics, solve, tree,
     };
     weft_examples::devices::check_all_ptx(
         &weft_examples::ptx_of!(
@@ -330,6 +330,7 @@ fn every_articulation_kernel_has_ptx() {
             contacts::eval_link_contacts,
             contacts::anchors_match,
             contacts::anchors_store,
+            aba_derivatives::aba_derivatives_tree,
             tree::aba_tree,
             tree::kinematics_tree,
             tree::rnea_tree,
@@ -347,6 +348,10 @@ fn every_articulation_kernel_has_ptx() {
         &[
             ("contacts::anchors_match", "declared `forward_only`"),
             ("contacts::anchors_store", "declared `forward_only`"),
+            (
+                "aba_derivatives::aba_derivatives_tree",
+                "declared `forward_only`",
+            ),
             ("tree::aba_tree", "declared `forward_only`"),
             ("tree::kinematics_tree", "declared `forward_only`"),
             ("tree::rnea_tree", "declared `forward_only`"),

@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 pub mod aba;
+pub mod aba_derivatives;
 pub mod ball_drives;
 pub mod contacts;
 pub mod drives;
@@ -63,6 +64,7 @@ mod solver;
 pub mod tree;
 
 pub use aba::{AbaLayout, forward_dynamics_aba};
+pub use aba_derivatives::{AbaDerivatives, aba_derivatives};
 pub use dynamics::{bias_forces, inverse_dynamics, mass_matrix};
 pub use ik_solver::{IkSolver, IkTarget};
 pub use joint_coords::eval_ik;
