@@ -5,8 +5,8 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use weft::prelude::*;
-use weft_examples::bounce::Rollout;
-use weft_examples::random_f32s;
+use weft_testkit::bounce::Rollout;
+use weft_testkit::random_f32s;
 
 fn bench(c: &mut Criterion) {
     let dev = Device::Cpu;

@@ -1,4 +1,4 @@
-//! The cloth workload of the particles/cloth issue (see `tests/support/cloth.rs`):
+//! The cloth workload of the particles/cloth issue (see `crates/weft-testkit/src/cloth.rs`):
 //! semi-implicit Euler at 60 frames per second with 16 substeps, one spring-force
 //! kernel (atomic adds) and one integrate kernel per substep. Reports ms per frame
 //! (16 substeps plus copying positions to the host) and per substep, on the CPU
@@ -10,7 +10,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use weft::cpu::{Accumulate, with_accumulate};
 use weft::prelude::*;
-use weft_examples::cloth::Workload;
+use weft_testkit::cloth::Workload;
 
 fn bench(c: &mut Criterion) {
     let dims: Vec<usize> = std::env::var("WEFT_CLOTH_DIMS")

@@ -22,12 +22,12 @@
 use std::time::Instant;
 use weft::geom::{DeviceHashGrid, DeviceMesh, LbvhBuilder, hash_grid_query, hash_grid_query_next};
 use weft::prelude::*;
-use weft_examples::bounce::Rollout;
-use weft_examples::mesh_workload::{
+use weft_testkit::bounce::Rollout;
+use weft_testkit::mesh_workload::{
     EYE, TENTH, Workload, bvh_box_counts, camera_rays, cast_rays, closest_points, item_boxes,
     signed_distances,
 };
-use weft_examples::particles::integrate;
+use weft_testkit::particles::integrate;
 
 const DT: f32 = 1.0 / 600.0;
 
@@ -447,7 +447,7 @@ fn main() {
 
     // Hash-grid radius queries: 1M points in the unit cube, r = cell = 0.02 (~33
     // neighbours each), grid built on the host.
-    let gp: Vec<Vec3> = weft_examples::random_f32s(3 * m, 4, 0.0, 1.0)
+    let gp: Vec<Vec3> = weft_testkit::random_f32s(3 * m, 4, 0.0, 1.0)
         .chunks(3)
         .map(|c| Vec3::new(c[0], c[1], c[2]))
         .collect();
@@ -710,11 +710,11 @@ fn closest_batches(
     }
 }
 
-/// The cloth workload (`tests/support/cloth.rs`): ms per frame (16 substeps and
+/// The cloth workload (`crates/weft-testkit/src/cloth.rs`): ms per frame (16 substeps and
 /// the copy of positions to the host) and per substep, eager and replaying a CUDA
 /// graph of two substeps (the states swap back and forth).
 fn cloth(dev: Device, rows: &mut Vec<(String, String)>) {
-    use weft_examples::cloth::{SUBSTEPS, Workload};
+    use weft_testkit::cloth::{SUBSTEPS, Workload};
     let Device::Cuda(ordinal) = dev else { return };
     let dims: Vec<usize> = std::env::var("WEFT_CLOTH_DIMS")
         .map(|s| {
@@ -766,14 +766,14 @@ fn cloth(dev: Device, rows: &mut Vec<(String, String)>) {
     }
 }
 
-/// The granular workload (`tests/support/granular.rs`): a 100 × 100 × 100 block of
+/// The granular workload (`crates/weft-testkit/src/granular.rs`): a 100 × 100 × 100 block of
 /// 1,000,000 grains of 1 cm on a lattice 2.1 radii apart, falling
 /// onto the ground; one semi-implicit substep (hash-grid rebuild, particle and
 /// ground contacts, integration), eager and replayed from a CUDA graph of two
 /// substeps.
 fn granular(dev: Device, rows: &mut Vec<(String, String)>) {
-    use weft_examples::granular::{DT, RADIUS, block};
     use weft_sim::{Control, SemiImplicit, State};
+    use weft_testkit::granular::{DT, RADIUS, block};
     let Device::Cuda(ordinal) = dev else { return };
     let model = block([100, 100, 100], RADIUS).finalize(dev).unwrap();
     let mut a = State::new(&model).unwrap();
@@ -826,10 +826,10 @@ fn granular(dev: Device, rows: &mut Vec<(String, String)>) {
     ));
 }
 
-/// The SPH workload (`tests/support/sph.rs`) at 1,048,576 particles: ms per step
+/// The SPH workload (`crates/weft-testkit/src/sph.rs`) at 1,048,576 particles: ms per step
 /// and per phase (grid, density, forces, integrate).
 fn sph(dev: Device, rows: &mut Vec<(String, String)>) {
-    use weft_examples::sph::Workload;
+    use weft_testkit::sph::Workload;
     if !matches!(dev, Device::Cuda(_)) {
         return;
     }

@@ -16,7 +16,7 @@ const DIM: [u32; 3] = [128, 128, 128];
 
 /// `n` points uniform in the unit cube.
 fn points(n: usize) -> Vec<Vec3> {
-    weft_examples::random_f32s(3 * n, 4, 0.0, 1.0)
+    weft_testkit::random_f32s(3 * n, 4, 0.0, 1.0)
         .chunks(3)
         .map(|c| Vec3::new(c[0], c[1], c[2]))
         .collect()

@@ -1,5 +1,5 @@
 //! Mesh queries in kernels on the CPU (`Device::Cpu`, rayon over the launch): the
-//! GPU benchmark's workload (`weft_examples::mesh_workload`: the 327,680-triangle
+//! GPU benchmark's workload (`weft_testkit::mesh_workload`: the 327,680-triangle
 //! sphere, points and rays around it), with 2^18 queries, each next to the same
 //! queries through the host API (`weft_geom::MeshBvh`, rows `host_*`; its own
 //! benchmark, on another workload, is `crates/weft-geom/benches/mesh_queries.rs`);
@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use weft::geom::DeviceBvh;
 use weft::geom::{ClosestPoints, DeviceMesh};
 use weft::prelude::*;
-use weft_examples::mesh_workload::{
+use weft_testkit::mesh_workload::{
     EYE, TENTH, Workload, bvh_box_counts, camera_rays, cast_rays, closest_points, item_boxes,
     signed_distances,
 };

@@ -12,7 +12,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use weft::prelude::*;
-use weft_examples::particles::integrate;
+use weft_testkit::particles::integrate;
 
 const N: usize = 1 << 20;
 const DT: f32 = 1.0 / 600.0;
@@ -79,7 +79,7 @@ fn parallel_copy(src: &[u8], dst: &mut [u8]) {
 }
 
 fn initial() -> (Vec<Vec3>, Vec<Vec3>) {
-    let r = weft_examples::random_f32s(3 * N, 1, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(3 * N, 1, -1.0, 1.0);
     let x = (0..N)
         .map(|i| Vec3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2].abs() * 10.0))
         .collect();

@@ -1,4 +1,4 @@
-//! The SPH workload of issue 8 (`tests/support/sph.rs`): 32,000 particles
+//! The SPH workload of issue 8 (`crates/weft-testkit/src/sph.rs`): 32,000 particles
 //! (a 40 × 40 × 20 block 2 cm apart, `h` = 2.2 cm, support 4.4 cm) on the CPU.
 //! Reports ms per step and per phase (grid build with the neighbour list,
 //! density, forces, integrate) and prints the mean neighbour count, after 30
@@ -10,7 +10,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use weft::prelude::*;
-use weft_examples::sph::Workload;
+use weft_testkit::sph::Workload;
 
 /// Comma-separated counts from the environment variable `var`, else `default`.
 fn counts(var: &str, default: &[usize]) -> Vec<usize> {

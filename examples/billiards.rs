@@ -8,7 +8,7 @@
 //! final position to the pocket's centre; its gradient comes from the tape.
 //!
 //! The contacts are made smooth enough to differentiate (see
-//! `weft_examples::billiards`): no contact damping; the balls' contacts with
+//! `weft_testkit::billiards`): no contact damping; the balls' contacts with
 //! each other are computed by the example, along the line between their
 //! centres (weft-sim's penalty contacts hold the normal found at the start of
 //! the step, so their gradient misses how a cut turns it — the one thing this
@@ -39,10 +39,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
 use plotters::style::Color as _;
 use weft::prelude::*;
-use weft_examples::billiards::{
+use weft_sim::{Control, Model, SemiImplicit, State};
+use weft_testkit::billiards::{
     Adam, HALF, RADIUS, ShotConfig, ShotRollout, cushions, pockets, solver, step,
 };
-use weft_sim::{Control, Model, SemiImplicit, State};
 use weft_viewer::{App, AppResult, Color, Lines, OrbitCamera, Params, Scene, Settings, Shape};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -8,7 +8,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
 use weft::prelude::*;
-use weft_examples::bounce::Rollout;
+use weft_testkit::bounce::Rollout;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dev = Device::Cpu;

@@ -8,8 +8,8 @@
 use std::time::Instant;
 
 use weft::prelude::*;
-use weft_examples::bounce::Rollout;
-use weft_examples::random_f32s;
+use weft_testkit::bounce::Rollout;
+use weft_testkit::random_f32s;
 
 fn main() -> Result<(), weft::Error> {
     let args: Vec<usize> = std::env::args()

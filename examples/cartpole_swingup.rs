@@ -49,9 +49,9 @@ use plotters::prelude::*;
 use plotters::style::Color as _;
 use weft::prelude::*;
 use weft_articulation::FeatherstoneSolver;
-use weft_examples::spring_robot::runtime_error;
 use weft_import::{RobotDescription, RobotHandles, RobotOptions, add_robot, pose_to_transform};
 use weft_sim::{Control, Model, ModelBuilder, State};
+use weft_testkit::spring_robot::runtime_error;
 use weft_viewer::{App, AppResult, Color, Lines, OrbitCamera, Params, Scene, Settings, Shape};
 
 /// The robot file (`assets/robots/cartpole.xml` of this workspace).
@@ -405,7 +405,7 @@ impl Adam {
 
 /// The first guess: small seeded random forces (within ±0.2 of the limit).
 pub fn initial_guess(intervals: usize) -> Vec<f32> {
-    weft_examples::random_f32s(intervals, 7, -0.2, 0.2)
+    weft_testkit::random_f32s(intervals, 7, -0.2, 0.2)
 }
 
 /// Iterations of the example's optimisation.

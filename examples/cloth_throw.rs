@@ -11,7 +11,7 @@
 //! and each switch of friction to Coulomb's cone is a crease, hundreds of
 //! particles land at different steps, and a stiff contact resolved in two or three
 //! steps makes the landing depend on where between two steps it happens. So the
-//! ground here is rounded off (see `weft_examples::cloth_throw`: the depth's kink
+//! ground here is rounded off (see `weft_testkit::cloth_throw`: the depth's kink
 //! smoothed over ±2 cm, damping that grows from zero with the depth, Coulomb
 //! friction smoothed over a slip speed, a contact soft enough to spread a landing
 //! over many steps — a landing cloth sinks about 3 cm for a moment), which makes
@@ -39,8 +39,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
 use plotters::style::Color as _;
 use weft::prelude::*;
-use weft_examples::cloth_throw::{Stepper, ThrowConfig, ThrowRollout, initial_velocities};
 use weft_sim::{Model, State};
+use weft_testkit::cloth_throw::{Stepper, ThrowConfig, ThrowRollout, initial_velocities};
 use weft_viewer::{App, AppResult, Color, Lines, Mesh, OrbitCamera, Params, Scene, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

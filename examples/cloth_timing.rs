@@ -1,4 +1,4 @@
-//! Times the cloth benchmark's workload (`tests/support/cloth.rs`: a `dim × dim`
+//! Times the cloth benchmark's workload (`crates/weft-testkit/src/cloth.rs`: a `dim × dim`
 //! grid 0.1 apart, mass 0.1, two corners fixed, springs at grid distance 1 and 2
 //! and along both diagonals, stiffness 1000, damping 10, 16 substeps per 60 Hz
 //! frame) on the CPU, for A/B runs of two builds:
@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use weft::Device;
-use weft_examples::cloth::Workload;
+use weft_testkit::cloth::Workload;
 
 /// CPU seconds (user + system) from a `/proc/.../stat` file.
 fn cpu_seconds(path: &str) -> f64 {

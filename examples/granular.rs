@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use glam::Vec3;
 use weft::prelude::*;
-use weft_examples::granular::{DT, Pour, RADIUS, SUBSTEPS};
 use weft_sim::{Control, SemiImplicit, State};
+use weft_testkit::granular::{DT, Pour, RADIUS, SUBSTEPS};
 use weft_viewer::{App, AppResult, Colormap, OrbitCamera, Params, Points, Scene, Settings};
 
 struct Granular {

@@ -28,8 +28,8 @@ use std::time::Instant;
 use glam::Vec3;
 use weft::prelude::*;
 use weft_collide::Geometry;
-use weft_examples::rigid_pile::{Kind, Pile, PileConfig, PileStepper, Solver};
 use weft_sim::State;
+use weft_testkit::rigid_pile::{Kind, Pile, PileConfig, PileStepper, Solver};
 use weft_viewer::{App, AppResult, Color, Mesh, OrbitCamera, Params, Scene, Settings, Shape};
 
 const SOLVERS: [Solver; 2] = [Solver::Xpbd, Solver::SemiImplicit];

@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 use weft::prelude::*;
-use weft_examples::sph::Workload;
+use weft_testkit::sph::Workload;
 
 /// CPU time of the process (all threads, user + system), seconds.
 fn cpu_time() -> f64 {

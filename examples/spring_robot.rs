@@ -23,10 +23,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
 use plotters::style::Color as _;
 use weft::prelude::*;
-use weft_examples::spring_robot::{
+use weft_sim::{Control, SemiImplicit, State};
+use weft_testkit::spring_robot::{
     Adam, CELL, DT, RADIUS, Robot, RobotParams, Rollout, WAVES, runtime_error,
 };
-use weft_sim::{Control, SemiImplicit, State};
 use weft_viewer::{
     App, AppResult, Color, Colormap, Lines, OrbitCamera, Params, Points, Scene, Settings,
 };

@@ -9,7 +9,7 @@
 # The runner executes every test binary (GPU tests run; CPU tests too) and the
 # CUDA benchmarks, and prints a summary table last. Logs go to $OUT when set.
 # It sets WEFT_REQUIRE_CUDA=1, so a test that finds no GPU fails instead of
-# skipping (tests/support/gpu_policy.rs), and points WEFT_PTXAS at the CUDA
+# skipping (crates/weft-testkit/src/gpu_policy.rs), and points WEFT_PTXAS at the CUDA
 # toolkit's ptxas for the PTX assembly checks; without a ptxas it says so in
 # capitals and those checks fail.
 set -euo pipefail

@@ -63,7 +63,7 @@ fn scatter_vec3(idx: &Array<i32>, vals: &Array<Vec3>, out: &mut Array<Vec3>) {
 }
 
 fn vec3_inputs() -> (Vec<i32>, Vec<Vec3>, Vec<Vec3>) {
-    let r = weft_examples::random_f32s(3 * N, 5, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(3 * N, 5, -1.0, 1.0);
     let vals = r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
     // A non-zero destination: the sums must add to what is there.
     let init = (0..M).map(|i| Vec3::splat(i as f32 * 0.25)).collect();
@@ -125,7 +125,7 @@ fn scatter_i32(idx: &Array<i32>, vals: &Array<i32>, out: &mut Array<i32>, sub: &
 #[test]
 fn scalar_atomics_privatised_equal_atomics() {
     let idx = targets(N, M);
-    let r = weft_examples::random_f32s(N, 9, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(N, 9, -1.0, 1.0);
     let f32s = |mode| {
         run(mode, || {
             let (i, v) = (
@@ -206,7 +206,7 @@ fn spring_pairs(pairs: &Array<IVec2>, x: &Array<Vec3>, forces: &mut Forces, k: f
 fn pair_inputs() -> (Vec<IVec2>, Vec<Vec3>) {
     let t = targets(2 * N, M);
     let pairs = t.chunks(2).map(|c| IVec2::new(c[0], c[1])).collect();
-    let r = weft_examples::random_f32s(3 * M, 17, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(3 * M, 17, -1.0, 1.0);
     let x = r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
     (pairs, x)
 }
@@ -285,7 +285,7 @@ fn add_and_max(idx: &Array<i32>, vals: &Array<f32>, out: &mut Array<f32>) {
 #[test]
 fn arrays_that_are_read_keep_their_atomics() {
     let idx = targets(N, M);
-    let vals = weft_examples::random_f32s(N, 3, 0.0, 1.0);
+    let vals = weft_testkit::random_f32s(N, 3, 0.0, 1.0);
     let read = |mode| {
         run(mode, || {
             let (i, v) = (

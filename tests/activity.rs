@@ -49,7 +49,7 @@ fn reads_that_carry_no_gradient_are_allowed() {
         "{:?}",
         read_without_gradient::ADJOINT_PTX.err()
     );
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = input(d);
         let w = Array::from_slice(d, &[0.0, 1.0, 2.0]).requires_grad();
         let mut y = Array::zeros(d, [4]).requires_grad();
@@ -80,7 +80,7 @@ fn integer_loop(x: &Array<f64>, y: &mut Array<f64>) {
 fn loops_without_gradient_are_not_reversed() {
     // Reversing the loop would need snapshots of `seen`, which local arrays do not
     // have: the adjoint leaves the loop out instead of refusing.
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = input(d);
         let mut y = Array::zeros(d, [4]).requires_grad();
         backward(&x, &mut y, |x, y| integer_loop::launch(4, x, y)).unwrap();
@@ -118,7 +118,7 @@ fn double(x: &Array<f64>, y: &mut Array<f64>) {
 #[test]
 fn funcs_that_write_float_arrays_pass_the_gradient_on() {
     // (Before funcs took gradient arrays, this gradient was lost, then refused.)
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = input(d);
         let mut y = Array::zeros(d, [4]).requires_grad();
         backward(&x, &mut y, |x, y| store_in_func::launch(4, x, y)).unwrap();
@@ -246,7 +246,7 @@ fn gradients_that_depend_on_atomic_results_refuse_to_differentiate() {
 #[test]
 fn atomic_results_that_no_gradient_depends_on_are_allowed() {
     // The adjoint leaves the func out of its replay and ignores the slots.
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = input(d);
         let mut c = Array::zeros(d, [1]);
         let mut order = Array::zeros(d, [8]);
@@ -447,8 +447,8 @@ fn gradients_through_arrays_of_structures_refuse_unless_none_passes() {
 
 #[test]
 fn every_kernel_here_has_ptx() {
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             read_without_gradient,
             integer_loop,
             store_in_func,

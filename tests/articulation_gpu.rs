@@ -14,8 +14,8 @@ use weft_articulation::{
     AbaLayout, ArticulationLayout, FeatherstoneSolver, ForwardDynamics, IkSolver, IkTarget,
     eval_fk, eval_ik, forward_dynamics, forward_dynamics_aba, mass_matrix,
 };
-use weft_examples::devices::{assert_grads, cuda};
 use weft_sim::{BodyDesc, BodyMass, Control, JointDesc, Model, ModelBuilder, State};
+use weft_testkit::devices::{assert_grads, cuda};
 
 /// A free base carrying a hinge, a ball, a universal, a slider and a D6
 /// joint, with drives and limits on the hinge and the slider.
@@ -299,8 +299,8 @@ fn every_articulation_kernel_has_ptx() {
         aba, aba_derivatives, contacts, drives, dynamics, ik_kernels, integrate, joint_coords,
         kinematics, solve, tree,
     };
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             kinematics::eval_joint_transforms,
             kinematics::eval_body_poses,
             kinematics::eval_motion_subspace,

@@ -4,7 +4,7 @@
 //! differences through the collision, and a few Adam steps bring it closer.
 
 use weft::prelude::*;
-use weft_examples::billiards::{Adam, ShotConfig, ShotRollout};
+use weft_testkit::billiards::{Adam, ShotConfig, ShotRollout};
 
 #[test]
 fn the_shot_gradient_matches_finite_differences_and_adam_closes_in_on_the_pocket() {

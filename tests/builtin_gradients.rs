@@ -289,7 +289,7 @@ macro_rules! kernels {
             checked!($name($($a: $t),+) -> $r);
         )*
         /// This block's kernels: `(name, PTX, ADJOINT_PTX)`.
-        pub(super) const $table: &[weft_examples::devices::KernelPtx] =
+        pub(super) const $table: &[weft_testkit::devices::KernelPtx] =
             &[$((concat!(module_path!(), "::", stringify!($name)), $name::PTX, $name::ADJOINT_PTX)),*];
     };
     ($($body:tt)*) => {
@@ -324,7 +324,7 @@ const F32: Tol = Tol {
 
 /// Random output weights in ±[0.5, 1.5), fixed per position.
 fn weights(n: usize) -> Vec<f64> {
-    let r = weft_examples::random_f32s(2 * n, 0x5eed, 0.0, 1.0);
+    let r = weft_testkit::random_f32s(2 * n, 0x5eed, 0.0, 1.0);
     (0..n)
         .map(|i| {
             let m = 0.5 + r[2 * i] as f64;
@@ -422,10 +422,10 @@ fn check<K: Checked, C: Columns + std::fmt::Debug>(
 }
 
 /// With a GPU: the CUDA forward outputs and tape gradients at `x` against the CPU's
-/// (`grads`), within the bounds of `weft_examples::devices`. Adjoints the CUDA back
+/// (`grads`), within the bounds of `weft_testkit::devices`. Adjoints the CUDA back
 /// end cannot run are skipped with their reason.
 fn cuda_parity(h: &Harness, x: &[Vec<f64>], w: &[f64], grads: &[Vec<f64>]) {
-    let Some(d) = weft_examples::devices::cuda() else {
+    let Some(d) = weft_testkit::devices::cuda() else {
         return;
     };
     if let Err(e) = h.ptx {
@@ -434,11 +434,11 @@ fn cuda_parity(h: &Harness, x: &[Vec<f64>], w: &[f64], grads: &[Vec<f64>]) {
     }
     let n = x.first().map_or(0, |c| c.len() / h.inputs[0].0.max(1));
     let (c, g) = ((h.forward)(Device::Cpu, n, x), (h.forward)(d, n, x));
-    weft_examples::devices::assert_same(&format!("{} (CUDA forward)", h.name), &c, &g);
+    weft_testkit::devices::assert_same(&format!("{} (CUDA forward)", h.name), &c, &g);
     match h.adjoint_ptx {
         Ok(_) => {
             let gg = (h.backward)(d, n, x, w);
-            weft_examples::devices::assert_grads(
+            weft_testkit::devices::assert_grads(
                 &format!("{} (CUDA gradients)", h.name),
                 &grads.to_vec(),
                 &gg,
@@ -1388,8 +1388,8 @@ mod f32_paths {
         #[test] fn fma_(c in batch((vec3(-3.0, 3.0), vec3(-3.0, 3.0), -2.0..2.0f32))) { check::<fma_k, _>(&c, F32)?; }
     }
 
-    pub(super) const PTX_TABLE_2: &[weft_examples::devices::KernelPtx] =
-        &weft_examples::ptx_of!(spring_loss);
+    pub(super) const PTX_TABLE_2: &[weft_testkit::devices::KernelPtx] =
+        &weft_testkit::ptx_of!(spring_loss);
 
     #[weft::kernel]
     fn spring_loss(x: &Array<Vec3>, loss: &mut Array<f32>, rest: f32) {
@@ -1404,7 +1404,7 @@ mod f32_paths {
     /// The same kind of check through `weft::gradcheck` (f32 inputs, its default step).
     #[test]
     fn gradcheck_on_vec3_arrays() {
-        let r = weft_examples::random_f32s(24, 3, -0.4, 0.4);
+        let r = weft_testkit::random_f32s(24, 3, -0.4, 0.4);
         let x0: Vec<Vec3> = (0..8)
             .map(|i| Vec3::new(i as f32 + r[3 * i], r[3 * i + 1], r[3 * i + 2]))
             .collect();
@@ -1602,8 +1602,8 @@ mod special {
     /// kernel: they carry no gradient and leave the float path's gradient intact.
     /// Everything non-float here is piecewise constant in `x` (or independent of it),
     /// so finite differences away from the jumps see the same derivative.
-    pub(super) const PTX_TABLE_3: &[weft_examples::devices::KernelPtx] =
-        &weft_examples::ptx_of!(mixed);
+    pub(super) const PTX_TABLE_3: &[weft_testkit::devices::KernelPtx] =
+        &weft_testkit::ptx_of!(mixed);
 
     #[weft::kernel]
     fn mixed(x: &Array<f64>, counts: &Array<i32>, out: &mut Array<f64>) {
@@ -1773,7 +1773,7 @@ mod completeness {
         .concat();
         all.extend(f32_paths::PTX_TABLE_2);
         all.extend(special::PTX_TABLE_3);
-        weft_examples::devices::check_all_ptx(
+        weft_testkit::devices::check_all_ptx(
             &all,
             &[
                 // Funcs whose adjoint is a plain Rust function (`#[weft::func(adjoint = ..)]`).

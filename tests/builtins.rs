@@ -1,11 +1,11 @@
 //! Every builtin, called from a kernel, against a reference (glam or f64 math) on
 //! random inputs; with a GPU, the CUDA results against the CPU's (integers exactly,
-//! floats within `weft_examples::devices::FLOAT_ULPS` ulp).
+//! floats within `weft_testkit::devices::FLOAT_ULPS` ulp).
 
 use approx::assert_relative_eq;
 use proptest::prelude::*;
 use weft::prelude::*;
-use weft_examples::devices::on_devices;
+use weft_testkit::devices::on_devices;
 
 fn cfg() -> ProptestConfig {
     ProptestConfig {
@@ -453,8 +453,8 @@ fn bit_cast_builtins() {
 
 #[test]
 fn every_kernel_here_has_ptx() {
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             scalar_unary,
             scalar_binary,
             vector_ops,
@@ -530,7 +530,7 @@ fn fma_is_fused_and_identical_on_every_device() {
         differs > n / 10,
         "only {differs} fused results differ from a * b + c"
     );
-    if let Some(d) = weft_examples::devices::cuda() {
+    if let Some(d) = weft_testkit::devices::cuda() {
         let (g_out, g_wide) = run(d);
         let bits = |v: &[Vec3]| -> Vec<u32> {
             v.iter()

@@ -9,9 +9,9 @@ use weft::geom::{
     BvhNode, DeviceBvh, bvh_query_aabb, bvh_query_aabb_next, bvh_query_ray, bvh_query_ray_next,
 };
 use weft::prelude::*;
-use weft_examples::devices::devices;
-use weft_examples::random_f32s;
 use weft_geom::{Aabb, Bvh};
+use weft_testkit::devices::devices;
+use weft_testkit::random_f32s;
 
 /// Most items recorded per query: every item of the largest test set fits.
 const CAP: usize = 2048;
@@ -548,8 +548,8 @@ fn bad_input_is_a_clear_error() {
 #[test]
 fn query_kernels_have_ptx() {
     // Forward and adjoint (ptxas-checked with WEFT_PTXAS).
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(bvh_refit, box_query, ray_query, move_items),
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(bvh_refit, box_query, ray_query, move_items),
         &[],
     );
 }

@@ -4,7 +4,7 @@
 //! the centre of mass onto a reachable target.
 
 use weft::prelude::*;
-use weft_examples::cloth_throw::{ThrowConfig, ThrowRollout};
+use weft_testkit::cloth_throw::{ThrowConfig, ThrowRollout};
 
 /// Where the centre of mass of the small cloth thrown at `v` comes to rest.
 fn landing(config: ThrowConfig, v: Vec3) -> Vec3 {

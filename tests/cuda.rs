@@ -1,16 +1,16 @@
 //! The CUDA back end against the CPU back end on the same random inputs (skipped
 //! with a printed reason where no GPU and driver exist; a failure then under
-//! `WEFT_REQUIRE_CUDA=1`, see `weft_examples::gpu_policy`). Bounds: integers and
+//! `WEFT_REQUIRE_CUDA=1`, see `weft_testkit::gpu_policy`). Bounds: integers and
 //! single IEEE operations exactly, float results within 4 ulp-scale relative error,
 //! gradients within 1e-5 relative (f32, different atomic summation order).
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use weft::prelude::*;
-use weft_examples::bounce::Rollout;
-use weft_examples::devices::cuda;
-use weft_examples::particles::integrate;
-use weft_examples::random_f32s;
+use weft_testkit::bounce::Rollout;
+use weft_testkit::devices::cuda;
+use weft_testkit::particles::integrate;
+use weft_testkit::random_f32s;
 
 /// The device's error record is shared by every thread using it: a test that makes
 /// a kernel fail holds this exclusively, so no other test's synchronisation takes
@@ -307,7 +307,7 @@ fn these_kernels_have_ptx_without_a_gpu() {
         ("scale_shared_adjoint", scale_shared::ADJOINT_PTX),
     ] {
         let p = ptx.unwrap_or_else(|e| panic!("`{name}`: {e}"));
-        if let Err(e) = weft_examples::devices::ptxas(name, p) {
+        if let Err(e) = weft_testkit::devices::ptxas(name, p) {
             panic!("{e}");
         }
     }

@@ -15,9 +15,9 @@ use weft::geom::{
     ray_triangle,
 };
 use weft::prelude::*;
-use weft_examples::devices::devices;
-use weft_examples::random_f32s;
 use weft_geom::{Mesh, brute_force};
+use weft_testkit::devices::devices;
+use weft_testkit::random_f32s;
 
 /// The first face the ray meets and its distance, through the BVH (`face`, `t`)
 /// and over every face (`brute`, `brute_t`: the same triangle test and tie rule,
@@ -539,7 +539,7 @@ fn a_refit_follows_moved_points_as_the_host_refit_does() {
 
 #[test]
 fn a_rebuild_replays_in_a_cuda_graph() {
-    let Some(d) = weft_examples::devices::cuda() else {
+    let Some(d) = weft_testkit::devices::cuda() else {
         return;
     };
     let Device::Cuda(ordinal) = d else {
@@ -566,8 +566,8 @@ fn a_rebuild_replays_in_a_cuda_graph() {
 fn build_kernels_have_ptx() {
     // Forward and adjoint of every build kernel and of the query kernels here
     // (ptxas-checked with WEFT_PTXAS).
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             lbvh_reset,
             lbvh_bounds,
             lbvh_morton,

@@ -35,7 +35,7 @@ const REASON: &str = "declared `forward_only`";
 
 #[test]
 fn off_the_tape_it_runs() {
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let mut x = Array::from_slice(d, &[1.0, 2.0, 3.0]);
         let v = Array::from_slice(d, &[0.5, 0.5, -1.0]);
         add_in_place::launch(3, &mut x, &v).unwrap();
@@ -57,7 +57,7 @@ fn off_the_tape_it_runs() {
 
 #[test]
 fn on_a_tape_with_gradients_it_refuses_to_run() {
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let mut x = Array::from_slice(d, &[1.0, 2.0]).requires_grad();
         let v = Array::from_slice(d, &[1.0, 1.0]);
         let mut tape = Tape::new();
@@ -144,8 +144,8 @@ fn no_adjoint_is_generated() {
     }
     // The forward PTX is there (and assembles, with `WEFT_PTXAS`); the adjoint
     // is reported missing for the declared reason.
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(add_in_place, drift, scale),
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(add_in_place, drift, scale),
         &[("add_in_place", REASON), ("drift", REASON)],
     );
 }

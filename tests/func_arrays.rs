@@ -45,7 +45,7 @@ fn check(
     arrays: &[Vec<f64>],
     mut run: impl FnMut(&[&Array<f64>], &mut Array<f64>) -> Result<(), weft::Error>,
 ) {
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         check_on(d, arrays, &mut run);
     }
 }
@@ -107,7 +107,7 @@ fn weighted_sum(y: &Array<f64>, z: &Array<f64>, loss: &mut Array<f64>) {
 #[test]
 fn funcs_writing_arrays_pass_the_gradient_on() {
     let n = 16;
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let mut y = Array::zeros(d, [n]).requires_grad();
         let mut z = Array::zeros(d, [n / 2]).requires_grad();
         let mut x = Array::from_slice(d, &inputs(n, 3, -1.0, 1.0));
@@ -232,7 +232,7 @@ fn cubes(c: &Cloud, loss: &mut Array<f64>) {
 #[test]
 fn nested_structures_go_down_and_funcs_write_through_them() {
     let n = 10;
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let mut out = Cloud {
             x: Array::zeros(d, [n]).requires_grad(),
         };
@@ -356,7 +356,7 @@ fn write_then_read(x: &Array<f64>, y: &mut Array<f64>, out: &mut Array<f64>) {
 
 #[test]
 fn writable_arrays_go_to_funcs_that_read() {
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = Array::from_slice(d, &[1.0, -2.5, 4.0]);
         let mut y = Array::<f64>::zeros(d, [3]);
         let mut out = Array::<f64>::zeros(d, [3]);
@@ -379,8 +379,8 @@ fn writable_arrays_go_to_funcs_that_read() {
 
 #[test]
 fn every_kernel_here_has_ptx() {
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             chain_energy,
             store_through_funcs,
             weighted_sum,

@@ -1,15 +1,15 @@
 //! Adjoint kernels against central finite differences (f64 kernels, so the check is
 //! tight), for straight-line code, builtins, branches, loops that carry values,
 //! `while`/`break`/early `return`, funcs calling funcs, and atomics; with a GPU, the
-//! CUDA gradients against the CPU's (bounds in `weft_examples::devices`).
+//! CUDA gradients against the CPU's (bounds in `weft_testkit::devices`).
 
 use weft::prelude::*;
 
-use weft_examples::fd_check::{Run, inputs};
+use weft_testkit::fd_check::{Run, inputs};
 
-/// [`weft_examples::fd_check::check`] with this file's weights.
+/// [`weft_testkit::fd_check::check`] with this file's weights.
 fn check(n: usize, x0: &[f64], run: Run) -> f64 {
-    weft_examples::fd_check::check(n, x0, 99, false, run)
+    weft_testkit::fd_check::check(n, x0, 99, false, run)
 }
 #[weft::kernel]
 fn scalar_math(x: &Array<f64>, y: &mut Array<f64>) {
@@ -140,7 +140,7 @@ fn reduce(x: &Array<f64>, loss: &mut Array<f64>) {
 fn atomic_add_is_differentiable() {
     let n = 100;
     let x0 = inputs(n, 5, -2.0, 2.0);
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = Array::from_slice(d, &x0).requires_grad();
         let mut loss = Array::zeros(d, [1]).requires_grad();
         let mut tape = Tape::new();
@@ -276,7 +276,7 @@ fn spring_energy(x: &Array<Vec3>, e: &mut Array<f32>, k: f32, rest: f32) {
 #[test]
 fn vec3_arrays_in_f32() {
     let n = 16;
-    let r = weft_examples::random_f32s(3 * n, 11, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(3 * n, 11, -1.0, 1.0);
     let x0: Vec<Vec3> = (0..n)
         .map(|i| Vec3::new(i as f32 + r[3 * i], r[3 * i + 1], r[3 * i + 2]))
         .collect();
@@ -627,7 +627,7 @@ fn int_params(x: &Array<f64>, y: &mut Array<f64>) {
 #[test]
 fn funcs_with_integer_parameters_and_results_differentiate() {
     // y = 3 x · 4.
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = Array::from_slice(d, &[1.0, 2.0]).requires_grad();
         let mut y = Array::zeros(d, [2]).requires_grad();
         let mut tape = Tape::new();
@@ -643,8 +643,8 @@ const NO_CUDA_ADJOINT: &[(&str, &str)] = &[("quantize", "round_ste")];
 
 #[test]
 fn every_kernel_here_has_ptx() {
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             scalar_math,
             vector_math,
             loops,
@@ -960,7 +960,7 @@ fn stop_gradient_passes_values_and_blocks_gradients() {
     let n = 32;
     let x0 = inputs(n, 21, -2.0, 2.0);
     let c0 = inputs(n, 22, 0.5, 1.5);
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let c = Coefficients {
             values: Array::from_slice(d, &c0).requires_grad(),
         };
@@ -1017,7 +1017,7 @@ fn rotate_products(x: &Array<f64>, y: &mut Array<f64>) {
 fn destructuring_assignment_is_differentiable() {
     let n = 8;
     let x0 = inputs(n, 31, -1.5, 1.5);
-    for d in weft_examples::devices::devices() {
+    for d in weft_testkit::devices::devices() {
         let x = Array::from_slice(d, &x0).requires_grad();
         let mut y = Array::zeros(d, [n]).requires_grad();
         let mut tape = Tape::new();

@@ -5,9 +5,9 @@
 
 use glam::Vec3;
 use weft::prelude::*;
-use weft_examples::devices::devices;
-use weft_examples::granular::{DT, Pour, RADIUS, block};
 use weft_sim::{Control, SemiImplicit, State};
+use weft_testkit::devices::devices;
+use weft_testkit::granular::{DT, Pour, RADIUS, block};
 
 /// Deepest overlap between two grains and of a grain with the ground, as
 /// fractions of the radius (brute force on the host).
@@ -141,16 +141,16 @@ fn gradients_flow_through_grain_contacts() {
     // thrown at one another, no gravity or ground: every step's forces come from
     // grain–grain contacts found through the hash grid (built off the tape). The
     // loss Σ wᵢ · xᵢ after 30 substeps against central differences.
-    let mut b = weft_examples::granular::builder();
+    let mut b = weft_testkit::granular::builder();
     b.ground = None;
     b.gravity = Vec3::ZERO;
     let s = 1.9 * RADIUS;
     for k in 0..8 {
         let p = Vec3::new((k & 1) as f32, ((k >> 1) & 1) as f32, (k >> 2) as f32) * s;
-        b.add_particle(p, Vec3::ZERO, weft_examples::granular::MASS, RADIUS);
+        b.add_particle(p, Vec3::ZERO, weft_testkit::granular::MASS, RADIUS);
     }
     let model = b.finalize(Device::Cpu).unwrap();
-    let r = weft_examples::random_f32s(48, 3, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(48, 3, -1.0, 1.0);
     let w = Array::from_vec(
         Device::Cpu,
         r[..24]

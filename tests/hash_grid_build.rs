@@ -8,9 +8,9 @@ use weft::geom::grid_build::{
 };
 use weft::geom::{DeviceHashGrid, hash_grid_query, hash_grid_query_next};
 use weft::prelude::*;
-use weft_examples::devices::devices;
-use weft_examples::random_f32s;
 use weft_geom::HashGrid;
+use weft_testkit::devices::devices;
+use weft_testkit::random_f32s;
 
 /// `n` points uniform in `[lo, hi)³`.
 fn cloud(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<Vec3> {
@@ -193,7 +193,7 @@ fn a_grid_copied_from_the_host_can_be_rebuilt_on_the_device() {
 
 #[test]
 fn a_build_with_an_unchanged_count_replays_in_a_cuda_graph() {
-    let Some(d) = weft_examples::devices::cuda() else {
+    let Some(d) = weft_testkit::devices::cuda() else {
         return;
     };
     let Device::Cuda(ordinal) = d else {
@@ -322,8 +322,8 @@ fn bad_inputs_are_clear_errors() {
 fn build_kernels_have_ptx() {
     // Forward and adjoint of every kernel of the build and of the query kernel here
     // (ptxas-checked with WEFT_PTXAS).
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             grid_count,
             grid_chunk_sums,
             grid_chunk_prefix,

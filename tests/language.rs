@@ -3,7 +3,7 @@
 //! works, on CUDA with the same expected results.
 
 use weft::prelude::*;
-use weft_examples::devices::devices;
+use weft_testkit::devices::devices;
 
 mod physics {
     use weft::prelude::*;
@@ -504,8 +504,8 @@ fn immutable_literal_locals_take_their_type_from_the_context() {
 
 #[test]
 fn every_kernel_here_has_ptx() {
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             springs,
             step_particles,
             with_params,

@@ -4,7 +4,7 @@
 //! through a local array are refused rather than wrong.
 
 use weft::prelude::*;
-use weft_examples::devices::devices;
+use weft_testkit::devices::devices;
 
 /// Sorts the 8 values of row `tid()` in a local array (insertion sort).
 #[weft::kernel]
@@ -31,7 +31,7 @@ fn sort_rows(x: &Array<i32>, out: &mut Array<i32>) {
 #[test]
 fn rows_sort_in_local_arrays() {
     let n = 300;
-    let x: Vec<i32> = weft_examples::random_f32s(8 * n, 5, -100.0, 100.0)
+    let x: Vec<i32> = weft_testkit::random_f32s(8 * n, 5, -100.0, 100.0)
         .into_iter()
         .map(|v| v as i32)
         .collect();
@@ -235,7 +235,7 @@ fn loop_carried(x: &Array<f32>, y: &mut Array<f32>) {
 #[test]
 fn gradients_through_local_arrays_are_right_or_refused() {
     for d in devices() {
-        let xs = weft_examples::random_f32s(12, 9, -1.0, 1.0);
+        let xs = weft_testkit::random_f32s(12, 9, -1.0, 1.0);
         let x = Array::from_slice(d, &xs).requires_grad();
         let mut y = Array::zeros(d, [4]).requires_grad();
         let mut tape = Tape::new();

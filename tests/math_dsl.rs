@@ -6,6 +6,7 @@
 //! the interesting ranges.
 
 use weft::prelude::*;
+use weft_testkit::Rng;
 
 mod f32_dsl {
     use weft::prelude::*;
@@ -84,35 +85,14 @@ const N: usize = if cfg!(debug_assertions) {
     1_000_000
 };
 
-/// SplitMix64: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: &str) -> Self {
-        // FNV-1a of the name: every function gets its own stream.
-        let mut h = 0xcbf2_9ce4_8422_2325_u64;
-        for b in seed.bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-        Rng(h)
+/// The kit's seeded generator for the function `name` (seeded by the name's
+/// FNV-1a hash): every function gets its own stream, so failures reproduce.
+fn rng_for(name: &str) -> Rng {
+    let mut h = 0xcbf2_9ce4_8422_2325_u64;
+    for b in name.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
+    Rng::new(h)
 }
 
 /// A float type under test.
@@ -139,7 +119,7 @@ impl Float for f32 {
         x as f32
     }
     fn random_bits(rng: &mut Rng) -> Self {
-        f32::from_bits(rng.next() as u32)
+        f32::from_bits(rng.next_u64() as u32)
     }
     fn around(x: Self, k: i64) -> Vec<Self> {
         let b = x.to_bits() as i64;
@@ -161,7 +141,7 @@ impl Float for f64 {
         x
     }
     fn random_bits(rng: &mut Rng) -> Self {
-        f64::from_bits(rng.next())
+        f64::from_bits(rng.next_u64())
     }
     fn around(x: Self, k: i64) -> Vec<Self> {
         let b = x.to_bits() as i128;
@@ -288,15 +268,17 @@ fn near_pio2<F: Float>(rng: &mut Rng, count: usize) -> Vec<F> {
         out.extend(F::around(F::from_f64(kpio2(k as f64)), 1));
     }
     while out.len() < count {
-        let k = (rng.range(1.0, 40.0).exp2()).floor();
-        let x = F::from_f64(kpio2(k) * if rng.next() & 1 == 0 { 1.0 } else { -1.0 });
+        let k = (rng.uniform(1.0, 40.0).exp2()).floor();
+        let x = F::from_f64(kpio2(k) * if rng.next_u64() & 1 == 0 { 1.0 } else { -1.0 });
         out.extend(F::around(x, 1));
     }
     out
 }
 
 fn uniform<F: Float>(rng: &mut Rng, count: usize, lo: f64, hi: f64) -> Vec<F> {
-    (0..count).map(|_| F::from_f64(rng.range(lo, hi))).collect()
+    (0..count)
+        .map(|_| F::from_f64(rng.uniform(lo, hi)))
+        .collect()
 }
 
 fn random_bits<F: Float>(rng: &mut Rng, count: usize) -> Vec<F> {
@@ -351,7 +333,7 @@ macro_rules! unary_test {
     ($test:ident, $ty:ident, $module:ident :: $kernel:ident, $reference:path, $inputs:expr) => {
         #[test]
         fn $test() {
-            let mut rng = Rng::new(stringify!($test));
+            let mut rng = rng_for(stringify!($test));
             let xs: Vec<$ty> = $inputs(&mut rng);
             let x = Array::from_slice(Device::Cpu, &xs);
             let mut out = Array::zeros(Device::Cpu, [xs.len()]);
@@ -365,7 +347,7 @@ macro_rules! binary_test {
     ($test:ident, $ty:ident, $module:ident :: $kernel:ident, $reference:path, $inputs:expr) => {
         #[test]
         fn $test() {
-            let mut rng = Rng::new(stringify!($test));
+            let mut rng = rng_for(stringify!($test));
             let pairs: Vec<($ty, $ty)> = $inputs(&mut rng);
             let a: Vec<$ty> = pairs.iter().map(|p| p.0).collect();
             let b: Vec<$ty> = pairs.iter().map(|p| p.1).collect();
@@ -425,8 +407,8 @@ fn pairs_from<F: Float>(rng: &mut Rng, ranges: &[(Range, Range)]) -> Vec<(F, F)>
     for &((alo, ahi), (blo, bhi)) in ranges {
         for _ in 0..N / ranges.len() {
             out.push((
-                F::from_f64(rng.range(alo, ahi)),
-                F::from_f64(rng.range(blo, bhi)),
+                F::from_f64(rng.uniform(alo, ahi)),
+                F::from_f64(rng.uniform(blo, bhi)),
             ));
         }
     }
@@ -442,7 +424,7 @@ fn atan2_inputs<F: Float>(rng: &mut Rng) -> Vec<(F, F)> {
     for _ in 0..N / 4 {
         let x = F::random_bits(rng);
         let xf = to_f64(x);
-        let y = F::from_f64(xf * (1.0 + rng.range(-1e-6, 1e-6)));
+        let y = F::from_f64(xf * (1.0 + rng.uniform(-1e-6, 1e-6)));
         out.push((x, x));
         out.push((F::from_f64(-xf), x));
         out.push((y, x));
@@ -463,17 +445,17 @@ fn pow_inputs<F: Float>(rng: &mut Rng, ybig: f64) -> Vec<(F, F)> {
     );
     for _ in 0..N / 4 {
         // Negative bases with integer and half-integer exponents.
-        let x = F::from_f64(-rng.range(0.0, 10.0));
-        let n = rng.range(-60.0, 60.0).round();
+        let x = F::from_f64(-rng.uniform(0.0, 10.0));
+        let n = rng.uniform(-60.0, 60.0).round();
         out.push((x, F::from_f64(n)));
         out.push((x, F::from_f64(n + 0.5)));
         // Random positive bases, exponents that land anywhere in range.
         let a = f64::abs(to_f64(F::random_bits(rng)));
-        let y = rng.range(-ybig, ybig);
+        let y = rng.uniform(-ybig, ybig);
         out.push((F::from_f64(a), F::from_f64(y)));
         // Near 1 with huge exponents.
-        let x1 = F::from_f64(1.0 + rng.range(-1e-7, 1e-7));
-        out.push((x1, F::from_f64(rng.range(-1e9, 1e9))));
+        let x1 = F::from_f64(1.0 + rng.uniform(-1e-7, 1e-7));
+        out.push((x1, F::from_f64(rng.uniform(-1e9, 1e9))));
     }
     out
 }

@@ -7,8 +7,8 @@ use weft::geom::{
     mesh_query_ray_face, ray_triangle,
 };
 use weft::prelude::*;
-use weft_examples::random_f32s;
 use weft_geom::MeshBvh;
+use weft_testkit::random_f32s;
 
 #[weft::kernel]
 fn cast(
@@ -325,7 +325,7 @@ fn closest_point_batches_match_one_query_per_thread() {
     p[7] = Vec3::new(f32::NAN, 0.0, 0.0);
     p[8] = Vec3::new(1.0e30, -1.0e30, 0.0);
     p[9] = Vec3::X;
-    for dev in weft_examples::devices::devices() {
+    for dev in weft_testkit::devices::devices() {
         let pa = Array::from_slice(dev, &p);
         let mut batch = ClosestPoints::new(dev).unwrap();
         for (name, mesh) in &meshes {
@@ -422,8 +422,8 @@ fn closest_point_batches_reject_bad_shapes() {
 #[test]
 fn kernel_queries_have_ptx() {
     // Forward and adjoint of every kernel here (ptxas-checked with WEFT_PTXAS).
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             cast,
             nearest,
             in_box,
@@ -444,7 +444,7 @@ fn kernel_queries_have_ptx() {
 
 #[test]
 fn kernel_queries_on_cuda_match_the_cpu() {
-    let Some(dev) = weft_examples::devices::cuda() else {
+    let Some(dev) = weft_testkit::devices::cuda() else {
         return;
     };
     let mesh = weft_geom::generate::torus(1.0, 0.3, 96, 48);
@@ -625,7 +625,7 @@ fn searches_deeper_than_their_stack_still_find_the_dropped_subtrees() {
     let prims: Vec<u32> = (0..=levels).collect();
     let origins = [Vec3::new(0.2, 0.3, 2.0), Vec3::new(0.1, 0.1, -1.5)];
     let dirs = [Vec3::NEG_Z, Vec3::Z];
-    for dev in weft_examples::devices::devices() {
+    for dev in weft_testkit::devices::devices() {
         let mesh = DeviceMesh {
             points: Array::from_slice(dev, &corners),
             velocities: Array::zeros(dev, [0]),

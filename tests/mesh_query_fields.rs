@@ -7,8 +7,8 @@
 
 use weft::geom::{DeviceMesh, mesh_query_point, mesh_query_point_no_sign, mesh_query_ray};
 use weft::prelude::*;
-use weft_examples::devices::devices;
 use weft_geom::Mesh;
+use weft_testkit::devices::devices;
 
 /// Two triangles in the plane z = 0, front (counter-clockwise) facing +z: face 0
 /// with corners (0,0,0), (1,0,0), (0,1,0), and face 1 the same moved by 5 along x.
@@ -244,5 +244,5 @@ fn gradients_of_hit_t_and_hit_u_match_finite_differences() {
 
 #[test]
 fn query_field_kernels_have_ptx() {
-    weft_examples::devices::check_all_ptx(&weft_examples::ptx_of!(fields, field_loss), &[]);
+    weft_testkit::devices::check_all_ptx(&weft_testkit::ptx_of!(fields, field_loss), &[]);
 }

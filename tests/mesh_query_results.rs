@@ -10,9 +10,9 @@ use weft::geom::{
     mesh_query_point_no_sign, mesh_query_ray, mesh_winding_number,
 };
 use weft::prelude::*;
-use weft_examples::devices::devices;
-use weft_examples::random_f32s;
 use weft_geom::{Mesh, brute_force, generate};
+use weft_testkit::devices::devices;
+use weft_testkit::random_f32s;
 
 /// Everything `mesh_query_ray` returns, per ray.
 #[weft::kernel]
@@ -580,7 +580,7 @@ fn gradients_of_the_complete_queries_match_finite_differences() {
 
 #[test]
 fn cpu_and_cuda_agree_bit_for_bit() {
-    let Some(gpu) = weft_examples::devices::cuda() else {
+    let Some(gpu) = weft_testkit::devices::cuda() else {
         return;
     };
     let n = 2000;
@@ -696,8 +696,8 @@ fn edge_cases_give_answers_without_nan() {
 #[test]
 fn query_kernels_have_ptx() {
     // Forward and adjoint of the kernels here (ptxas-checked with WEFT_PTXAS).
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(rays, points, windings, query_loss),
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(rays, points, windings, query_loss),
         &[],
     );
 }

@@ -10,7 +10,7 @@
 
 use weft::prelude::*;
 use weft::{check_nan_scope, set_check_nan};
-use weft_examples::devices::devices;
+use weft_testkit::devices::devices;
 
 /// Writes `v` at index `at` of `y` and 1 elsewhere.
 #[weft::kernel]

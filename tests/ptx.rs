@@ -62,7 +62,7 @@ fn loss(x: &Array<Vec3>, target: Vec3, l: &mut Array<f32>) {
 /// Assembles `ptx` with `$WEFT_PTXAS` (the shared policy: skipped without it, a
 /// failure without it under `WEFT_REQUIRE_CUDA=1`), showing the PTX on failure.
 fn ptxas(name: &str, ptx: &str) {
-    if let Err(e) = weft_examples::devices::ptxas(name, ptx) {
+    if let Err(e) = weft_testkit::devices::ptxas(name, ptx) {
         panic!("{e}\n--- PTX ---\n{ptx}");
     }
 }
@@ -90,7 +90,7 @@ fn kernels_compile_to_ptx() {
 
 #[test]
 fn adjoints_compile_to_ptx() {
-    use weft_examples::bounce::{contact_forces, distance_loss, integrate as step};
+    use weft_testkit::bounce::{contact_forces, distance_loss, integrate as step};
     check("loss_adjoint", loss::ADJOINT_PTX);
     check("contact_forces", contact_forces::PTX);
     check("contact_forces_adjoint", contact_forces::ADJOINT_PTX);

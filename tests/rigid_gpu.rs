@@ -8,9 +8,9 @@ use weft::prelude::*;
 use weft_collide::{
     BroadPhase, CollisionOptions, CollisionPipeline, Contact, Geometry, ShapeDesc, ShapeSet,
 };
-use weft_examples::devices::cuda;
-use weft_examples::random_f32s;
 use weft_sim::{BodyDesc, ModelBuilder, State, XpbdRigid};
+use weft_testkit::devices::cuda;
+use weft_testkit::random_f32s;
 
 /// A loose pile of every kind of shape over a plane, bodies 0..n.
 fn pile(n: usize) -> (Vec<ShapeDesc>, Vec<Transform>) {

@@ -7,8 +7,8 @@
 //! and a one-box reproduction for `XpbdRigid`).
 
 use weft::prelude::*;
-use weft_examples::rigid_pile::{Kind, Pile, PileConfig, PileStepper, Solver};
 use weft_sim::State;
+use weft_testkit::rigid_pile::{Kind, Pile, PileConfig, PileStepper, Solver};
 
 /// Steps the small pile for `frames` 60 Hz frames; returns the final poses
 /// and velocities, checking every frame for NaN and tunnelling.
@@ -156,8 +156,8 @@ fn a_small_pile_settles_in_the_bowl_with_penalty_contacts() {
 fn box_tumbling_onto_a_mesh_slope_stays_on_it() {
     use std::sync::Arc;
     use weft_collide::{Geometry, ShapeDesc};
-    use weft_examples::rigid_pile::{Terrain, material};
     use weft_sim::{BodyDesc, ModelBuilder, XpbdRigid};
+    use weft_testkit::rigid_pile::{Terrain, material};
 
     let terrain = Terrain::bowl(8.0, 48, 1.0, 0.12);
     let mut b = ModelBuilder::new();
@@ -214,7 +214,7 @@ fn box_tumbling_onto_a_mesh_slope_stays_on_it() {
 fn a_sphere_just_above_the_bumpy_terrain_always_touches_it() {
     use std::sync::Arc;
     use weft_collide::{CollisionPipeline, Geometry, ShapeDesc, ShapeSet};
-    use weft_examples::rigid_pile::Terrain;
+    use weft_testkit::rigid_pile::Terrain;
 
     let terrain = Terrain::bowl(8.0, 48, 1.0, 0.12);
     let r = 0.0467;

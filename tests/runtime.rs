@@ -264,7 +264,7 @@ fn accumulate_vec(f: &mut Array<Vec3>, x: &Array<f32>) {
 #[test]
 fn float_atomics_sum_within_tolerance() {
     let n = 1 << 20;
-    let xs = weft_examples::random_f32s(n, 7, 0.0, 1.0);
+    let xs = weft_testkit::random_f32s(n, 7, 0.0, 1.0);
     let x = Array::from_vec(Device::Cpu, xs.clone());
     let mut f = Array::zeros(Device::Cpu, [4]);
     accumulate_vec::launch(n, &mut f, &x).unwrap();
@@ -358,8 +358,8 @@ fn empty_launch_is_a_no_op() {
 
 #[test]
 fn every_kernel_here_has_ptx() {
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(gather, count, accumulate_vec, random_numbers),
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(gather, count, accumulate_vec, random_numbers),
         &[],
     );
 }

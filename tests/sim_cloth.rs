@@ -2,11 +2,11 @@
 //! contacts, gradients against finite differences, builder errors, CPU/CUDA parity.
 
 use weft::prelude::*;
-use weft_examples::devices::{cuda, devices};
 use weft_sim::{
     ClothGrid, Control, Model, ModelBuilder, ParticleContactParams, SemiImplicit, Shape, SimError,
     State, TriMaterial,
 };
+use weft_testkit::devices::{cuda, devices};
 
 /// Steps `model` from `s` for `steps` steps of `dt`, swapping two states.
 fn run(model: &Model, s: &mut State, steps: usize, dt: f32) -> Result<(), SimError> {
@@ -114,7 +114,7 @@ fn momentum(model: &Model, s: &State) -> (Vec3, f32) {
 fn momentum_is_conserved_without_gravity_and_shapes() {
     // Springs, membranes, bending and particle–particle contacts are internal
     // forces: they must not change the total momentum.
-    let r = weft_examples::random_f32s(3000, 7, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(3000, 7, -1.0, 1.0);
     for device in devices() {
         let mut b = ModelBuilder::new();
         b.ground = None;
@@ -187,7 +187,7 @@ fn dropped_particles_do_not_end_inside_shapes() {
     // its radius (penalty contacts allow an overlap of about m·g/ke = 1 mm).
     let mesh = weft_geom::generate::icosphere(0.25, 2);
     let mesh_at = Vec3::new(0.0, -0.6, 0.25);
-    let r = weft_examples::random_f32s(600, 3, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(600, 3, -1.0, 1.0);
     for device in devices() {
         let mut b = ModelBuilder::new();
         b.contact.ke = 2000.0;
@@ -307,12 +307,12 @@ impl ClothRollout {
         let n = model.particle_count();
         // Velocities that differ per particle, so the cloth deforms and its
         // material matters.
-        let v: Vec<Vec3> = weft_examples::random_f32s(3 * n, 12, -1.5, 1.5)
+        let v: Vec<Vec3> = weft_testkit::random_f32s(3 * n, 12, -1.5, 1.5)
             .chunks(3)
             .map(|c| Vec3::new(c[0], c[1], -1.0 + c[2]))
             .collect();
         model.particle_qd.copy_from_slice(&v).unwrap();
-        let r = weft_examples::random_f32s(3 * n, 11, -1.0, 1.0);
+        let r = weft_testkit::random_f32s(3 * n, 11, -1.0, 1.0);
         let w = (0..n)
             .map(|i| Vec3::new(r[3 * i], r[3 * i + 1], r[3 * i + 2]) * 25.0)
             .collect::<Vec<_>>();
@@ -660,17 +660,17 @@ fn contact_gradients_match_finite_differences_within_a_step() {
     }
     let model = b.finalize(Device::Cpu).unwrap();
     let n = model.particle_count();
-    let w: Vec<Vec3> = weft_examples::random_f32s(3 * n, 5, -1.0, 1.0)
+    let w: Vec<Vec3> = weft_testkit::random_f32s(3 * n, 5, -1.0, 1.0)
         .chunks(3)
         .map(|c| Vec3::new(c[0], c[1], c[2]))
         .collect();
     let w = Array::from_vec(Device::Cpu, w);
-    let u: Vec<Vec3> = weft_examples::random_f32s(3 * n, 8, -1.0, 1.0)
+    let u: Vec<Vec3> = weft_testkit::random_f32s(3 * n, 8, -1.0, 1.0)
         .chunks(3)
         .map(|c| Vec3::new(c[0], c[1], c[2]))
         .collect();
     let u = Array::from_vec(Device::Cpu, u);
-    let v: Vec<Vec3> = weft_examples::random_f32s(3 * n, 6, -0.3, 0.3)
+    let v: Vec<Vec3> = weft_testkit::random_f32s(3 * n, 6, -0.3, 0.3)
         .chunks(3)
         .map(|c| Vec3::new(0.5 + c[0], c[1], -0.3 + 0.1 * c[2]))
         .collect();
@@ -795,8 +795,8 @@ fn aerodynamic_gradients_match_finite_differences_within_a_step() {
 #[test]
 fn every_solver_kernel_has_ptx() {
     use weft_sim::kernels::*;
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(
             springs::eval_springs,
             triangles::eval_triangles,
             bending::eval_bending,

@@ -2,10 +2,10 @@
 //! finite differences, CPU/CUDA parity.
 
 use weft::prelude::*;
-use weft_examples::devices::{cuda, devices};
 use weft_sim::{
     ClothGrid, Control, Model, ModelBuilder, Shape, SimError, State, TriMaterial, Xpbd,
 };
+use weft_testkit::devices::{cuda, devices};
 
 /// A 6×6 cloth with stiff springs on its edges and bending, its particles moved
 /// at random by up to 3 cm (a third of the spacing).
@@ -27,7 +27,7 @@ fn stretched(device: Device) -> Model {
         ..Default::default()
     });
     let mut model = b.finalize(device).unwrap();
-    let r = weft_examples::random_f32s(3 * model.particle_count(), 4, -0.03, 0.03);
+    let r = weft_testkit::random_f32s(3 * model.particle_count(), 4, -0.03, 0.03);
     let q: Vec<Vec3> = model
         .particle_q
         .to_vec()
@@ -163,12 +163,12 @@ impl Rollout {
         let n = model.particle_count();
         // Velocities that differ per particle, so the cloth deforms and its
         // stiffness matters.
-        let v: Vec<Vec3> = weft_examples::random_f32s(3 * n, 22, -0.5, 0.5)
+        let v: Vec<Vec3> = weft_testkit::random_f32s(3 * n, 22, -0.5, 0.5)
             .chunks(3)
             .map(|c| Vec3::new(0.3 + c[0], c[1], -1.0 + c[2]))
             .collect();
         model.particle_qd.copy_from_slice(&v).unwrap();
-        let w = weft_examples::random_f32s(3 * n, 21, -1.0, 1.0)
+        let w = weft_testkit::random_f32s(3 * n, 21, -1.0, 1.0)
             .chunks(3)
             .map(|c| Vec3::new(c[0], c[1], c[2]) * 25.0)
             .collect();

@@ -3,10 +3,10 @@
 //! against finite differences, and the errors for bad parameters.
 
 use weft::prelude::*;
-use weft_examples::devices::cuda;
-use weft_examples::sph::{Rollout, SPACING, block, dam_break, run};
 use weft_sim::sph::{NeighbourList, kernels};
 use weft_sim::{FluidBlock, ModelBuilder, Sph, SphParams, State};
+use weft_testkit::devices::cuda;
+use weft_testkit::sph::{Rollout, SPACING, block, dam_break, run};
 
 const DX: f32 = SPACING;
 
@@ -59,7 +59,7 @@ fn density_matches_a_brute_force_sum_on_random_points() {
     for cells in [2.0f32, 12.0] {
         let params = SphParams::for_spacing(DX, 10.0);
         let side = cells * params.support();
-        let r = weft_examples::random_f32s(3 * 400, 17, 0.0, 1.0);
+        let r = weft_testkit::random_f32s(3 * 400, 17, 0.0, 1.0);
         let pts: Vec<Vec3> = r
             .chunks(3)
             .map(|c| Vec3::new(c[0], c[1], c[2]) * side)
@@ -105,7 +105,7 @@ fn momentum_is_conserved_away_from_the_walls() {
     let mut sph = Sph::new(&model, params).unwrap();
     let mut s = State::new(&model).unwrap();
     let n = model.particle_count();
-    let r = weft_examples::random_f32s(3 * n, 5, -1.0, 1.0);
+    let r = weft_testkit::random_f32s(3 * n, 5, -1.0, 1.0);
     let v: Vec<Vec3> = r.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
     s.particle_qd.copy_from_slice(&v).unwrap();
     let m = model.particle_mass.to_vec();
@@ -417,7 +417,7 @@ fn directional_check(c: &mut Rollout, h: f32) -> (f64, f64) {
     let device = c.model.device();
     let n = c.model.particle_count();
     let (_, g) = velocity_gradient(c);
-    let dir: Vec<Vec3> = weft_examples::random_f32s(3 * n, 99, -1.0, 1.0)
+    let dir: Vec<Vec3> = weft_testkit::random_f32s(3 * n, 99, -1.0, 1.0)
         .chunks(3)
         .map(|c| Vec3::new(c[0], c[1], c[2]))
         .collect();

@@ -4,7 +4,7 @@
 //! a few steps of gradient descent making the robot walk further.
 
 use weft::prelude::*;
-use weft_examples::spring_robot::{Adam, Robot, RobotParams, Rollout};
+use weft_testkit::spring_robot::{Adam, Robot, RobotParams, Rollout};
 
 #[test]
 fn controller_gradient_matches_finite_differences() {

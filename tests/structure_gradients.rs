@@ -7,11 +7,11 @@
 
 use weft::prelude::*;
 
-use weft_examples::fd_check::{Run, inputs};
+use weft_testkit::fd_check::{Run, inputs};
 
-/// [`weft_examples::fd_check::check`] with this file's weights.
+/// [`weft_testkit::fd_check::check`] with this file's weights.
 fn check(n: usize, x0: &[f64], run: Run) -> f64 {
-    weft_examples::fd_check::check(n, x0, 7, true, run)
+    weft_testkit::fd_check::check(n, x0, 7, true, run)
 }
 /// A frame: a direction and a scale.
 #[weft::structure]
@@ -160,8 +160,8 @@ fn structures_inside_tuples() {
 
 #[test]
 fn every_kernel_here_has_ptx() {
-    weft_examples::devices::check_all_ptx(
-        &weft_examples::ptx_of!(through_funcs, carried_in_loop, in_tuples),
+    weft_testkit::devices::check_all_ptx(
+        &weft_testkit::ptx_of!(through_funcs, carried_in_loop, in_tuples),
         &[],
     );
 }

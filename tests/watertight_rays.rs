@@ -5,8 +5,8 @@
 
 use weft::geom::{DeviceMesh, mesh_eval_position, mesh_query_ray};
 use weft::prelude::*;
-use weft_examples::devices::devices;
 use weft_geom::{Mesh, MeshBvh, generate};
+use weft_testkit::devices::devices;
 
 /// `mesh_query_ray` per ray: face (-1 for none, `-2 - face` for a miss that
 /// carries one), `(t, u, v)`, the hit point `o + t d`, and the point at the

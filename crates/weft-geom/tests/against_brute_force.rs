@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Rng, random_grid, random_soup};
+use common::{Rng, RngExt, random_grid, random_soup};
 use glam::Vec3;
 use weft_geom::{Mesh, MeshBvh, brute_force, generate};
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Rng, random_soup};
+use common::{Rng, RngExt, random_soup};
 use glam::Vec3;
 use weft_geom::bvh::{LEAF_BIT, MAX_DEPTH, NO_PARENT};
 use weft_geom::{Aabb, BuildOptions, Bvh, MeshBvh, RayBoxTest, generate};

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::Rng;
+use common::{Rng, RngExt};
 use glam::Vec3;
 use weft_geom::{HashGrid, brute_force};
 

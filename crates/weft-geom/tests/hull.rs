@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::Rng;
+use common::{Rng, RngExt};
 use glam::Vec3;
 use proptest::prelude::*;
 use weft_geom::{ConvexHull, GeomError};

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::Rng;
+use common::{Rng, RngExt};
 use glam::{DMat3, DVec3, EulerRot, Mat3, Quat, Vec3};
 use std::f64::consts::PI;
 use weft_geom::{ConvexHull, GeomError, MassProperties, Mesh, generate};

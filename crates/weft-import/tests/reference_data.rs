@@ -5,27 +5,11 @@
 use glam::{DQuat, DVec3};
 use serde_json::Value;
 use weft_import::{ImportOptions, JointKind, Pose, RobotDescription, load};
+use weft_testkit::references::{self, reference, repo_root as root, vector};
 
-fn root() -> String {
-    format!("{}/../..", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn reference(model: &str) -> Value {
-    let path = format!("{}/tests/data/references/{model}.json", root());
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn vector(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
+/// A reference matrix of the documented shape.
 fn matrix(v: &Value, rows: usize, cols: usize) -> Vec<Vec<f64>> {
-    let m: Vec<Vec<f64>> = v.as_array().unwrap().iter().map(vector).collect();
+    let m = references::matrix(v);
     assert_eq!(m.len(), rows);
     assert!(m.iter().all(|r| r.len() == cols));
     m

@@ -15,9 +15,7 @@ use weft_runtime::{Array, Device};
 mod scale2;
 use scale2::{SCALE2, scale2_args};
 
-#[path = "../../../tests/support/gpu_policy.rs"]
-#[allow(dead_code)]
-mod gpu_policy;
+use weft_testkit::gpu_policy;
 
 const DEV: Device = Device::Cuda(0);
 /// Threads per launch.

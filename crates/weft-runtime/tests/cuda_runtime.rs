@@ -3,7 +3,7 @@
 //!
 //! Without a usable GPU every GPU test prints `SKIPPED (no CUDA): <reason>` and
 //! passes, or fails under `WEFT_REQUIRE_CUDA=1` (the policy of
-//! `tests/support/gpu_policy.rs`); `no_cuda_is_an_error_not_a_panic` checks that path.
+//! `crates/weft-testkit/src/gpu_policy.rs`); `no_cuda_is_an_error_not_a_panic` checks that path.
 //! The launch-overhead measurement is the bench `benches/launch_overhead.rs`.
 
 use std::sync::{Mutex, MutexGuard};
@@ -20,9 +20,7 @@ static GPU: Mutex<()> = Mutex::new(());
 mod scale2;
 use scale2::{SCALE2, scale2_args};
 
-#[path = "../../../tests/support/gpu_policy.rs"]
-#[allow(dead_code)]
-mod gpu_policy;
+use weft_testkit::gpu_policy;
 
 /// The device lock, or `None` (after printing why) when there is no GPU; a panic
 /// instead under `WEFT_REQUIRE_CUDA=1`.

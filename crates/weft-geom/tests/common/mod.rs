@@ -4,42 +4,22 @@
 use glam::Vec3;
 use weft_geom::Mesh;
 
-/// SplitMix64: small, seeded, good enough for test inputs.
-pub struct Rng(u64);
+pub use weft_testkit::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
+/// Random vectors from the kit's generator.
+pub trait RngExt {
+    /// Each component uniform in `[lo, hi)`.
+    fn vec3(&mut self, lo: f32, hi: f32) -> Vec3;
+    /// A random unit vector.
+    fn dir(&mut self) -> Vec3;
+}
 
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    /// Uniform in `[lo, hi)`.
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f32()
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    pub fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
+impl RngExt for Rng {
+    fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
         Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
     }
 
-    /// A random unit vector.
-    pub fn dir(&mut self) -> Vec3 {
+    fn dir(&mut self) -> Vec3 {
         loop {
             let v = self.vec3(-1.0, 1.0);
             let l = v.length_squared();

@@ -1,12 +1,13 @@
 //! The committed MuJoCo/Pinocchio references and the robots as Weft models,
 //! for the tests that compare them (see docs/notes/references.md for the
 //! files' conventions).
-#![allow(dead_code)] // each test binary uses a part
+#![allow(dead_code, unused_imports)] // each test binary uses a part
 
-use serde_json::Value;
 use weft::{Array, Device, Transform};
 use weft_import::{ImportOptions, RobotDescription, RobotHandles, RobotOptions, add_robot, load};
 use weft_sim::{Model, ModelBuilder};
+use weft_testkit::references::repo_root;
+pub use weft_testkit::references::{flat, matrix, reference, rel_max, to_f64, vector};
 
 /// Each robot file and the reference file that belongs to it. `arm7.urdf` is
 /// the same robot as `arm7.xml` (Pinocchio's URDF model agrees with MuJoCo's
@@ -20,36 +21,11 @@ pub const ROBOTS: [(&str, &str); 6] = [
     ("humanoid.xml", "humanoid"),
 ];
 
-fn root() -> String {
-    format!("{}/../..", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A reference file.
-pub fn reference(name: &str) -> Value {
-    let path = format!("{}/tests/data/references/{name}.json", root());
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// A JSON array of numbers.
-pub fn vector(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .expect("an array")
-        .iter()
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
-}
-
-/// A JSON array of arrays of numbers, row-major.
-pub fn matrix(v: &Value) -> Vec<Vec<f64>> {
-    v.as_array().expect("an array").iter().map(vector).collect()
-}
-
 /// A robot as the references see it: contacts, limits, damping, friction,
 /// springs and actuators off (docs/notes/references.md); armature kept.
 pub fn reference_description(file: &str) -> RobotDescription {
     let mut d = load(
-        format!("{}/assets/robots/{file}", root()),
+        format!("{}/assets/robots/{file}", repo_root()),
         &ImportOptions::default(),
     )
     .unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -104,25 +80,4 @@ impl Robot {
     pub fn qd(&self, qvel: &[f64]) -> Array<f32> {
         Array::from_vec(Device::Cpu, self.handles.weft_qd(qvel))
     }
-}
-
-/// `max |a − b| / max |b|` over the entries (0 when both are zero).
-pub fn rel_max(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let err = a
-        .iter()
-        .zip(b)
-        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
-    if err == 0.0 { 0.0 } else { err / scale }
-}
-
-/// Entries of a row-major nested matrix, flat.
-pub fn flat(m: &[Vec<f64>]) -> Vec<f64> {
-    m.iter().flatten().copied().collect()
-}
-
-/// Entries of an `f32` array as `f64`.
-pub fn to_f64(a: &[f32]) -> Vec<f64> {
-    a.iter().map(|&x| x as f64).collect()
 }

@@ -1,26 +1,7 @@
 //! Shared helpers for the accuracy tests: ulp measurement, input generators.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // each test binary uses a part
 
-/// Deterministic SplitMix64 generator for test inputs.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn next_u32(&mut self) -> u32 {
-        (self.next_u64() >> 32) as u32
-    }
-    /// Uniform in `[lo, hi)`.
-    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        let u = (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        lo + (hi - lo) * u
-    }
-}
+pub use weft_testkit::Rng;
 
 /// Key such that consecutive floats have consecutive keys (±0 share 0).
 pub fn key32(x: f32) -> i64 {

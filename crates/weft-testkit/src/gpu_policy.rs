@@ -6,9 +6,8 @@
 //! run cannot pass without having run on the GPU. The PTX checks assemble with
 //! `$WEFT_PTXAS` when set; under `WEFT_REQUIRE_CUDA=1` an unset `WEFT_PTXAS` fails them.
 //!
-//! This file uses only `std`: the root package's test support (`weft_examples`) and
-//! `weft-runtime`'s own tests and benches (which cannot depend on the root package)
-//! include it by path.
+//! It uses only `std`, so it is in the kit without the `engine` feature, for the
+//! crates below the facade (`weft-runtime`'s tests and launch benchmark).
 
 use std::fmt::Display;
 
