@@ -332,6 +332,7 @@ fn every_articulation_kernel_has_ptx() {
             contacts::anchors_store,
             aba_derivatives::aba_derivatives_tree,
             tree::aba_tree,
+            tree::aba_kinematics_tree,
             tree::kinematics_tree,
             tree::rnea_tree,
             tree::crba_tree,
@@ -339,6 +340,7 @@ fn every_articulation_kernel_has_ptx() {
             tree::mass_matrix_tree,
             weft_sim::rigid::joint_taped_kernels::solve_joints_by_body,
             weft_sim::rigid::joint_kernels::solve_joints,
+            weft_sim::rigid::joint_kernels::eval_dof_start,
         ),
         // One thread per articulation updates its arrays in place: these run
         // only while no tape records, and have no adjoint (the taped path runs
@@ -353,6 +355,7 @@ fn every_articulation_kernel_has_ptx() {
                 "declared `forward_only`",
             ),
             ("tree::aba_tree", "declared `forward_only`"),
+            ("tree::aba_kinematics_tree", "declared `forward_only`"),
             ("tree::kinematics_tree", "declared `forward_only`"),
             ("tree::rnea_tree", "declared `forward_only`"),
             ("tree::crba_tree", "declared `forward_only`"),

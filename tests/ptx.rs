@@ -216,3 +216,46 @@ fn fma_is_the_only_fused_arithmetic() {
     );
     ptxas("fused_k_adjoint", adj);
 }
+
+/// A pure scalar func that reaches elementary functions.
+#[weft::func]
+fn heading(v: Vec3) -> f32 {
+    atan2(v.y, v.x) + sin(v.z)
+}
+
+/// The same math on an array element: it touches memory.
+#[weft::func]
+fn heading_at(x: &Array<Vec3>, i: i32) -> f32 {
+    atan2(x[i].y, x[i].x) + sin(x[i].z)
+}
+
+#[weft::kernel]
+fn headings(v: &Array<Vec3>, out: &mut Array<f32>) {
+    let i = tid();
+    let mut s = 0.0;
+    for k in 0..3 {
+        s += heading(v[i] * (1.0 + 0.5 * s)) + heading_at(v, i) * s;
+        if k == 2 {
+            s = s * 0.5;
+        }
+    }
+    out[i] = s;
+}
+
+#[test]
+fn adjoints_call_pure_elementary_funcs_out_of_line() {
+    let fwd = headings::PTX.unwrap();
+    let adj = headings::ADJOINT_PTX.unwrap();
+    // Forward kernels inline the user's funcs; only the rare Payne–Hanek
+    // reduction of `sin` (arguments beyond ±400) is a `.func` there.
+    assert!(!fwd.contains(" heading("), "{fwd}");
+    assert!(fwd.contains(") __weft_h_rem_pio2_large_f32("), "{fwd}");
+    assert!(fwd.contains("call.uni (__r), __weft_h_rem_pio2_large_f32, (__a0)"));
+    // An adjoint calls the pure func's replays out of line (its own adjoint
+    // stays inline), but not the one that reads an array.
+    assert!(adj.contains(") heading("), "{adj}");
+    assert!(adj.contains("call.uni (__r), heading, (__a0, __a1, __a2)"));
+    assert!(!adj.contains(" heading_at("));
+    check("headings", headings::PTX);
+    ptxas("headings_adjoint", adj);
+}

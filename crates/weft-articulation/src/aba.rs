@@ -355,7 +355,7 @@ pub fn eval_local_loads(
         loads.damp[3 * j + 1] = b2;
         loads.damp[3 * j + 2] = c2;
         if loads.fext.len() > 0 {
-            // The damping resists `J q̈` only (see `tree::aba_tree`): take
+            // The damping resists `J q̈` only (see `tree::body_terms`): take
             // back what it would do to the child's acceleration at q̈ = 0.
             fe += blocks_times(a2, b2, c2, acceleration_at_rest(model, x_local, c, j));
         }

@@ -263,29 +263,37 @@ pub fn write_mass_columns(
     }
 }
 
-/// The arrays of one evaluation of the kinematics at `(q, q̇)`.
+/// The arrays of one evaluation of the kinematics at `(q, q̇)` (off the
+/// tape, from this thread's pool).
 pub(crate) struct Kinematics {
     pub qd: Array<f32>,
-    pub x_local: Array<Transform>,
-    pub body_q: Array<Transform>,
-    pub s: Array<SpatialVector>,
-    pub v: Array<SpatialVector>,
-    pub c: Array<SpatialVector>,
-    pub w_parent: Array<Vec3>,
+    pub x_local: Pooled<Transform>,
+    pub body_q: Pooled<Transform>,
+    pub s: Pooled<SpatialVector>,
+    pub v: Pooled<SpatialVector>,
+    pub c: Pooled<SpatialVector>,
+    pub w_parent: Pooled<Vec3>,
 }
 
 impl Kinematics {
     /// Poses, motion subspaces, twists and velocity products at `(q, qd)`.
     pub fn eval(model: &Model, q: &Array<f32>, qd: &Array<f32>) -> Result<Kinematics> {
         let nj = model.joint_count();
+        // Every joint's entries are written before they are read; the poses
+        // of bodies without a joint stay zero.
+        let nb = model.body_count();
         let mut k = Kinematics {
             qd: qd.share(),
-            x_local: scratch::joint_transforms(model)?,
-            body_q: scratch::poses(model)?,
-            s: scratch::dof_vectors(model)?,
-            v: scratch::joint_vectors(model)?,
-            c: scratch::joint_vectors(model)?,
-            w_parent: scratch::vec3s(model, model.joint_count())?,
+            x_local: Pooled::scratch(model, nj)?,
+            body_q: if nb > nj {
+                Pooled::zeros(model, nb)?
+            } else {
+                Pooled::scratch(model, nb)?
+            },
+            s: Pooled::scratch(model, model.joint_dof_count())?,
+            v: Pooled::scratch(model, nj)?,
+            c: Pooled::scratch(model, nj)?,
+            w_parent: Pooled::scratch(model, nj)?,
         };
         if nj > 0 && !Tape::is_recording() {
             let mut none = scratch::vectors(model, 0)?;

@@ -15,7 +15,8 @@ use weft_collide::ShapeSet;
 use weft_sim::{Model, State};
 
 use crate::joint_math::{child_pose, joint_local, joint_twist, motion_to_child, quat_at};
-use crate::{Result, layout::ArticulationLayout, scratch};
+use crate::scratch::{self, Pooled};
+use crate::{Result, layout::ArticulationLayout};
 
 /// Each joint's transform `x_local[j]`: the pose of its child body in its
 /// parent body's frame (the world for a root) at coordinates `q`.
@@ -276,12 +277,13 @@ pub fn eval_fk(model: &Model, state: &mut State) -> Result<()> {
         return Ok(());
     }
     crate::check_state(model, state)?;
+    // Written before they are read (off the tape, from this thread's pool).
     let (mut x_local, mut s, mut v, mut c, mut w_parent) = (
-        scratch::joint_transforms(model)?,
-        scratch::dof_vectors(model)?,
-        scratch::joint_vectors(model)?,
-        scratch::joint_vectors(model)?,
-        scratch::vec3s(model, nj)?,
+        Pooled::<Transform>::scratch(model, nj)?,
+        Pooled::<SpatialVector>::scratch(model, model.joint_dof_count())?,
+        Pooled::<SpatialVector>::scratch(model, nj)?,
+        Pooled::<SpatialVector>::scratch(model, nj)?,
+        Pooled::<Vec3>::scratch(model, nj)?,
     );
     if !Tape::is_recording() {
         // One thread per articulation (`tree.rs`).

@@ -64,8 +64,11 @@ thread_local! {
     static POOL: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
 }
 
-/// At most this many arrays (lent out or waiting) are kept in a thread's pool.
-const POOL_SIZE: usize = 32;
+/// At most this many arrays (lent out or waiting) are kept in a thread's
+/// pool; when it is full, an array coming back replaces the earliest kept
+/// idle one (so a thread that moves on to models of other sizes pools those
+/// instead).
+const POOL_SIZE: usize = 64;
 
 /// One pooled array: its element type and length (compared without a call
 /// through `Any`), and a box holding an `Option<Array<T>>`, `None` while the
@@ -171,7 +174,15 @@ impl<T: Elem> Drop for Pooled<T> {
                 s.cell.downcast_mut::<Option<Array<T>>>()
             }) {
                 *cell = Some(a);
-            } else if pool.len() < POOL_SIZE {
+            } else {
+                if pool.len() >= POOL_SIZE {
+                    // Slots are pushed at the back: the first idle one is
+                    // the earliest kept.
+                    match pool.iter().position(|s| !s.lent) {
+                        Some(i) => drop(pool.remove(i)),
+                        None => return,
+                    }
+                }
                 pool.push(Slot {
                     ty,
                     len,

@@ -472,16 +472,8 @@ impl FeatherstoneSolver {
                 if Tape::is_recording() {
                     aba::accelerations(model, aba, &kin, &r, &d, &w, &body_f, &damp)?
                 } else {
-                    crate::tree::accelerations(
-                        model,
-                        &s_in.joint_q,
-                        &s_in.joint_qd,
-                        &r,
-                        &d,
-                        &w,
-                        &body_f,
-                        &damp,
-                    )?
+                    // From the kinematics above rather than evaluating them again.
+                    crate::tree::accelerations_from(model, &kin, &r, &d, &w, &body_f, &damp)?
                 }
             } else {
                 let bias = kin.efforts(model, &self.zero_qdd, &body_f)?;

@@ -86,16 +86,21 @@ impl ManifoldBuilder {
         })
     }
 
-    /// Groups `contacts` by pair slot (launches only).
-    pub(crate) fn build(&mut self, contacts: &Contacts) -> Result<()> {
+    /// Groups `contacts` by pair slot (launches only), the pairs' slots
+    /// being below `pairs` (at most the slot count: a GPU's launch covers
+    /// them all, a CPU's the pairs the broad phase stored, and its contact
+    /// launches the stored contacts: see [`Contacts::launch_threads`]).
+    pub(crate) fn build(&mut self, contacts: &Contacts, pairs: usize) -> Result<()> {
         let m = &mut self.manifolds;
-        let (np, nc) = (m.len.len(), contacts.capacity());
+        let nc = contacts.launch_threads()?;
         m.len.try_fill(0)?;
         self.fill.try_fill(0)?;
         manifold_count::launch(nc, contacts, &mut m.len)?;
         self.scan.run(&m.len, &mut m.start, &mut self.ends)?;
         manifold_scatter::launch(nc, contacts, &m.start, &mut self.fill, &mut m.contacts)?;
-        manifold_order::launch(np, &m.start, &m.len, &mut m.contacts)?;
+        if pairs > 0 {
+            manifold_order::launch(pairs.min(m.len.len()), &m.start, &m.len, &mut m.contacts)?;
+        }
         Ok(())
     }
 }

@@ -419,7 +419,7 @@ impl CollisionPipeline {
                 }
             }
         }
-        self.manifolds.build(&self.contacts)
+        self.manifolds.build(&self.contacts, launch)
     }
 
     /// Reads back how many pairs and contacts the last [`collide`](Self::collide)

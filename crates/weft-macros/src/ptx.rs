@@ -17,11 +17,12 @@ pub fn constants(
     let kernel_id = kernel_id(&ir.name);
     // Both variants are embedded; the user's build profile picks one (bounds checks
     // on in debug builds, as on the CPU).
-    let emit = |f: &weft_ir::Function| {
+    let emit = |f: &weft_ir::Function, outline_replays| {
         let variant = |bounds_checks| {
             let options = weft_ir::emit_ptx::Options {
                 bounds_checks,
                 kernel_id,
+                outline_replays,
             };
             match weft_ir::emit_ptx::kernel(f, funcs, options) {
                 Ok(k) => {
@@ -34,12 +35,12 @@ pub fn constants(
         let (checked, fast) = (variant(true), variant(false));
         quote!(if cfg!(debug_assertions) { #checked } else { #fast })
     };
-    let f = emit(ir);
+    let f = emit(ir, false);
     let a = match adjoint {
         Ok(adjoint) => {
             let mut adj_fn = adjoint.clone();
             adj_fn.name = format!("{}_adjoint", ir.name);
-            emit(&adj_fn)
+            emit(&adj_fn, true)
         }
         Err(why) => quote!(::core::result::Result::Err(#why)),
     };

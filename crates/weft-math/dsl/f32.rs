@@ -454,72 +454,81 @@ pub fn __weft_h_cot_kernel_f32(hi: f32, lo: f32) -> f32 {
 #[weft::func]
 pub fn __weft_sin_f32(x: f32) -> f32 {
     let ax = abs(x);
-    if ax < 0.785_398_2_f32 {
-        if ax < 0.000_244_140_63_f32 {
-            return x;
-        }
-        return __weft_h_sin_kernel_f32(x, 0.0_f32);
+    if ax < 0.000_244_140_63_f32 {
+        return x;
     }
     if !__weft_h_is_finite_f32(x) {
         return __weft_h_invalid_f32(x);
     }
-    let (hi, lo, qf) = __weft_h_rem_pio2_f32(x);
-    let q = qf as i32;
-    if q == 0_i32 {
-        __weft_h_sin_kernel_f32(hi, lo)
-    } else if q == 1_i32 {
-        __weft_h_cos_kernel_f32(hi, lo)
-    } else if q == 2_i32 {
-        -__weft_h_sin_kernel_f32(hi, lo)
-    } else {
-        -__weft_h_cos_kernel_f32(hi, lo)
+    // Below pi/4 the argument is its own reduction: one copy of each
+    // polynomial (the kernel language inlines every call).
+    let mut hi = x;
+    let mut lo = 0.0_f32;
+    let mut q = 0_i32;
+    if ax >= 0.785_398_2_f32 {
+        let (h, l, qf) = __weft_h_rem_pio2_f32(x);
+        hi = h;
+        lo = l;
+        q = qf as i32;
     }
+    let r = if (q & 1_i32) == 0_i32 {
+        __weft_h_sin_kernel_f32(hi, lo)
+    } else {
+        __weft_h_cos_kernel_f32(hi, lo)
+    };
+    if q >= 2_i32 { -r } else { r }
 }
 
 /// Cosine (weft-math `cos`).
 #[weft::func]
 pub fn __weft_cos_f32(x: f32) -> f32 {
     let ax = abs(x);
-    if ax < 0.785_398_2_f32 {
-        if ax < 0.000_244_140_63_f32 {
-            return 1.0_f32;
-        }
-        return __weft_h_cos_kernel_f32(x, 0.0_f32);
+    if ax < 0.000_244_140_63_f32 {
+        return 1.0_f32;
     }
     if !__weft_h_is_finite_f32(x) {
         return __weft_h_invalid_f32(x);
     }
-    let (hi, lo, qf) = __weft_h_rem_pio2_f32(x);
-    let q = qf as i32;
-    if q == 0_i32 {
+    // Below pi/4 the argument is its own reduction: one copy of each
+    // polynomial (the kernel language inlines every call).
+    let mut hi = x;
+    let mut lo = 0.0_f32;
+    let mut q = 0_i32;
+    if ax >= 0.785_398_2_f32 {
+        let (h, l, qf) = __weft_h_rem_pio2_f32(x);
+        hi = h;
+        lo = l;
+        q = qf as i32;
+    }
+    let r = if (q & 1_i32) == 0_i32 {
         __weft_h_cos_kernel_f32(hi, lo)
-    } else if q == 1_i32 {
-        -__weft_h_sin_kernel_f32(hi, lo)
-    } else if q == 2_i32 {
-        -__weft_h_cos_kernel_f32(hi, lo)
     } else {
         __weft_h_sin_kernel_f32(hi, lo)
-    }
+    };
+    if q == 1_i32 || q == 2_i32 { -r } else { r }
 }
 
 /// Sine and cosine with one shared reduction: `(sin x, cos x)` (weft-math `sincos`).
 #[weft::func]
 pub fn __weft_sincos_f32(x: f32) -> (f32, f32) {
     let ax = abs(x);
-    if ax < 0.785_398_2_f32 {
-        if ax < 0.000_244_140_63_f32 {
-            return (x, 1.0_f32);
-        }
-        return (
-            __weft_h_sin_kernel_f32(x, 0.0_f32),
-            __weft_h_cos_kernel_f32(x, 0.0_f32),
-        );
+    if ax < 0.000_244_140_63_f32 {
+        return (x, 1.0_f32);
     }
     if !__weft_h_is_finite_f32(x) {
         return (__weft_h_invalid_f32(x), __weft_h_invalid_f32(x));
     }
-    let (hi, lo, qf) = __weft_h_rem_pio2_f32(x);
-    let q = qf as i32;
+    // Below pi/4 the argument is its own reduction: one copy of each
+    // polynomial (the kernel language inlines every call).
+    let mut hi = x;
+    let mut lo = 0.0_f32;
+    let mut q = 0_i32;
+    if ax >= 0.785_398_2_f32 {
+        let (h, l, qf) = __weft_h_rem_pio2_f32(x);
+        hi = h;
+        lo = l;
+        q = qf as i32;
+    }
     let s = __weft_h_sin_kernel_f32(hi, lo);
     let c = __weft_h_cos_kernel_f32(hi, lo);
     let mut sv = s;
@@ -664,24 +673,30 @@ pub fn __weft_atan2_f32(y: f32, x: f32) -> f32 {
         }
         return __weft_h_copysign_f32(0.0_f32, y);
     }
-    let r = if ay <= ax {
-        let (v, tail) = __weft_h_atan_ratio_f32(ay, ax);
-        if x_neg {
-            let (s, e) = __weft_h_two_sum_f32(3.141_592_7_f32, -v);
-            s + (e + (-8.742_278e-8_f32 - tail))
-        } else {
-            v + tail
+    // One ratio (the smaller over the larger), then its quadrant:
+    // `c_hi + c_lo + sign (v + tail)` in double-float for the ones past pi/4.
+    let swap = ay > ax;
+    let mut n = ay;
+    let mut d = ax;
+    if swap {
+        n = ax;
+        d = ay;
+    }
+    let (v, tail) = __weft_h_atan_ratio_f32(n, d);
+    let mut r = v + tail;
+    if swap || x_neg {
+        let mut c_hi = 1.570_796_4_f32;
+        let mut c_lo = -4.371_139e-8_f32;
+        let mut sign = -1.0_f32;
+        if !swap {
+            c_hi = 3.141_592_7_f32;
+            c_lo = -8.742_278e-8_f32;
+        } else if x_neg {
+            sign = 1.0_f32;
         }
-    } else {
-        let (v, tail) = __weft_h_atan_ratio_f32(ax, ay);
-        if x_neg {
-            let (s, e) = __weft_h_two_sum_f32(1.570_796_4_f32, v);
-            s + (e + (-4.371_139e-8_f32 + tail))
-        } else {
-            let (s, e) = __weft_h_two_sum_f32(1.570_796_4_f32, -v);
-            s + (e + (-4.371_139e-8_f32 - tail))
-        }
-    };
+        let (s, e) = __weft_h_two_sum_f32(c_hi, sign * v);
+        r = s + (e + (c_lo + sign * tail));
+    }
     __weft_h_copysign_f32(r, y)
 }
 

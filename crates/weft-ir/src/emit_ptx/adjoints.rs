@@ -267,9 +267,9 @@ pub(super) fn rule(b: &B, name: &str, a: &[Vec<Reg>], at: &[Type]) -> Option<Res
         ("quat_from_axis_angle", 3) => {
             let angle = a[1][0];
             let half = b.mul(angle, b.lit(0.5));
-            let (sn, cs) = match (b.fun("sin", &[half]), b.fun("cos", &[half])) {
-                (Ok(s), Ok(c)) => (s, c),
-                (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+            let (sn, cs) = match b.sincos(half) {
+                Ok(sc) => sc,
+                Err(e) => return Some(Err(e)),
             };
             let gv = &g[0..3];
             let ga = b.mul(b.lit(0.5), b.sub(b.mul(b.dot(gv, x), cs), b.mul(g[3], sn)));

@@ -423,8 +423,7 @@ pub(super) fn quat_from_matrix(b: &B, m: &[Reg]) -> Vec<Reg> {
 
 pub(super) fn quat_from_axis_angle(b: &B, axis: &[Reg], angle: Reg) -> Result<Vec<Reg>, String> {
     let half = b.mul(angle, b.lit(0.5));
-    let s = b.fun("sin", &[half])?;
-    let c = b.fun("cos", &[half])?;
+    let (s, c) = b.sincos(half)?;
     let mut q = b.scale(axis, s);
     q.push(c);
     Ok(q)

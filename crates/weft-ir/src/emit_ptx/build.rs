@@ -144,6 +144,27 @@ impl<'x, 'a, 'f> B<'x, 'a, 'f> {
             To::Eval(v) => v.borrow_mut().fun(self.s, name, args),
         }
     }
+    /// `(sin x, cos x)` with one shared argument reduction (weft-math's
+    /// `sincos`, bit for bit the two functions' results): half the code of
+    /// the two inlined apart.
+    pub fn sincos(&self, x: Reg) -> Res<(Reg, Reg)> {
+        match &self.to {
+            To::Emit { em, fr } => {
+                let f = format!(
+                    "__weft_sincos_{}",
+                    if self.s == Scalar::F64 { "f64" } else { "f32" }
+                );
+                let t = Type::Tuple(vec![Type::Scalar(self.s), Type::Scalar(self.s)]);
+                let r = em.borrow_mut().inline(fr, &f, vec![vec![x]], &t, false)?;
+                Ok((r[0], r[1]))
+            }
+            #[cfg(test)]
+            To::Eval(v) => {
+                let mut v = v.borrow_mut();
+                Ok((v.fun(self.s, "sin", &[x])?, v.fun(self.s, "cos", &[x])?))
+            }
+        }
+    }
     /// A comparison `a op b` (`op`: `eq lt le gt ge neu nan num`) as a predicate.
     pub fn cmp(&self, op: &str, a: Reg, b: Reg) -> Reg {
         op!(self; em, _ => {

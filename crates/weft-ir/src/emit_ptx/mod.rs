@@ -30,6 +30,7 @@ mod eval;
 pub mod layout;
 mod local;
 mod ops;
+mod outline;
 mod prefetch;
 mod reduce;
 pub mod regs;
@@ -60,6 +61,11 @@ pub struct Options {
     pub bounds_checks: bool,
     /// An identifier of the kernel written to the error record.
     pub kernel_id: u32,
+    /// Emit the forward calls of pure scalar funcs that reach an elementary
+    /// function (`sin`, `atan2`, ...) as calls of a `.func` instead of
+    /// inlining them: for adjoints, which replay a func's forward body at
+    /// every level of loop and call nesting (see `outline.rs`).
+    pub outline_replays: bool,
 }
 
 /// Emits kernel `f` as a PTX module with one entry named like the kernel. `funcs`

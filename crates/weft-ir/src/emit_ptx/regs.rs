@@ -41,7 +41,8 @@ impl Class {
         }
     }
 
-    fn decl(self) -> &'static str {
+    /// The PTX type of the class (`.pred`, `.b32`, ...).
+    pub fn decl(self) -> &'static str {
         match self {
             Class::Pred => ".pred",
             Class::B32 => ".b32",

@@ -52,73 +52,6 @@ pub fn wrap_pi(x: f32) -> f32 {
     x - 6.2831855 * round(x / 6.2831855)
 }
 
-/// Axis `i` of a joint (`axes[ds + i]`), zero where `i ≥ n`.
-#[weft::func]
-pub fn axis_or_zero(axes: &Array<Vec3>, ds: i32, n: i32, i: i32) -> Vec3 {
-    let mut a = Vec3::ZERO;
-    if i < n {
-        a = axes[ds + i];
-    }
-    a
-}
-
-/// Inverse mass of bodies `a`, `b` (poses `xa`, `xb`) seen by a row along
-/// unit `n`: a translation of b's point `pb` against a's point `pa`, or
-/// (`angular`) a rotation of b against a about `n`.
-#[weft::func]
-pub fn row_inv_mass(
-    model: &Model,
-    a: i32,
-    b: i32,
-    xa: Transform,
-    xb: Transform,
-    pa: Vec3,
-    pb: Vec3,
-    n: Vec3,
-    angular: bool,
-) -> f32 {
-    let (wa, ia) = body_inverse_mass(model, a, xa);
-    let (wb, ib) = body_inverse_mass(model, b, xb);
-    let mut w = dot(n, ia * n) + dot(n, ib * n);
-    if !angular {
-        let ta = cross(pa - body_com_world(model, a, xa), n);
-        let tb = cross(pb - body_com_world(model, b, xb), n);
-        w = wa + wb + dot(ta, ia * ta) + dot(tb, ib * tb);
-    }
-    w
-}
-
-/// The poses after a row's correction `dl` (a positional impulse times the
-/// substep squared): `+dl n` on b at `pb`, `−dl n` on a at `pa`, or
-/// (`angular`) as angular impulses about `n`.
-#[weft::func]
-pub fn apply_row(
-    model: &Model,
-    a: i32,
-    b: i32,
-    xa: Transform,
-    xb: Transform,
-    pa: Vec3,
-    pb: Vec3,
-    n: Vec3,
-    angular: bool,
-    dl: f32,
-) -> (Transform, Transform) {
-    let (wa, ia) = body_inverse_mass(model, a, xa);
-    let (wb, ib) = body_inverse_mass(model, b, xb);
-    let mut p = n * dl;
-    let mut tau = Vec3::ZERO;
-    if angular {
-        tau = p;
-        p = Vec3::ZERO;
-    }
-    let ra = pa - body_com_world(model, a, xa);
-    let rb = pb - body_com_world(model, b, xb);
-    let oa = corrected(model, a, xa, wa, ia, ra, -p, -tau);
-    let ob = corrected(model, b, xb, wb, ib, rb, p, tau);
-    (oa, ob)
-}
-
 /// Inverse of body `b`'s inertia about the axis `n` through `p` (`nᵀ I n +
 /// m |n × r|²`, `r` from `p` to its centre of mass), or of its mass for a
 /// translation along `n` (`!angular`); 0 for the world and bodies that do
@@ -207,25 +140,68 @@ pub fn rotation_angles(r: Quat, na: i32, a0: Vec3, a1: Vec3, a2: Vec3) -> Vec3 {
         let t1 = twist_angle(quat_inverse(quat_from_axis_angle(a0, t0)) * r, a1);
         t = Vec3::new(t0, wrap_pi(t1), 0.0);
     } else if na == 3 {
-        let up = angles3(r, a0, a1, a2, 1.0);
-        let down = angles3(r, a0, a1, a2, -1.0);
-        let mut s = up;
-        if abs(wrap_pi(down.y)) < abs(wrap_pi(up.y)) {
-            s = down;
+        // Both branches of the middle angle, in a loop (one copy of
+        // `angles3` in a kernel): the one nearer 0.
+        let mut s = Vec3::ZERO;
+        let mut branch = 1.0;
+        for i in 0..2 {
+            let t3 = angles3(r, a0, a1, a2, branch);
+            if i == 0 || abs(wrap_pi(t3.y)) < abs(wrap_pi(s.y)) {
+                s = t3;
+            }
+            branch = -1.0;
         }
         t = Vec3::new(wrap_pi(s.x), wrap_pi(s.y), wrap_pi(s.z));
     }
     t
 }
 
-/// Degree of freedom `k` of a joint (axes `axes[ds..]`, `dim` linear and
-/// angular axes) whose frames sit at `pj` (on the parent) and `cj` (on the
-/// child), world: `(its coordinate, its world axis)`. An angular axis is
-/// turned by the rotations before it.
+/// Axis `i` of joint `e` (tree joints `0..nj`, then loop joint `e − nj` as
+/// `e`; its linear axes first, then its angular ones), zero where `i ≥ n`.
+#[weft::func]
+pub fn joint_axis(model: &Model, e: i32, i: i32, n: i32) -> Vec3 {
+    let nj = model.joint_type.len() as i32;
+    let mut a = Vec3::ZERO;
+    if i < n {
+        if e < nj {
+            a = model.joint_axis[model.joint_qd_start[e] + i];
+        } else {
+            let l = e - nj;
+            a = model.loop_joints.axis[model.loop_joints.dof_start[l] + i];
+        }
+    }
+    a
+}
+
+/// Joint `e`'s frames in its parent and child and its numbers of linear and
+/// angular axes: `(parent frame, child frame, dim)`.
+#[weft::func]
+pub fn joint_frames(model: &Model, e: i32) -> (Transform, Transform, IVec2) {
+    let nj = model.joint_type.len() as i32;
+    let mut pf = Transform::new(Vec3::ZERO, Quat::IDENTITY);
+    let mut cf = pf;
+    let mut dim = IVec2::new(0, 0);
+    if e < nj {
+        pf = model.joint_parent_frame[e];
+        cf = model.joint_child_frame[e];
+        dim = model.joint_dof_dim[e];
+    } else {
+        let l = e - nj;
+        pf = model.loop_joints.parent_frame[l];
+        cf = model.loop_joints.child_frame[l];
+        dim = model.loop_joints.dof_dim[l];
+    }
+    (pf, cf, dim)
+}
+
+/// Degree of freedom `k` of joint `e` (`dim` linear and angular axes, see
+/// [`joint_axis`]) whose frames sit at `pj` (on the parent) and `cj` (on
+/// the child), world: `(its coordinate, its world axis)`. An angular axis
+/// is turned by the rotations before it.
 #[weft::func]
 pub fn dof_coordinate(
-    axes: &Array<Vec3>,
-    ds: i32,
+    model: &Model,
+    e: i32,
     dim: IVec2,
     pj: Transform,
     cj: Transform,
@@ -233,32 +209,33 @@ pub fn dof_coordinate(
 ) -> (f32, Vec3) {
     let nl = dim.x;
     let na = dim.y;
+    let n = nl + na;
     let mut x = 0.0;
     let mut axis = Vec3::ZERO;
     if k < nl {
         let dl = quat_rotate_inv(pj.q, cj.p - pj.p);
         let c = solve_axes(
             nl,
-            axis_or_zero(axes, ds, nl, 0),
-            axis_or_zero(axes, ds, nl, 1),
-            axis_or_zero(axes, ds, nl, 2),
+            joint_axis(model, e, 0, nl),
+            joint_axis(model, e, 1, nl),
+            joint_axis(model, e, 2, nl),
             dl,
         );
         x = component(c, k);
-        axis = quat_rotate(pj.q, axes[ds + k]);
+        axis = quat_rotate(pj.q, joint_axis(model, e, k, n));
     } else {
         let i = k - nl;
         let r = quat_inverse(pj.q) * cj.q;
-        let a0 = axis_or_zero(axes, ds + nl, na, 0);
-        let a1 = axis_or_zero(axes, ds + nl, na, 1);
-        let a2 = axis_or_zero(axes, ds + nl, na, 2);
+        let a0 = joint_axis(model, e, nl, n);
+        let a1 = joint_axis(model, e, nl + 1, n);
+        let a2 = joint_axis(model, e, nl + 2, n);
         let t = rotation_angles(r, na, a0, a1, a2);
         x = component(t, i);
         let mut f = pj.q;
         for m in 0..i {
-            f = f * quat_from_axis_angle(axes[ds + nl + m], component(t, m));
+            f = f * quat_from_axis_angle(joint_axis(model, e, nl + m, n), component(t, m));
         }
-        axis = quat_rotate(f, axes[ds + nl + i]);
+        axis = quat_rotate(f, joint_axis(model, e, k, n));
     }
     (x, axis)
 }
@@ -325,225 +302,237 @@ pub fn correct_block(
 
 /// The poses of a joint's bodies `a`, `b` (frames `pf`, `cf` in them) after
 /// locking the rotations and translations the joint does not have (`dim`:
-/// its numbers of linear and angular axes `axes[ds..]`). Full and hinge
-/// rotation locks and the translation locks are solved as blocks
-/// ([`correct_block`]); a universal joint's one angular row is a scalar
-/// projection.
+/// its numbers of linear and angular axes, [`joint_axis`]): first the
+/// rotations (all three for 0 angular axes; for a hinge, the turn about the
+/// two directions across its axis; for a universal joint, its two axes —
+/// the first on the parent, the second on the child — kept at the angle
+/// they make at rest), then the translations (all three, or across the one
+/// or two linear axes). Each lock is one block ([`correct_block`]), in a
+/// loop of two passes so a kernel holds one copy of it.
 #[weft::func]
 pub fn lock_joint(
     model: &Model,
+    e: i32,
     a: i32,
     b: i32,
     xa: Transform,
     xb: Transform,
     pf: Transform,
     cf: Transform,
-    axes: &Array<Vec3>,
-    ds: i32,
     dim: IVec2,
 ) -> (Transform, Transform) {
     let nl = dim.x;
     let na = dim.y;
+    let nd = nl + na;
     let mut oa = xa;
     let mut ob = xb;
-    if na < 2 {
+    for pass in 0..2 {
+        let angular = pass == 0;
         let pj = oa * pf;
         let cj = ob * cf;
+        let mut on = false;
         let mut corr = Vec3::ZERO;
         let mut free = Mat3::ZERO;
-        if na == 0 {
-            corr = rotation_vector(pj.q, cj.q);
-        } else {
-            let up = quat_rotate(pj.q, axes[ds + nl]);
-            let uc = quat_rotate(cj.q, axes[ds + nl]);
-            // The turn taking uc onto up, `c θ / sin θ`; near alignment
-            // `c` (its limit), with no cut-off: a tape differentiates the
-            // lock at an exactly held hinge too.
-            let c = cross(uc, up);
-            let s = length(c);
-            let mut f = 1.0;
-            if s > 1e-9 {
-                f = atan2(s, dot(uc, up)) / s;
+        let mut pa = pj.p;
+        if angular {
+            if na == 0 {
+                on = true;
+                corr = rotation_vector(pj.q, cj.q);
+            } else if na < 3 {
+                // The turn taking the child's axis uc onto the parent's up
+                // (minus the rest angle `phi0` of a universal joint's two
+                // axes), `c (θ − phi0) / sin θ`; for a hinge near alignment
+                // `c` (its limit), with no cut-off: a tape differentiates
+                // the lock at an exactly held hinge too. A universal joint's
+                // axes are never parallel: its one row is about `c / |c|`.
+                let ap = joint_axis(model, e, nl, nd);
+                let mut ac = ap;
+                let mut phi0 = 0.0;
+                if na == 2 {
+                    ac = joint_axis(model, e, nl + 1, nd);
+                    phi0 = acos(clamp(dot(ap, ac), -1.0, 1.0));
+                }
+                let up = quat_rotate(pj.q, ap);
+                let uc = quat_rotate(cj.q, ac);
+                let c = cross(uc, up);
+                let s = length(c);
+                let mut f = 1.0;
+                if s > 1e-9 {
+                    f = (atan2(s, dot(uc, up)) - phi0) / s;
+                }
+                corr = c * f;
+                if na == 1 {
+                    on = true;
+                    free = outer(up, up);
+                } else if s > 1e-9 {
+                    on = true;
+                    let n = c / s;
+                    free = Mat3::IDENTITY - outer(n, n);
+                }
             }
-            corr = c * f;
-            free = outer(up, up);
-        }
-        let (ra, rb) = correct_block(model, a, b, oa, ob, pj.p, cj.p, corr, free, true);
-        oa = ra;
-        ob = rb;
-    } else if na == 2 {
-        // A universal joint keeps its first axis (on the parent) and its
-        // second (on the child) at the angle they make at rest.
-        let pj = oa * pf;
-        let cj = ob * cf;
-        let a0 = axes[ds + nl];
-        let a1 = axes[ds + nl + 1];
-        let u0 = quat_rotate(pj.q, a0);
-        let u1 = quat_rotate(cj.q, a1);
-        // One row about n = u1 × u0 / |u1 × u0| (the axes are never
-        // parallel for a universal joint), with no cut-off on the error.
-        let c = cross(u1, u0);
-        let s = length(c);
-        if s > 1e-9 {
-            let n = c / s;
-            let phi = atan2(s, dot(u1, u0));
-            let phi0 = acos(clamp(dot(a0, a1), -1.0, 1.0));
-            let w = row_inv_mass(model, a, b, oa, ob, pj.p, cj.p, n, true);
-            if w > 0.0 {
-                let (ra, rb) =
-                    apply_row(model, a, b, oa, ob, pj.p, cj.p, n, true, (phi - phi0) / w);
-                oa = ra;
-                ob = rb;
+        } else if nl < 3 {
+            on = true;
+            let dl = quat_rotate_inv(pj.q, cj.p - pj.p);
+            let mut err = dl;
+            if nl == 1 {
+                let l0 = joint_axis(model, e, 0, nd);
+                err = dl - l0 * dot(dl, l0);
+                let lw = quat_rotate(pj.q, l0);
+                free = outer(lw, lw);
+            } else if nl == 2 {
+                let n = normalize(cross(
+                    joint_axis(model, e, 0, nd),
+                    joint_axis(model, e, 1, nd),
+                ));
+                err = n * dot(dl, n);
+                let nw = quat_rotate(pj.q, n);
+                free = Mat3::IDENTITY - outer(nw, nw);
             }
+            corr = -quat_rotate(pj.q, err);
+            pa = cj.p + corr;
         }
-    }
-    if nl < 3 {
-        let pj = oa * pf;
-        let cj = ob * cf;
-        let dl = quat_rotate_inv(pj.q, cj.p - pj.p);
-        let mut e = dl;
-        let mut free = Mat3::ZERO;
-        if nl == 1 {
-            let l0 = axes[ds];
-            e = dl - l0 * dot(dl, l0);
-            let lw = quat_rotate(pj.q, l0);
-            free = outer(lw, lw);
-        } else if nl == 2 {
-            let n = normalize(cross(axes[ds], axes[ds + 1]));
-            e = n * dot(dl, n);
-            let nw = quat_rotate(pj.q, n);
-            free = Mat3::IDENTITY - outer(nw, nw);
-        }
-        let corr = -quat_rotate(pj.q, e);
-        let (ra, rb) = correct_block(model, a, b, oa, ob, cj.p + corr, cj.p, corr, free, false);
-        oa = ra;
-        ob = rb;
-    }
-    (oa, ob)
-}
-
-/// Degree of freedom `k`'s hard limits `lower[ds + k] ≤ x ≤ upper[ds + k]`
-/// (joint frames `pf`, `cf` in bodies `a`, `b` at `xa`, `xb`; axes
-/// `axes[ds..]`, `dim` of them linear and angular): the poses after.
-#[weft::func]
-pub fn limit_dof(
-    model: &Model,
-    a: i32,
-    b: i32,
-    xa: Transform,
-    xb: Transform,
-    pf: Transform,
-    cf: Transform,
-    axes: &Array<Vec3>,
-    lower: &Array<f32>,
-    upper: &Array<f32>,
-    ds: i32,
-    dim: IVec2,
-    k: i32,
-) -> (Transform, Transform) {
-    let mut oa = xa;
-    let mut ob = xb;
-    let lo = lower[ds + k];
-    let hi = upper[ds + k];
-    if lo > -3.0e38 || hi < 3.0e38 {
-        let angular = k >= dim.x;
-        let pj = xa * pf;
-        let cj = xb * cf;
-        let (x, n) = dof_coordinate(axes, ds, dim, pj, cj, k);
-        let target = clamp(x, lo, hi);
-        if target != x {
-            let w = pivot_inv_mass(model, a, xa, cj.p, n, angular)
-                + pivot_inv_mass(model, b, xb, cj.p, n, angular);
-            if w > 0.0 {
-                let (ra, rb) = apply_dof(model, a, b, xa, xb, cj.p, n, angular, (target - x) / w);
-                oa = ra;
-                ob = rb;
-            }
+        if on {
+            let (ra, rb) = correct_block(model, a, b, oa, ob, pa, cj.p, corr, free, angular);
+            oa = ra;
+            ob = rb;
         }
     }
     (oa, ob)
 }
 
-/// Degree of freedom `k`'s drive and dry friction (see [`limit_dof`] for
-/// the joint's arguments; `pj0`, `cj0`: its frames at the substep's start).
-/// `drive`: position target, velocity target, feed-forward effort, substep
-/// `h`; `gains`: stiffness, damping (the drive's plus the joint's), effort
-/// limit, friction; `l`: the drive's (x) and the friction's (y) accumulated
-/// corrections. The drive moves by `(h²f − k̃ C − d̃ Ċh − λ) / (1 + w (k̃ +
-/// d̃))` (`k̃ = ke h²`, `d̃ = kd h`): the implicit spring–damper of the
-/// substep; friction takes back the substep's motion up to `friction h²`.
-/// Returns the poses and `l` after.
+/// Degree of freedom `k` of joint `e`'s row `r` — 0: its hard limits
+/// `limits.x ≤ x ≤ limits.y`; 1: its drive; 2: its dry friction — on
+/// bodies `ab` at `xa`, `xb` (joint frames `pf`, `cf` in them; `dim`: its
+/// numbers of linear and angular axes; `x0`: its coordinate at the substep's
+/// start, [`eval_dof_start`]). `drive`: position target, velocity target, feed-forward
+/// effort, substep `h`; `gains`: stiffness, damping (the drive's plus the
+/// joint's), effort limit, friction ([`dof_params`]); `l`: the drive's (x)
+/// and the friction's (y) accumulated corrections. A limit moves the
+/// coordinate onto its range; the drive moves it by `(h²f − k̃ C − d̃ Ċh −
+/// λ) / (1 + w (k̃ + d̃))` (`k̃ = ke h²`, `d̃ = kd h`: the implicit
+/// spring–damper of the substep), clamped to the effort limit; friction
+/// takes back the substep's motion up to `friction h²`. Returns the poses
+/// and `l` after.
+///
+/// One func for the three rows, called in a loop, so a kernel holds one
+/// copy of the coordinate's trigonometry (PTX inlines every func: six
+/// copies, and the start's coordinate recomputed in every row, made the
+/// joint kernels' adjoint too large for `ptxas`).
 #[weft::func]
-pub fn drive_dof(
+pub fn dof_row(
     model: &Model,
-    a: i32,
-    b: i32,
+    e: i32,
+    ab: IVec2,
     xa: Transform,
     xb: Transform,
-    pj0: Transform,
-    cj0: Transform,
     pf: Transform,
     cf: Transform,
-    axes: &Array<Vec3>,
-    ds: i32,
     dim: IVec2,
     k: i32,
+    r: i32,
+    x0: f32,
     drive: Vec4,
     gains: Vec4,
+    limits: Vec2,
     l: Vec4,
 ) -> (Transform, Transform, Vec4) {
+    let a = ab.x;
+    let b = ab.y;
     let angular = k >= dim.x;
     let h = drive.w;
     let kp = gains.x * h * h;
     let kv = gains.y * h;
+    let fr = gains.w * h * h;
+    let mut on = fr > 0.0;
+    if r == 0 {
+        on = limits.x > -3.0e38 || limits.y < 3.0e38;
+    } else if r == 1 {
+        on = kp > 0.0 || kv > 0.0 || drive.z != 0.0;
+    }
     let mut oa = xa;
     let mut ob = xb;
     let mut lo = l;
-    if kp > 0.0 || kv > 0.0 || drive.z != 0.0 {
-        let pj = oa * pf;
-        let cj = ob * cf;
-        let (x, n) = dof_coordinate(axes, ds, dim, pj, cj, k);
-        let (x0, _) = dof_coordinate(axes, ds, dim, pj0, cj0, k);
-        let mut c = x - drive.x;
-        let mut moved = x - x0;
-        if angular {
-            c = wrap_pi(c);
-            moved = wrap_pi(moved);
-        }
-        let rate = moved - drive.y * h;
-        let w = pivot_inv_mass(model, a, oa, cj.p, n, angular)
-            + pivot_inv_mass(model, b, ob, cj.p, n, angular);
-        if w > 0.0 {
-            let lim = gains.z * h * h;
-            let want = (h * h * drive.z - kp * c - kv * rate - lo.x) / (1.0 + w * (kp + kv));
-            let total = clamp(lo.x + want, -lim, lim);
-            let (ra, rb) = apply_dof(model, a, b, oa, ob, cj.p, n, angular, total - lo.x);
-            oa = ra;
-            ob = rb;
-            lo = Vec4::new(total, lo.y, lo.z, lo.w);
-        }
-    }
-    let fr = gains.w * h * h;
-    if fr > 0.0 {
-        let pj = oa * pf;
-        let cj = ob * cf;
-        let (x, n) = dof_coordinate(axes, ds, dim, pj, cj, k);
-        let (x0, _) = dof_coordinate(axes, ds, dim, pj0, cj0, k);
+    if on {
+        let pj = xa * pf;
+        let cj = xb * cf;
+        let (x, n) = dof_coordinate(model, e, dim, pj, cj, k);
         let mut moved = x - x0;
         if angular {
             moved = wrap_pi(moved);
         }
-        let w = pivot_inv_mass(model, a, oa, cj.p, n, angular)
-            + pivot_inv_mass(model, b, ob, cj.p, n, angular);
+        let w = pivot_inv_mass(model, a, xa, cj.p, n, angular)
+            + pivot_inv_mass(model, b, xb, cj.p, n, angular);
+        let mut go = false;
+        let mut dl = 0.0;
         if w > 0.0 {
-            let total = clamp(lo.y - moved / w, -fr, fr);
-            let (ra, rb) = apply_dof(model, a, b, oa, ob, cj.p, n, angular, total - lo.y);
+            if r == 0 {
+                let target = clamp(x, limits.x, limits.y);
+                if target != x {
+                    go = true;
+                    dl = (target - x) / w;
+                }
+            } else if r == 1 {
+                let mut c = x - drive.x;
+                if angular {
+                    c = wrap_pi(c);
+                }
+                let rate = moved - drive.y * h;
+                let lim = gains.z * h * h;
+                let want = (h * h * drive.z - kp * c - kv * rate - lo.x) / (1.0 + w * (kp + kv));
+                let total = clamp(lo.x + want, -lim, lim);
+                go = true;
+                dl = total - lo.x;
+                lo = Vec4::new(total, lo.y, lo.z, lo.w);
+            } else {
+                let total = clamp(lo.y - moved / w, -fr, fr);
+                go = true;
+                dl = total - lo.y;
+                lo = Vec4::new(lo.x, total, lo.z, lo.w);
+            }
+        }
+        if go {
+            let (ra, rb) = apply_dof(model, a, b, xa, xb, cj.p, n, angular, dl);
             oa = ra;
             ob = rb;
-            lo = Vec4::new(lo.x, total, lo.z, lo.w);
         }
     }
     (oa, ob, lo)
+}
+
+/// Degree of freedom `k` of joint `e`'s parameters for [`dof_row`]:
+/// `(drive, gains, limits)`, the drive from the targets and efforts of
+/// `target_pos`, `target_vel`, `effort` and the substep `h`. Loop joints
+/// have limits only (their drive and gains are 0).
+#[weft::func]
+pub fn dof_params(
+    model: &Model,
+    e: i32,
+    k: i32,
+    target_pos: &Array<f32>,
+    target_vel: &Array<f32>,
+    effort: &Array<f32>,
+    h: f32,
+) -> (Vec4, Vec4, Vec2) {
+    let nj = model.joint_type.len() as i32;
+    let mut drive = Vec4::new(0.0, 0.0, 0.0, h);
+    let mut gains = Vec4::ZERO;
+    let mut limits = Vec2::ZERO;
+    if e < nj {
+        let d = model.joint_qd_start[e] + k;
+        drive = Vec4::new(target_pos[d], target_vel[d], effort[d], h);
+        gains = Vec4::new(
+            model.joint_target_ke[d],
+            model.joint_target_kd[d] + model.joint_damping[d],
+            model.joint_effort_limit[d],
+            model.joint_friction[d],
+        );
+        limits = Vec2::new(model.joint_limit_lower[d], model.joint_limit_upper[d]);
+    } else {
+        let l = e - nj;
+        let d = model.loop_joints.dof_start[l] + k;
+        limits = Vec2::new(model.loop_joints.lower[d], model.loop_joints.upper[d]);
+    }
+    (drive, gains, limits)
 }
 
 /// The bodies of joint `e` (tree joints `0..nj`, then loop joint `e − nj`
@@ -561,139 +550,22 @@ pub fn joint_bodies(model: &Model, e: i32) -> IVec2 {
     ab
 }
 
-/// Joint `e`'s locks (see [`lock_joint`]; bodies `a`, `b` at `xa`, `xb`)
-/// and, for a loop joint, its limits: the poses after. A tree joint's
-/// degrees of freedom are [`tree_dof`]'s.
+/// How many rows ([`dof_row`]) each degree of freedom of joint `e` has:
+/// 3 (limits, drive, friction) for a tree joint of every kind but ball and
+/// free, 1 (limits) for a loop joint of every kind but ball, else 0.
 #[weft::func]
-pub fn lock_and_loop_limits(
-    model: &Model,
-    e: i32,
-    a: i32,
-    b: i32,
-    xa: Transform,
-    xb: Transform,
-) -> (Transform, Transform) {
+pub fn dof_rows(model: &Model, e: i32) -> i32 {
     let nj = model.joint_type.len() as i32;
-    let mut oa = xa;
-    let mut ob = xb;
+    let mut rows = 0;
     if e < nj {
-        let pf = model.joint_parent_frame[e];
-        let cf = model.joint_child_frame[e];
-        let ds = model.joint_qd_start[e];
-        let dim = model.joint_dof_dim[e];
-        let (la, lb) = lock_joint(model, a, b, oa, ob, pf, cf, model.joint_axis, ds, dim);
-        oa = la;
-        ob = lb;
-    } else {
-        let l = e - nj;
-        let pf = model.loop_joints.parent_frame[l];
-        let cf = model.loop_joints.child_frame[l];
-        let ds = model.loop_joints.dof_start[l];
-        let dim = model.loop_joints.dof_dim[l];
-        let (la, lb) = lock_joint(model, a, b, oa, ob, pf, cf, model.loop_joints.axis, ds, dim);
-        oa = la;
-        ob = lb;
-        if model.loop_joints.kind[l] != 2 {
-            for k in 0..dim.x + dim.y {
-                let (ma, mb) = limit_dof(
-                    model,
-                    a,
-                    b,
-                    oa,
-                    ob,
-                    pf,
-                    cf,
-                    model.loop_joints.axis,
-                    model.loop_joints.lower,
-                    model.loop_joints.upper,
-                    ds,
-                    dim,
-                    k,
-                );
-                oa = ma;
-                ob = mb;
-            }
+        let kind = model.joint_type[e];
+        if kind != 2 && kind != 4 {
+            rows = 3;
         }
+    } else if model.loop_joints.kind[e - nj] != 2 {
+        rows = 1;
     }
-    (oa, ob)
-}
-
-/// Whether tree joint `e` has per-degree-of-freedom rows ([`tree_dof`]):
-/// every kind but ball and free.
-#[weft::func]
-pub fn has_dof_rows(model: &Model, e: i32) -> bool {
-    let kind = model.joint_type[e];
-    kind != 2 && kind != 4
-}
-
-/// Degree of freedom `k` of tree joint `e` (bodies `a`, `b` at `xa`, `xb`;
-/// `pj0`, `cj0`: its frames at the substep's start): its hard limits
-/// ([`limit_dof`]), then its drive and dry friction ([`drive_dof`]) from the
-/// targets and efforts of `target_pos`, `target_vel`, `effort` and the
-/// model's gains. `lk`: the degree of freedom's accumulated corrections
-/// (drive, friction). Returns the poses and `lk` after.
-#[weft::func]
-pub fn tree_dof(
-    model: &Model,
-    e: i32,
-    a: i32,
-    b: i32,
-    xa: Transform,
-    xb: Transform,
-    pj0: Transform,
-    cj0: Transform,
-    k: i32,
-    lk: Vec4,
-    target_pos: &Array<f32>,
-    target_vel: &Array<f32>,
-    effort: &Array<f32>,
-    h: f32,
-) -> (Transform, Transform, Vec4) {
-    let pf = model.joint_parent_frame[e];
-    let cf = model.joint_child_frame[e];
-    let ds = model.joint_qd_start[e];
-    let dim = model.joint_dof_dim[e];
-    let (ma, mb) = limit_dof(
-        model,
-        a,
-        b,
-        xa,
-        xb,
-        pf,
-        cf,
-        model.joint_axis,
-        model.joint_limit_lower,
-        model.joint_limit_upper,
-        ds,
-        dim,
-        k,
-    );
-    let d = ds + k;
-    let drive = Vec4::new(target_pos[d], target_vel[d], effort[d], h);
-    let gains = Vec4::new(
-        model.joint_target_ke[d],
-        model.joint_target_kd[d] + model.joint_damping[d],
-        model.joint_effort_limit[d],
-        model.joint_friction[d],
-    );
-    drive_dof(
-        model,
-        a,
-        b,
-        ma,
-        mb,
-        pj0,
-        cj0,
-        pf,
-        cf,
-        model.joint_axis,
-        ds,
-        dim,
-        k,
-        drive,
-        gains,
-        lk,
-    )
+    rows
 }
 
 /// Pose of body `b` in `q` (identity for -1, the world).
@@ -706,11 +578,31 @@ pub fn pose_or_world(q: &Array<Transform>, b: i32) -> Transform {
     x
 }
 
+/// The coordinate of every degree of freedom of tree joint `tid()` (of
+/// the kinds with rows, [`dof_rows`]) at the poses `q0` — the substep's
+/// start, from which drives and friction measure the substep's motion —
+/// into `x0` (indexed like the joints' degrees of freedom; loop joints
+/// have limits only and need none). Once per substep, before the passes.
+#[weft::kernel]
+pub fn eval_dof_start(model: &Model, q0: &Array<Transform>, x0: &mut Array<f32>) {
+    let e = tid();
+    if dof_rows(model, e) > 0 {
+        let (pf, cf, dim) = joint_frames(model, e);
+        let pj0 = pose_or_world(q0, model.joint_parent[e]) * pf;
+        let cj0 = pose_or_world(q0, model.joint_child[e]) * cf;
+        let ds = model.joint_qd_start[e];
+        for k in 0..dim.x + dim.y {
+            let (x, _) = dof_coordinate(model, e, dim, pj0, cj0, k);
+            x0[ds + k] = x;
+        }
+    }
+}
+
 /// The joint solve of the colours `colors.x .. colors.y`, in place in `q`,
 /// one colour after another (colour `c`'s joints are `list[start[c]..][..
 /// count[c]]`: tree joints `0..nj`, then loop joint `e − nj` as `e`), a
-/// thread taking every `stride`-th joint of each. `q0`: the poses at the
-/// substep's start; `lam`: the drives' and frictions' accumulated corrections
+/// thread taking every `stride`-th joint of each. `x0`: the tree joints'
+/// coordinates at the substep's start ([`eval_dof_start`]); `lam`: the drives' and frictions' accumulated corrections
 /// per degree of freedom (tree joints' first, then loop joints'). In place,
 /// so `forward_only` (no adjoint): a taped step runs
 /// [`solve_joints_by_body`](super::joint_taped_kernels::solve_joints_by_body).
@@ -728,7 +620,7 @@ pub fn solve_joints(
     h: f32,
     first: bool,
     q: &mut Array<Transform>,
-    q0: &Array<Transform>,
+    x0: &Array<f32>,
     lam: &mut Array<Vec4>,
 ) {
     let nj = model.joint_type.len() as i32;
@@ -749,28 +641,35 @@ pub fn solve_joints(
             if b >= 0 {
                 ob = q[b];
             }
-            let (la, lb) = lock_and_loop_limits(model, e, a, b, oa, ob);
+            let (pf, cf, dim) = joint_frames(model, e);
+            let (la, lb) = lock_joint(model, e, a, b, oa, ob, pf, cf, dim);
             oa = la;
             ob = lb;
-            if e < nj {
-                if has_dof_rows(model, e) {
-                    let pj0 = pose_or_world(q0, a) * model.joint_parent_frame[e];
-                    let cj0 = pose_or_world(q0, b) * model.joint_child_frame[e];
-                    let ds = model.joint_qd_start[e];
-                    let dim = model.joint_dof_dim[e];
-                    for k in 0..dim.x + dim.y {
-                        let d = ds + k;
-                        let mut lk = Vec4::ZERO;
+            let rows = dof_rows(model, e);
+            if rows > 0 {
+                for k in 0..dim.x + dim.y {
+                    let mut d = -1;
+                    let mut lk = Vec4::ZERO;
+                    let mut xk = 0.0;
+                    if e < nj {
+                        d = model.joint_qd_start[e] + k;
+                        xk = x0[d];
                         if !first {
                             lk = lam[d];
                         }
-                        let (da, db, lnew) = tree_dof(
-                            model, e, a, b, oa, ob, pj0, cj0, k, lk, target_pos, target_vel,
-                            effort, h,
+                    }
+                    let (drive, gains, limits) =
+                        dof_params(model, e, k, target_pos, target_vel, effort, h);
+                    for r in 0..rows {
+                        let (ra, rb, lr) = dof_row(
+                            model, e, ab, oa, ob, pf, cf, dim, k, r, xk, drive, gains, limits, lk,
                         );
-                        lam[d] = lnew;
-                        oa = da;
-                        ob = db;
+                        oa = ra;
+                        ob = rb;
+                        lk = lr;
+                    }
+                    if d >= 0 {
+                        lam[d] = lk;
                     }
                 }
             }

@@ -19,7 +19,7 @@ use weft_collide::ShapeSet;
 
 use super::anchors::anchor_owner;
 use super::joint_kernels::{
-    has_dof_rows, joint_bodies, lock_and_loop_limits, pose_or_world, tree_dof,
+    dof_params, dof_row, dof_rows, joint_bodies, joint_frames, lock_joint, pose_or_world,
 };
 use crate::Model;
 #[allow(unused_imports)] // named by the generated code
@@ -28,7 +28,8 @@ use crate::model::LoopJoints;
 /// One joint colour of one pass out of place: thread `b` solves joint
 /// `slot[group · bodies + b]` (tree joints `0..nj`, then loop joint `e −
 /// nj` as `e`; -1: none, and static or kinematic bodies have none) from the
-/// poses `q` (`q0`: the substep's start) and writes its own new pose to
+/// poses `q` (`x0`: the tree joints' coordinates at the substep's start,
+/// [`eval_dof_start`](super::joint_kernels::eval_dof_start)) and writes its own new pose to
 /// `q_out[b]`; bodies without a joint in the colour copy theirs. The
 /// joint's degrees of freedom take their accumulated corrections from
 /// `lam_in` (0 when `first`), and the joint's [`anchor_owner`] writes them
@@ -45,7 +46,7 @@ pub fn solve_joints_by_body(
     h: f32,
     first: bool,
     q: &Array<Transform>,
-    q0: &Array<Transform>,
+    x0: &Array<f32>,
     lam_in: &Array<Vec4>,
     lam_out: &mut Array<Vec4>,
     q_out: &mut Array<Transform>,
@@ -59,30 +60,37 @@ pub fn solve_joints_by_body(
         let a = ab.x;
         let b = ab.y;
         let owner = anchor_owner(model, a, b) == me;
-        let (la, lb) =
-            lock_and_loop_limits(model, e, a, b, pose_or_world(q, a), pose_or_world(q, b));
+        let qa = pose_or_world(q, a);
+        let qb = pose_or_world(q, b);
+        let (pf, cf, dim) = joint_frames(model, e);
+        let (la, lb) = lock_joint(model, e, a, b, qa, qb, pf, cf, dim);
         let mut oa = la;
         let mut ob = lb;
-        if e < nj {
-            if has_dof_rows(model, e) {
-                let pj0 = pose_or_world(q0, a) * model.joint_parent_frame[e];
-                let cj0 = pose_or_world(q0, b) * model.joint_child_frame[e];
-                let ds = model.joint_qd_start[e];
-                let dim = model.joint_dof_dim[e];
-                for k in 0..dim.x + dim.y {
-                    let d = ds + k;
-                    let mut lk = Vec4::ZERO;
+        let rows = dof_rows(model, e);
+        if rows > 0 {
+            for k in 0..dim.x + dim.y {
+                let mut d = -1;
+                let mut lk = Vec4::ZERO;
+                let mut xk = 0.0;
+                if e < nj {
+                    d = model.joint_qd_start[e] + k;
+                    xk = x0[d];
                     if !first {
                         lk = lam_in[d];
                     }
-                    let (da, db, lnew) = tree_dof(
-                        model, e, a, b, oa, ob, pj0, cj0, k, lk, target_pos, target_vel, effort, h,
+                }
+                let (drive, gains, limits) =
+                    dof_params(model, e, k, target_pos, target_vel, effort, h);
+                for r in 0..rows {
+                    let (ra, rb, lr) = dof_row(
+                        model, e, ab, oa, ob, pf, cf, dim, k, r, xk, drive, gains, limits, lk,
                     );
-                    if owner {
-                        lam_out[d] = lnew;
-                    }
-                    oa = da;
-                    ob = db;
+                    oa = ra;
+                    ob = rb;
+                    lk = lr;
+                }
+                if owner && d >= 0 {
+                    lam_out[d] = lk;
                 }
             }
         }

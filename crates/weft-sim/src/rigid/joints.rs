@@ -7,7 +7,7 @@
 
 use weft::{Array, IVec2, Transform, Vec4};
 
-use super::joint_kernels::solve_joints;
+use super::joint_kernels::{eval_dof_start, solve_joints};
 use super::joint_taped_kernels::solve_joints_by_body;
 use crate::error::{Result, SimError};
 use crate::{Control, Model};
@@ -20,6 +20,9 @@ pub(super) struct JointSolve {
     /// Joints per colour (host copy of `count`).
     counts: Vec<i32>,
     lambda: Array<Vec4>,
+    /// The tree joints' coordinates at the substep's start (see
+    /// [`eval_dof_start`]), as long as `lambda`.
+    x0: Array<f32>,
     /// Per colour and body, the body's joint in the colour or -1 (only
     /// dynamic bodies have one): the taped solve's launches.
     slot: Array<i32>,
@@ -81,6 +84,7 @@ impl JointSolve {
             count: Array::try_from_slice(device, &counts)?,
             counts,
             lambda: Array::try_zeros(device, [dofs.max(1)])?,
+            x0: Array::try_zeros(device, [dofs.max(1)])?,
             slot: Array::try_from_slice(device, &slot)?,
         }))
     }
@@ -91,7 +95,8 @@ impl JointSolve {
     }
 
     /// One pass over every joint, colour after colour, in place in `q` (`q0`:
-    /// the poses at the substep's start; `first`: the substep's first pass).
+    /// the poses at the substep's start; `first`: the substep's first pass,
+    /// which evaluates the coordinates there).
     /// A CPU solves every colour on one thread in one launch (the same
     /// order); a GPU launches each colour with a thread per joint.
     #[allow(clippy::too_many_arguments)]
@@ -104,6 +109,9 @@ impl JointSolve {
         q: &mut Array<Transform>,
         q0: &Array<Transform>,
     ) -> Result<()> {
+        if first {
+            self.eval_start(model, q0)?;
+        }
         let launches: Vec<(IVec2, usize)> = if model.device().is_cpu() {
             vec![(IVec2::new(0, self.counts.len() as i32), 1)]
         } else {
@@ -128,7 +136,7 @@ impl JointSolve {
                 h,
                 first,
                 q,
-                q0,
+                &self.x0,
                 &mut self.lambda,
             )?;
         }
@@ -137,6 +145,26 @@ impl JointSolve {
 }
 
 impl JointSolve {
+    /// The tree joints' coordinates at the poses `q0` ([`eval_dof_start`]).
+    fn eval_start(&mut self, model: &Model, q0: &Array<Transform>) -> Result<()> {
+        let nj = model.joint_count();
+        if nj > 0 {
+            eval_dof_start::launch(nj, model, q0, &mut self.x0)?;
+        }
+        Ok(())
+    }
+
+    /// The tree joints' coordinates at a taped substep's start `q0`, in a
+    /// fresh array for [`solve_taped`](Self::solve_taped).
+    pub(super) fn start_taped(&self, model: &Model, q0: &Array<Transform>) -> Result<Array<f32>> {
+        let mut x0 = Array::try_zeros(model.device(), [self.x0.len()])?;
+        let nj = model.joint_count();
+        if nj > 0 {
+            eval_dof_start::launch(nj, model, q0, &mut x0)?;
+        }
+        Ok(x0)
+    }
+
     /// Length of the drives' accumulated corrections (one `Vec4` per degree
     /// of freedom, tree joints' then loop joints'; at least 1).
     pub(super) fn lambda_len(&self) -> usize {
@@ -145,8 +173,9 @@ impl JointSolve {
 
     /// One pass over every joint while a tape records: colour after colour,
     /// each a launch with a thread per body from `q` into a fresh array (see
-    /// [`solve_joints_by_body`]); returns the poses after. `q0`: the poses at
-    /// the substep's start; `lam_in`: the last pass's accumulated
+    /// [`solve_joints_by_body`]); returns the poses after. `x0`: the
+    /// coordinates at the substep's start ([`start_taped`](Self::start_taped));
+    /// `lam_in`: the last pass's accumulated
     /// corrections (unread when `first`), `lam_out`: this pass's (fresh,
     /// [`lambda_len`](Self::lambda_len) long).
     #[allow(clippy::too_many_arguments)]
@@ -157,7 +186,7 @@ impl JointSolve {
         h: f32,
         first: bool,
         q: Array<Transform>,
-        q0: &Array<Transform>,
+        x0: &Array<f32>,
         lam_in: &Array<Vec4>,
         lam_out: &mut Array<Vec4>,
     ) -> Result<Array<Transform>> {
@@ -176,7 +205,7 @@ impl JointSolve {
                 h,
                 first,
                 &q,
-                q0,
+                x0,
                 lam_in,
                 lam_out,
                 &mut next,

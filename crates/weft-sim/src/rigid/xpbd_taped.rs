@@ -90,21 +90,17 @@ impl XpbdRigid {
                 continue;
             }
             q = q_pred.share();
+            let joint_x0 = match &self.joints {
+                Some(j) => Some(j.start_taped(model, &q_prev)?),
+                None => None,
+            };
             for pass in 0..self.iterations {
                 let (first, friction) = (pass == 0, pass + 1 == self.iterations);
-                if let Some(j) = &self.joints {
+                if let (Some(j), Some(x0)) = (&self.joints, &joint_x0) {
                     let lam_in = joint_lambda;
                     joint_lambda = Array::try_zeros(device, [joint_lambda_len])?;
-                    q = j.solve_taped(
-                        model,
-                        drives,
-                        h,
-                        first,
-                        q,
-                        &q_prev,
-                        &lam_in,
-                        &mut joint_lambda,
-                    )?;
+                    q =
+                        j.solve_taped(model, drives, h, first, q, x0, &lam_in, &mut joint_lambda)?;
                 }
                 let lambda_in = lambda;
                 lambda = Array::try_zeros(device, [nc])?;
