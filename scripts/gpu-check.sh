@@ -5,7 +5,8 @@
 #     run(command="bash target-gpu/run.sh", carry=["target-gpu"])
 # (`bash target-gpu/run.sh bench` runs the benchmarks only; ONLY="a b" runs just
 # those test binaries, ONLY_BENCH="a" just those benchmarks, BENCH=0 no
-# benchmarks; BENCH=0 on this script builds none).
+# benchmarks, PAR=n n test binaries at a time; BENCH=0 on this script builds
+# none).
 # The runner executes every test binary (GPU tests run; CPU tests too) and the
 # CUDA benchmarks, and prints a summary table last. Logs go to $OUT when set.
 # It sets WEFT_REQUIRE_CUDA=1, so a test that finds no GPU fails instead of
@@ -93,25 +94,29 @@ tests=$(cat target-gpu/tests.txt)
 if [ -n "${ONLY:-}" ]; then
     tests=$(for t in $tests; do for o in $ONLY; do [ "${t%-*}" = "$o" ] && echo "$t"; done; done)
 fi
-for t in $tests; do
-    log="$logs/$t.log"
+# One test binary: its log, and its summary row (and failures) in files of its
+# own, so binaries may run side by side (PAR=n below).
+run_one() {
+    local t=$1
+    local log="$logs/$t.log"
     # A hung kernel must not eat the session's device time: 300 s per binary,
     # 450 s for rigid_gpu (its tower of ten boxes alone takes 300 s on an
     # H100; run it in a device call of its own: ONLY=rigid_gpu).
-    limit=300
+    local limit=300
     [ "${t%-*}" = rigid_gpu ] && limit=450
     # LIMIT=s overrides the limit; TEST_ARGS="--test-threads=1 name" narrows a run;
     # EACH=s runs the tests one by one (below).
     limit=${LIMIT:-$limit}
+    local rc=0
     if [ -n "${EACH:-}" ]; then
         # EACH=s runs every test of the binary in a process of its own, s
         # seconds at most each (to find a test that hangs or crawls); each
         # test's name, status and time go to each.txt as it ends.
-        rc=0
         for name in $("$bin/$t" --list 2>/dev/null | sed -n 's/: test$//p'); do
+            local start
             start=$(date +%s%N)
             timeout "$EACH" "$bin/$t" --exact "$name" --test-threads=1 >>"$log" 2>&1
-            r=$?
+            local r=$?
             [ $r -eq 0 ] || rc=$r
             echo "${t%-*} $name rc=$r $(( ($(date +%s%N) - start) / 1000000 )) ms" \
                 | tee -a "$logs/each.txt"
@@ -120,16 +125,34 @@ for t in $tests; do
         timeout "$limit" "$bin/$t" ${TEST_ARGS:---test-threads=4} >"$log" 2>&1
         rc=$?
     fi
-    if [ $rc -eq 0 ]; then status=ok; else
+    local status=ok
+    if [ $rc -ne 0 ]; then
         status=FAILED
         [ $rc -eq 124 ] && status=TIMEOUT
         # Only the failures come back (the device tool returns a few files).
-        failures+="=== ${t%-*}"$'\n'"$(grep -A25 -- '---- .* stdout ----' "$log" | head -120)"$'\n'
+        { echo "=== ${t%-*}"; grep -A25 -- '---- .* stdout ----' "$log" | head -120; } >"$logs/$t.fail"
     fi
+    local passed failed skipped
     passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
     failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
     skipped=$(grep -c 'SKIPPED' "$log" || true)
-    summary+="| ${t%-*} | $status | $passed | $failed | $skipped |"$'\n'
+    echo "| ${t%-*} | $status | $passed | $failed | $skipped |" >"$logs/$t.row"
+    echo "done ${t%-*} $status"
+}
+# PAR=n runs n binaries at a time (the GPU host has 16 cores; the PTX checks
+# use them all), in tests.txt's order: put the long ones first.
+for t in $tests; do
+    if [ "${PAR:-1}" -gt 1 ]; then
+        run_one "$t" &
+        while [ "$(jobs -rp | wc -l)" -ge "$PAR" ]; do sleep 1; done
+    else
+        run_one "$t"
+    fi
+done
+wait
+for t in $tests; do
+    [ -f "$logs/$t.row" ] && summary+="$(cat "$logs/$t.row")"$'\n'
+    [ -f "$logs/$t.fail" ] && failures+="$(cat "$logs/$t.fail")"$'\n'
 done
 benches=$(cat target-gpu/bench.txt)
 [ "${BENCH:-1}" = 0 ] && benches=""

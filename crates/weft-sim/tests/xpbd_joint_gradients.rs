@@ -500,6 +500,7 @@ fn make_poses(p: &Array<Vec3>, r: &Array<Vec4>, q: &mut Array<Transform>) {
 /// its input pose: the kernel's adjoint alone, where the loss is smooth.
 #[test]
 fn one_taped_joint_launch_matches_finite_differences() {
+    use weft_sim::rigid::joint_kernels::eval_dof_start;
     use weft_sim::rigid::joint_taped_kernels::solve_joints_by_body;
     for (name, limited) in [("free hinge", false), ("limited hinge", true)] {
         let mut b = builder();
@@ -516,6 +517,10 @@ fn one_taped_joint_launch_matches_finite_differences() {
         let mut p = Array::from_vec(Device::Cpu, vec![Vec3::new(0.003, -0.002, 0.001)]);
         let mut r = Array::from_vec(Device::Cpu, vec![Vec4::new(xq.x, xq.y, xq.z, xq.w)]);
         let q0 = Array::from_vec(Device::Cpu, vec![x0]);
+        // The hinge's angle at the substep's start (the drive's and
+        // friction's reference), fixed here.
+        let mut start = Array::zeros(Device::Cpu, [1]);
+        eval_dof_start::launch(1, &model, &q0, &mut start).unwrap();
         let w = weights(1);
         let run =
             |p: &Array<Vec3>, r: &Array<Vec4>, l: &mut Array<f32>| -> Result<(), weft::Error> {
@@ -535,7 +540,7 @@ fn one_taped_joint_launch_matches_finite_differences() {
                     1.0 / 960.0,
                     true,
                     &q,
-                    &q0,
+                    &start,
                     &lam_in,
                     &mut lam_out,
                     &mut q_out,
