@@ -400,6 +400,17 @@ pub fn __weft_h_rem_pio2_large_f32(x: f32) -> (f32, f32, f32) {
 // Sine, cosine, tangent
 // ---------------------------------------------------------------------------
 
+/// `(hi, lo, q)` for `sin`, `cos` and `sincos` (see [`__weft_h_rem_pio2_f32`]):
+/// below pi/4 the argument is its own reduction, so each caller holds one copy
+/// of each polynomial (the kernel language inlines every call).
+#[weft::func]
+pub fn __weft_h_trig_reduce_f32(x: f32) -> (f32, f32, f32) {
+    if abs(x) < 0.785_398_2_f32 {
+        return (x, 0.0_f32, 0.0_f32);
+    }
+    __weft_h_rem_pio2_f32(x)
+}
+
 /// `sin(hi + lo)` for `|hi| <= pi/4`.
 #[weft::func]
 pub fn __weft_h_sin_kernel_f32(hi: f32, lo: f32) -> f32 {
@@ -460,17 +471,8 @@ pub fn __weft_sin_f32(x: f32) -> f32 {
     if !__weft_h_is_finite_f32(x) {
         return __weft_h_invalid_f32(x);
     }
-    // Below pi/4 the argument is its own reduction: one copy of each
-    // polynomial (the kernel language inlines every call).
-    let mut hi = x;
-    let mut lo = 0.0_f32;
-    let mut q = 0_i32;
-    if ax >= 0.785_398_2_f32 {
-        let (h, l, qf) = __weft_h_rem_pio2_f32(x);
-        hi = h;
-        lo = l;
-        q = qf as i32;
-    }
+    let (hi, lo, qf) = __weft_h_trig_reduce_f32(x);
+    let q = qf as i32;
     let r = if (q & 1_i32) == 0_i32 {
         __weft_h_sin_kernel_f32(hi, lo)
     } else {
@@ -489,17 +491,8 @@ pub fn __weft_cos_f32(x: f32) -> f32 {
     if !__weft_h_is_finite_f32(x) {
         return __weft_h_invalid_f32(x);
     }
-    // Below pi/4 the argument is its own reduction: one copy of each
-    // polynomial (the kernel language inlines every call).
-    let mut hi = x;
-    let mut lo = 0.0_f32;
-    let mut q = 0_i32;
-    if ax >= 0.785_398_2_f32 {
-        let (h, l, qf) = __weft_h_rem_pio2_f32(x);
-        hi = h;
-        lo = l;
-        q = qf as i32;
-    }
+    let (hi, lo, qf) = __weft_h_trig_reduce_f32(x);
+    let q = qf as i32;
     let r = if (q & 1_i32) == 0_i32 {
         __weft_h_cos_kernel_f32(hi, lo)
     } else {
@@ -518,17 +511,8 @@ pub fn __weft_sincos_f32(x: f32) -> (f32, f32) {
     if !__weft_h_is_finite_f32(x) {
         return (__weft_h_invalid_f32(x), __weft_h_invalid_f32(x));
     }
-    // Below pi/4 the argument is its own reduction: one copy of each
-    // polynomial (the kernel language inlines every call).
-    let mut hi = x;
-    let mut lo = 0.0_f32;
-    let mut q = 0_i32;
-    if ax >= 0.785_398_2_f32 {
-        let (h, l, qf) = __weft_h_rem_pio2_f32(x);
-        hi = h;
-        lo = l;
-        q = qf as i32;
-    }
+    let (hi, lo, qf) = __weft_h_trig_reduce_f32(x);
+    let q = qf as i32;
     let s = __weft_h_sin_kernel_f32(hi, lo);
     let c = __weft_h_cos_kernel_f32(hi, lo);
     let mut sv = s;

@@ -66,6 +66,9 @@ pub fn solve_joints_by_body(
         let (la, lb) = lock_joint(model, e, a, b, qa, qb, pf, cf, dim);
         let mut oa = la;
         let mut ob = lb;
+        // The rows as in `solve_joints`, written out here: behind one more
+        // func the adjoint would replay them once more (132 k lines of PTX
+        // instead of 125 k).
         let rows = dof_rows(model, e);
         if rows > 0 {
             for k in 0..dim.x + dim.y {
